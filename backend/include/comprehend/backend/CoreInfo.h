@@ -1,0 +1,70 @@
+//===- CoreInfo.h - What the backend knows about a target core -*- C++ -*-===//
+//
+// The backend never asks OpenCL: everything it needs about a device is in a
+// CoreInfo. Named presets serve offline compilation (`--target pocl-cpu`); the
+// runtime builds one from a real device's queries.
+//
+//===----------------------------------------------------------------------===//
+#ifndef COMPREHEND_BACKEND_COREINFO_H
+#define COMPREHEND_BACKEND_COREINFO_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace llvm {
+class raw_ostream;
+}
+
+namespace comprehend::backend {
+
+/// Optional capabilities of a core.
+struct CoreFeatures {
+  bool fp64 = false;
+  bool fp16 = false;
+  bool int64Atomics = false;
+  bool floatAtomics = false; ///< atomic add/min/max on f32 (and f64 with fp64)
+  bool subgroups = false;    ///< subgroup built-ins beyond size 1
+  bool blockIO2d = false;    ///< 2D block loads/stores
+};
+
+/// How the SPIR-V for this core must look.
+struct SpirvTarget {
+  /// Highest SPIR-V version the consumer reads, as (major << 16 | minor << 8).
+  uint32_t maxVersion = 0x00010400;
+  /// The module reaches the device through LLVMSPIRVLib's reverse
+  /// translation to SPIR 1.2 bitcode: no Generic storage class, typed
+  /// pointers, imported built-in variables, no extensions it does not know.
+  bool openCL12Shaped = true;
+};
+
+struct CoreInfo {
+  std::string name;
+  /// Supported subgroup sizes, ascending; {1} for a core without subgroups.
+  llvm::SmallVector<unsigned, 4> subgroupSizes = {1};
+  unsigned maxWorkGroupSize = 256;
+  uint64_t localMemoryBytes = 32 * 1024;
+  /// 32-bit registers a work-item may use before spilling hurts.
+  unsigned registerBudget = 128;
+  CoreFeatures features;
+  SpirvTarget spirv;
+
+  bool supportsSubgroupSize(unsigned size) const;
+  /// The size the backend picks when a function does not ask for one.
+  unsigned defaultSubgroupSize() const;
+
+  /// Looks up a named preset: pocl-cpu, generic-sg8, generic-sg16,
+  /// generic-sg32.
+  static std::optional<CoreInfo> getPreset(llvm::StringRef name);
+  static llvm::ArrayRef<llvm::StringRef> getPresetNames();
+
+  void print(llvm::raw_ostream &os) const;
+};
+
+} // namespace comprehend::backend
+
+#endif // COMPREHEND_BACKEND_COREINFO_H

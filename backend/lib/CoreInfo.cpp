@@ -1,0 +1,79 @@
+//===- CoreInfo.cpp - Target core presets ----------------------------------===//
+#include "comprehend/backend/CoreInfo.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace comprehend::backend;
+
+bool CoreInfo::supportsSubgroupSize(unsigned size) const {
+  return llvm::is_contained(subgroupSizes, size);
+}
+
+unsigned CoreInfo::defaultSubgroupSize() const {
+  // The largest size up to 16 keeps register pressure moderate on GPUs.
+  unsigned best = subgroupSizes.front();
+  for (unsigned size : subgroupSizes)
+    if (size <= 16)
+      best = size;
+  return best;
+}
+
+static CoreInfo makeGeneric(llvm::StringRef name, unsigned subgroupSize) {
+  CoreInfo info;
+  info.name = name.str();
+  info.subgroupSizes = {subgroupSize};
+  info.maxWorkGroupSize = 1024;
+  info.localMemoryBytes = 64 * 1024;
+  info.registerBudget = 128;
+  info.features.fp64 = true;
+  info.features.fp16 = true;
+  info.features.int64Atomics = true;
+  info.features.floatAtomics = true;
+  info.features.subgroups = true;
+  info.spirv.maxVersion = 0x00010400;
+  info.spirv.openCL12Shaped = false;
+  return info;
+}
+
+std::optional<CoreInfo> CoreInfo::getPreset(llvm::StringRef name) {
+  if (name == "pocl-cpu") {
+    // PoCL 3.1 on a CPU: no sub-groups, SPIR 1.2 input only, 4096 work-items.
+    CoreInfo info;
+    info.name = "pocl-cpu";
+    info.subgroupSizes = {1};
+    info.maxWorkGroupSize = 4096;
+    info.localMemoryBytes = 256 * 1024;
+    info.registerBudget = 512;
+    info.features.fp64 = true;
+    info.features.fp16 = false;
+    info.features.int64Atomics = true;
+    info.features.floatAtomics = false;
+    info.features.subgroups = false;
+    info.spirv.maxVersion = 0x00010400;
+    info.spirv.openCL12Shaped = true;
+    return info;
+  }
+  if (name == "generic-sg8")
+    return makeGeneric(name, 8);
+  if (name == "generic-sg16")
+    return makeGeneric(name, 16);
+  if (name == "generic-sg32")
+    return makeGeneric(name, 32);
+  return std::nullopt;
+}
+
+llvm::ArrayRef<llvm::StringRef> CoreInfo::getPresetNames() {
+  static const llvm::StringRef names[] = {"pocl-cpu", "generic-sg8",
+                                          "generic-sg16", "generic-sg32"};
+  return names;
+}
+
+void CoreInfo::print(llvm::raw_ostream &os) const {
+  os << name << ": subgroup sizes";
+  for (unsigned size : subgroupSizes)
+    os << ' ' << size;
+  os << ", max work-group size " << maxWorkGroupSize << ", local memory "
+     << localMemoryBytes << " B, fp64 " << features.fp64 << ", fp16 "
+     << features.fp16 << "\n";
+}

@@ -1,0 +1,22 @@
+# lit configuration for Comprehend's text-in/text-out tests.
+import os
+import lit.formats
+
+config.name = "Comprehend"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".ir", ".tc", ".test"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py.in"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.comprehend_binary_dir, "test", "lit")
+
+comprehend = os.path.join(config.comprehend_binary_dir, "tools", "comprehend", "comprehend")
+config.substitutions.append(("%comprehend", comprehend))
+config.substitutions.append(("%spirv-val", config.spirv_val))
+config.substitutions.append(("%examples", os.path.join(config.comprehend_source_dir, "examples")))
+
+# FileCheck, not and split-file come from LLVM 15.
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+for var in ["POCL_CACHE_DIR", "HOME", "XDG_CACHE_HOME", "COMPREHEND_DEVICE"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]

@@ -1,0 +1,25 @@
+//===- Input.h - Reading the driver's input files ---------------*- C++ -*-===//
+#ifndef COMPREHEND_TOOLS_INPUT_H
+#define COMPREHEND_TOOLS_INPUT_H
+
+#include "comprehend/ir/Support.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <cstdint>
+
+namespace comprehend::tools {
+
+/// Adds \p path ("-" for stdin) to \p sourceMgr as its main buffer. Prints a
+/// one-line reason and fails when the file cannot be read.
+LogicalResult loadInputFile(llvm::StringRef path, llvm::SourceMgr &sourceMgr);
+
+/// Parses `M=64,N=32` into \p sizes; prints a one-line reason on failure.
+LogicalResult parseSizes(llvm::StringRef text,
+                         llvm::StringMap<int64_t> &sizes);
+
+} // namespace comprehend::tools
+
+#endif // COMPREHEND_TOOLS_INPUT_H
