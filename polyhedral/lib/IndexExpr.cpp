@@ -123,8 +123,9 @@ void IndexExpr::print(llvm::raw_ostream &os) const {
   case Kind::FloorDiv:
   case Kind::Min:
   case Kind::Max:
-    os << (kind == Kind::FloorDiv ? "floord(" : kind == Kind::Min ? "min("
-                                                                    : "max(");
+    os << (kind == Kind::FloorDiv ? "floord("
+           : kind == Kind::Min    ? "min("
+                                  : "max(");
     operands[0].print(os);
     os << ", ";
     operands[1].print(os);

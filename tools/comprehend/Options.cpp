@@ -134,6 +134,12 @@ cl::opt<bool> WarningsAsErrors("Werror", cl::desc("Treat warnings as errors"),
                                cl::sub(CompileCommand), cl::sub(RangesCommand),
                                cl::sub(RunCommand), cl::cat(category));
 
+cl::opt<bool> DumpAst("dump-ast",
+                      cl::desc("Print the checked TC program, every binary "
+                               "operation parenthesised (.tc only)"),
+                      cl::init(false), cl::sub(CheckCommand),
+                      cl::cat(category));
+
 InputLang getInputLang() {
   if (Lang != InputLang::Auto)
     return Lang;

@@ -53,6 +53,7 @@ extern llvm::cl::opt<double> Budget;
 extern llvm::cl::opt<unsigned> Evals;
 extern llvm::cl::opt<std::string> CachePath;
 extern llvm::cl::opt<bool> WarningsAsErrors;
+extern llvm::cl::opt<bool> DumpAst;
 
 /// The language of the input: --lang, else the file extension.
 InputLang getInputLang();

@@ -59,6 +59,10 @@ struct VarRange {
   std::string var;
   std::string symbolicLo, symbolicHi; ///< isl-style text over the size params
   std::optional<int64_t> lo, hi;      ///< present when every size is known
+  /// The bounds as expressions of the size parameters (for building loop
+  /// bounds and statement domains); absent for piecewise bounds that are
+  /// neither affine nor a min/max of affine functions.
+  std::optional<IndexExpr> loExpr, hiExpr;
 };
 
 struct StatementRanges {
@@ -70,6 +74,8 @@ struct StatementRanges {
 struct TensorShape {
   llvm::SmallVector<std::string, 4> symbolicLo, symbolicExtent;
   llvm::SmallVector<std::optional<int64_t>, 4> lo, extent;
+  /// As expressions of the size parameters, where representable.
+  llvm::SmallVector<std::optional<IndexExpr>, 4> loExprs, extentExprs;
 };
 
 /// Range inference for the statements of one def. Holds the isl context.

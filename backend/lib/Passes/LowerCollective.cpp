@@ -1,0 +1,439 @@
+//===- LowerCollective.cpp - BLAS-like collective instructions to SPMD ----===//
+//
+// Replaces axpby, cumsum, gemm, gemv, ger, hadamard and sum by code the
+// remaining passes and the emitter understand:
+//  - gemm: `foreach_tile` over C with cooperative matrices: a K loop of
+//    cooperative_matrix_load (A, B) + cooperative_matrix_mul_add, then the
+//    alpha/beta epilogue. Remainder tiles take a second copy of the tile code
+//    whose loads and stores use the checked flags;
+//  - gemv, ger, hadamard, axpby, sum (vector result), cumsum: `foreach` over
+//    the result's elements, with a sequential `for` for the reduced mode;
+//  - sum to a scalar, axpby of order 0, cumsum of a vector: one work-item
+//    does the work inside `parallel`.
+// Scalars are converted to the result's element type first; `.atomic`
+// becomes atomic_add (beta = 1) or atomic_store (beta = 0).
+//
+//===----------------------------------------------------------------------===//
+#include "KernelShape.h"
+#include "Passes/LoweringBuilder.h"
+#include "Passes/Pass.h"
+
+#include "comprehend/ir/Function.h"
+
+using namespace comprehend;
+using namespace comprehend::backend;
+using ir::InstKind;
+using ir::ScalarKind;
+
+namespace {
+
+ScalarKind getElementKind(const ir::Value *memref) {
+  return llvm::cast<ir::MemRefType>(memref->getType())->getElementKind();
+}
+
+unsigned getOrder(const ir::Value *memref) {
+  return llvm::cast<ir::MemRefType>(memref->getType())->getOrder();
+}
+
+/// Indices into an order-2 memref, swapped when transposed.
+llvm::SmallVector<ir::Value *, 2> op(ir::Transpose transpose, ir::Value *i,
+                                     ir::Value *j) {
+  if (transpose == ir::Transpose::T)
+    return {j, i};
+  return {i, j};
+}
+
+/// Combines row and column checks into a checked flag.
+ir::CheckedFlag makeChecked(bool rows, bool cols) {
+  if (rows && cols)
+    return ir::CheckedFlag::Both;
+  if (rows)
+    return ir::CheckedFlag::Rows;
+  return cols ? ir::CheckedFlag::Cols : ir::CheckedFlag::None;
+}
+
+class LowerCollectivePass : public Pass {
+public:
+  LogicalResult run(ir::Function &function, PassContext &context) override {
+    std::optional<KernelShape> kernelShape =
+        selectKernelShape(function, context.core, context.diags);
+    if (!kernelShape)
+      return failure();
+    shape = *kernelShape;
+    ctx = &function.getContext();
+    llvm::SmallVector<ir::Instruction *, 8> worklist;
+    collect(function.getBody(), worklist);
+    for (ir::Instruction *inst : worklist) {
+      LoweringBuilder builder(*ctx, inst->getLoc());
+      builder.setInsertionPoint(inst);
+      lower(*inst, builder);
+      inst->getParentRegion()->erase(inst);
+    }
+    return success();
+  }
+
+private:
+  static void collect(ir::Region &region,
+                      llvm::SmallVectorImpl<ir::Instruction *> &worklist) {
+    for (ir::Instruction &inst : region) {
+      switch (inst.getKind()) {
+      case InstKind::Axpby:
+      case InstKind::Cumsum:
+      case InstKind::Gemm:
+      case InstKind::Gemv:
+      case InstKind::Ger:
+      case InstKind::Hadamard:
+      case InstKind::Sum:
+        worklist.push_back(&inst);
+        break;
+      default:
+        for (ir::Region *nested : inst.getRegions())
+          collect(*nested, worklist);
+      }
+    }
+  }
+
+  void lower(ir::Instruction &inst, LoweringBuilder &b) {
+    switch (inst.getKind()) {
+    case InstKind::Gemm:
+      return lowerGemm(ir::GemmInst(&inst), b);
+    case InstKind::Gemv:
+      return lowerGemv(ir::GemvInst(&inst), b);
+    case InstKind::Ger:
+      return lowerGer(ir::GerInst(&inst), b);
+    case InstKind::Hadamard:
+      return lowerHadamard(ir::HadamardInst(&inst), b);
+    case InstKind::Axpby:
+      return lowerAxpby(ir::AxpbyInst(&inst), b);
+    case InstKind::Sum:
+      return lowerSum(ir::SumInst(&inst), b);
+    case InstKind::Cumsum:
+      return lowerCumsum(ir::CumsumInst(&inst), b);
+    default:
+      llvm_unreachable("not a collective BLAS instruction");
+    }
+  }
+
+  /// Opens `foreach (...) = (0, ...), (sizes...)` and returns its loop
+  /// variables; \p b then inserts into the body.
+  llvm::SmallVector<ir::Value *, 2>
+  openForeach(LoweringBuilder &b, llvm::ArrayRef<ir::Value *> sizes) {
+    llvm::SmallVector<ir::Value *, 2> from(sizes.size(), b.index(0));
+    auto loop = b.create<ir::ForeachInst>(b.getLoc(), from, sizes);
+    b.setInsertionPointToEnd(loop.getBody());
+    auto params = loop.getBody().getParameters();
+    return {params.begin(), params.end()};
+  }
+
+  /// Opens `parallel { if (subgroup_linear_id == 0 && subgroup_local_id ==
+  /// 0) { ... } }`: the body runs on one work-item.
+  void openSingleWorkItem(LoweringBuilder &b) {
+    auto parallel = b.create<ir::ParallelInst>(b.getLoc());
+    b.setInsertionPointToEnd(parallel.getBody());
+    ir::Value *zero = b.createConstant(b.getLoc(), int64_t(0),
+                                       b.getScalarType(ScalarKind::I32));
+    ir::Value *linear = b.create<ir::SubgroupLinearIdInst>(b.getLoc()).getResult();
+    ir::Value *lane = b.create<ir::SubgroupLocalIdInst>(b.getLoc()).getResult();
+    ir::Value *first = b.create<ir::AndInst>(
+                            b.getLoc(),
+                            b.create<ir::EqualInst>(b.getLoc(), linear, zero)
+                                .getResult(),
+                            b.create<ir::EqualInst>(b.getLoc(), lane, zero)
+                                .getResult())
+                           .getResult();
+    auto guard = b.create<ir::IfInst>(b.getLoc(),
+                                      llvm::ArrayRef<const ir::Type *>(), first);
+    b.setInsertionPointToEnd(guard.getThen());
+  }
+
+  /// `for %k = 0, count init(%acc = 0) { %acc += term(%k) }`; returns the
+  /// sum. \p term emits the summand (of kind \p kind) at the builder.
+  ir::Value *
+  sumLoop(LoweringBuilder &b, ir::Value *count, ScalarKind kind,
+          llvm::function_ref<ir::Value *(LoweringBuilder &, ir::Value *)>
+              term) {
+    ir::Value *init = b.zero(b.getScalarType(kind));
+    auto loop = b.create<ir::ForInst>(b.getLoc(), b.index(0), count, nullptr,
+                                      llvm::ArrayRef<ir::Value *>{init});
+    LoweringBuilder inner(*ctx, b.getLoc());
+    inner.setInsertionPointToEnd(loop.getBody());
+    ir::Value *k = loop.getBody().getParameter(0);
+    ir::Value *acc = loop.getBody().getParameter(1);
+    ir::Value *next = inner.add(acc, term(inner, k));
+    inner.create<ir::YieldInst>(b.getLoc(), llvm::ArrayRef<ir::Value *>{next});
+    return loop.getResults().front();
+  }
+
+  void lowerGemv(ir::GemvInst inst, LoweringBuilder &b) {
+    ScalarKind kind = getElementKind(inst.getC());
+    ir::Value *alpha = b.castTo(inst.getAlpha(), kind);
+    ir::Value *beta = b.castTo(inst.getBeta(), kind);
+    ir::Transpose tA = inst.getTransposeA();
+    unsigned rowMode = tA == ir::Transpose::T ? 1 : 0;
+    ir::Value *rows = b.size(inst.getA(), rowMode);
+    ir::Value *depth = b.size(inst.getA(), 1 - rowMode);
+    ir::Value *i = openForeach(b, {rows}).front();
+    ir::Value *sum = sumLoop(b, depth, kind, [&](LoweringBuilder &l,
+                                                 ir::Value *k) {
+      ir::Value *a = l.castTo(l.load(inst.getA(), op(tA, i, k)), kind);
+      ir::Value *x = l.castTo(l.load(inst.getB(), {k}), kind);
+      return l.mul(a, x);
+    });
+    b.update(sum, inst.getC(), {i}, alpha, beta, inst.isAtomic());
+  }
+
+  void lowerGer(ir::GerInst inst, LoweringBuilder &b) {
+    ScalarKind kind = getElementKind(inst.getC());
+    ir::Value *alpha = b.castTo(inst.getAlpha(), kind);
+    ir::Value *beta = b.castTo(inst.getBeta(), kind);
+    auto ij = openForeach(b, {b.size(inst.getC(), 0), b.size(inst.getC(), 1)});
+    ir::Value *a = b.castTo(b.load(inst.getA(), {ij[0]}), kind);
+    ir::Value *x = b.castTo(b.load(inst.getB(), {ij[1]}), kind);
+    b.update(b.mul(a, x), inst.getC(), ij, alpha, beta, inst.isAtomic());
+  }
+
+  void lowerHadamard(ir::HadamardInst inst, LoweringBuilder &b) {
+    ScalarKind kind = getElementKind(inst.getC());
+    ir::Value *alpha = b.castTo(inst.getAlpha(), kind);
+    ir::Value *beta = b.castTo(inst.getBeta(), kind);
+    llvm::SmallVector<ir::Value *, 2> sizes;
+    for (unsigned mode = 0; mode < getOrder(inst.getC()); ++mode)
+      sizes.push_back(b.size(inst.getC(), mode));
+    auto idx = openForeach(b, sizes);
+    ir::Value *a = b.castTo(b.load(inst.getA(), idx), kind);
+    ir::Value *x = b.castTo(b.load(inst.getB(), idx), kind);
+    b.update(b.mul(a, x), inst.getC(), idx, alpha, beta, inst.isAtomic());
+  }
+
+  void lowerAxpby(ir::AxpbyInst inst, LoweringBuilder &b) {
+    ScalarKind kind = getElementKind(inst.getB());
+    ir::Value *alpha = b.castTo(inst.getAlpha(), kind);
+    ir::Value *beta = b.castTo(inst.getBeta(), kind);
+    unsigned order = getOrder(inst.getB());
+    if (order == 0) {
+      openSingleWorkItem(b);
+      ir::Value *a = b.castTo(b.load(inst.getA(), {}), kind);
+      b.update(a, inst.getB(), {}, alpha, beta, inst.isAtomic());
+      return;
+    }
+    llvm::SmallVector<ir::Value *, 2> sizes;
+    for (unsigned mode = 0; mode < order; ++mode)
+      sizes.push_back(b.size(inst.getB(), mode));
+    auto idx = openForeach(b, sizes);
+    llvm::SmallVector<ir::Value *, 2> aIdx(idx.begin(), idx.end());
+    if (order == 2)
+      aIdx = op(inst.getTransposeA(), idx[0], idx[1]);
+    ir::Value *a = b.castTo(b.load(inst.getA(), aIdx), kind);
+    b.update(a, inst.getB(), idx, alpha, beta, inst.isAtomic());
+  }
+
+  void lowerSum(ir::SumInst inst, LoweringBuilder &b) {
+    ScalarKind kind = getElementKind(inst.getB());
+    ir::Value *alpha = b.castTo(inst.getAlpha(), kind);
+    ir::Value *beta = b.castTo(inst.getBeta(), kind);
+    if (getOrder(inst.getB()) == 0) {
+      openSingleWorkItem(b);
+      ir::Value *sum = sumLoop(b, b.size(inst.getA(), 0), kind,
+                               [&](LoweringBuilder &l, ir::Value *k) {
+                                 return l.castTo(l.load(inst.getA(), {k}),
+                                                 kind);
+                               });
+      b.update(sum, inst.getB(), {}, alpha, beta, inst.isAtomic());
+      return;
+    }
+    ir::Transpose tA = inst.getTransposeA();
+    unsigned rowMode = tA == ir::Transpose::T ? 1 : 0;
+    ir::Value *depth = b.size(inst.getA(), 1 - rowMode);
+    ir::Value *i = openForeach(b, {b.size(inst.getB(), 0)}).front();
+    ir::Value *sum = sumLoop(b, depth, kind, [&](LoweringBuilder &l,
+                                                 ir::Value *k) {
+      return l.castTo(l.load(inst.getA(), op(tA, i, k)), kind);
+    });
+    b.update(sum, inst.getB(), {i}, alpha, beta, inst.isAtomic());
+  }
+
+  void lowerCumsum(ir::CumsumInst inst, LoweringBuilder &b) {
+    ScalarKind kind = getElementKind(inst.getB());
+    ir::Value *alpha = b.castTo(inst.getAlpha(), kind);
+    ir::Value *beta = b.castTo(inst.getBeta(), kind);
+    unsigned order = getOrder(inst.getA());
+    unsigned mode = static_cast<unsigned>(inst.getMode());
+    ir::Value *length = b.size(inst.getA(), mode);
+    llvm::SmallVector<ir::Value *, 4> others;
+    for (unsigned m = 0; m < order; ++m)
+      if (m != mode)
+        others.push_back(b.size(inst.getA(), m));
+    llvm::SmallVector<ir::Value *, 4> outer;
+    if (others.empty())
+      openSingleWorkItem(b);
+    else
+      outer = openForeach(b, others);
+
+    // for %j = 0, length init(%acc = 0) { %acc += A[.., j, ..]; B[...] = ..}
+    ir::Value *init = b.zero(b.getScalarType(kind));
+    auto loop = b.create<ir::ForInst>(b.getLoc(), b.index(0), length, nullptr,
+                                      llvm::ArrayRef<ir::Value *>{init});
+    LoweringBuilder inner(*ctx, b.getLoc());
+    inner.setInsertionPointToEnd(loop.getBody());
+    ir::Value *j = loop.getBody().getParameter(0);
+    ir::Value *acc = loop.getBody().getParameter(1);
+    llvm::SmallVector<ir::Value *, 4> idx(outer.begin(), outer.end());
+    idx.insert(idx.begin() + mode, j);
+    ir::Value *next =
+        inner.add(acc, inner.castTo(inner.load(inst.getA(), idx), kind));
+    inner.update(next, inst.getB(), idx, alpha, beta, inst.isAtomic());
+    inner.create<ir::YieldInst>(b.getLoc(), llvm::ArrayRef<ir::Value *>{next});
+  }
+
+  void lowerGemm(ir::GemmInst inst, LoweringBuilder &b);
+  void emitGemmTile(ir::GemmInst inst, LoweringBuilder &b, ir::Value *m,
+                    ir::Value *n, bool checkM, bool checkN, bool checkK,
+                    ir::Value *alpha, ir::Value *beta);
+
+  KernelShape shape;
+  ir::Context *ctx = nullptr;
+  // Tile shape of the gemm being lowered.
+  int64_t tileM = 0, tileN = 0, tileK = 0;
+};
+
+/// Rounds \p value up to a multiple of \p multiple.
+int64_t roundUp(int64_t value, int64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+void LowerCollectivePass::lowerGemm(ir::GemmInst inst, LoweringBuilder &b) {
+  ScalarKind kind = getElementKind(inst.getC());
+  auto *cType = llvm::cast<ir::MemRefType>(inst.getC()->getType());
+  auto *aType = llvm::cast<ir::MemRefType>(inst.getA()->getType());
+  unsigned kMode = inst.getTransposeA() == ir::Transpose::T ? 0 : 1;
+  int64_t sizeM = cType->getShape(0), sizeN = cType->getShape(1);
+  int64_t sizeK = aType->getShape(kMode);
+  int64_t sg = shape.subgroupSize;
+
+  // Register tile: 16 (or one subgroup) rows by 8 columns, a K step of 8;
+  // clipped to static sizes (the row tile stays a multiple of the subgroup).
+  tileM = roundUp(16, sg);
+  tileN = 8;
+  tileK = 8;
+  if (!ir::isDynamic(sizeM))
+    tileM = std::min(tileM, roundUp(std::max<int64_t>(sizeM, 1), sg));
+  if (!ir::isDynamic(sizeN))
+    tileN = std::min(tileN, std::max<int64_t>(sizeN, 1));
+  if (!ir::isDynamic(sizeK))
+    tileK = std::min(tileK, std::max<int64_t>(sizeK, 1));
+  bool remM = ir::isDynamic(sizeM) || sizeM % tileM != 0;
+  bool remN = ir::isDynamic(sizeN) || sizeN % tileN != 0;
+  bool remK = ir::isDynamic(sizeK) || sizeK % tileK != 0;
+
+  ir::Value *alpha = b.castTo(inst.getAlpha(), kind);
+  ir::Value *beta = b.castTo(inst.getBeta(), kind);
+  ir::Value *zero = b.index(0);
+  auto tiles = b.create<ir::ForeachTileInst>(
+      b.getLoc(), llvm::ArrayRef<ir::Value *>{zero, zero},
+      llvm::ArrayRef<ir::Value *>{b.size(inst.getC(), 0),
+                                  b.size(inst.getC(), 1)},
+      llvm::ArrayRef<int64_t>{tileM, tileN});
+  ir::Region &body = tiles.getBody();
+  ir::Value *m = body.getParameter(0), *n = body.getParameter(1);
+  ir::Value *tm = body.getParameter(2), *tn = body.getParameter(3);
+  LoweringBuilder inner(*ctx, b.getLoc());
+  inner.setInsertionPointToEnd(body);
+  if (!remM && !remN) {
+    emitGemmTile(inst, inner, m, n, false, false, remK, alpha, beta);
+    return;
+  }
+  // Full tiles run unchecked; the remainder tiles check what may overhang.
+  ir::Value *full = nullptr;
+  if (remM)
+    full = inner.create<ir::EqualInst>(b.getLoc(), tm, inner.index(tileM))
+               .getResult();
+  if (remN) {
+    ir::Value *fullN =
+        inner.create<ir::EqualInst>(b.getLoc(), tn, inner.index(tileN))
+            .getResult();
+    full = full ? inner.create<ir::AndInst>(b.getLoc(), full, fullN).getResult()
+                : fullN;
+  }
+  auto branch = inner.create<ir::IfInst>(
+      b.getLoc(), llvm::ArrayRef<const ir::Type *>(), full);
+  LoweringBuilder thenBuilder(*ctx, b.getLoc());
+  thenBuilder.setInsertionPointToEnd(branch.getThen());
+  emitGemmTile(inst, thenBuilder, m, n, false, false, remK, alpha, beta);
+  LoweringBuilder elseBuilder(*ctx, b.getLoc());
+  elseBuilder.setInsertionPointToEnd(branch.getElse());
+  emitGemmTile(inst, elseBuilder, m, n, remM, remN, remK, alpha, beta);
+}
+
+void LowerCollectivePass::emitGemmTile(ir::GemmInst inst, LoweringBuilder &b,
+                                       ir::Value *m, ir::Value *n,
+                                       bool checkM, bool checkN, bool checkK,
+                                       ir::Value *alpha, ir::Value *beta) {
+  Location loc = b.getLoc();
+  ScalarKind kc = getElementKind(inst.getC());
+  ScalarKind ka = getElementKind(inst.getA());
+  ScalarKind kb = getElementKind(inst.getB());
+  ir::Transpose tA = inst.getTransposeA(), tB = inst.getTransposeB();
+  unsigned kMode = tA == ir::Transpose::T ? 0 : 1;
+  auto *accType =
+      ir::CoopMatrixType::get(*ctx, kc, tileM, tileN, ir::MatrixUse::Acc);
+  auto *aTileType =
+      ir::CoopMatrixType::get(*ctx, ka, tileM, tileK, ir::MatrixUse::A);
+  auto *bTileType =
+      ir::CoopMatrixType::get(*ctx, kb, tileK, tileN, ir::MatrixUse::B);
+
+  ir::Value *init = b.zero(accType);
+  auto loop = b.create<ir::ForInst>(loc, b.index(0), b.size(inst.getA(), kMode),
+                                    b.index(tileK),
+                                    llvm::ArrayRef<ir::Value *>{init});
+  LoweringBuilder l(*ctx, loc);
+  l.setInsertionPointToEnd(loop.getBody());
+  ir::Value *k = loop.getBody().getParameter(0);
+  ir::Value *acc = loop.getBody().getParameter(1);
+  auto aPos = op(tA, m, k);
+  ir::Value *aTile = l.create<ir::CooperativeMatrixLoadInst>(
+                          loc, aTileType, inst.getA(), aPos[0], aPos[1], tA,
+                          makeChecked(checkM, checkK))
+                         .getResult();
+  auto bPos = op(tB, k, n);
+  ir::Value *bTile = l.create<ir::CooperativeMatrixLoadInst>(
+                          loc, bTileType, inst.getB(), bPos[0], bPos[1], tB,
+                          makeChecked(checkK, checkN))
+                         .getResult();
+  ir::Value *next = l.create<ir::CooperativeMatrixMulAddInst>(
+                         loc, accType, aTile, bTile, acc)
+                        .getResult();
+  l.create<ir::YieldInst>(loc, llvm::ArrayRef<ir::Value *>{next});
+
+  ir::Value *result = loop.getResults().front();
+  if (!isConstantNumber(alpha, 1.0))
+    result = b.create<ir::CooperativeMatrixScaleInst>(loc, alpha, result)
+                 .getResult();
+  ir::CheckedFlag checked = makeChecked(checkM, checkN);
+  if (inst.isAtomic()) {
+    if (isConstantNumber(beta, 0.0))
+      b.create<ir::CooperativeMatrixAtomicStoreInst>(
+          loc, result, inst.getC(), m, n, ir::Transpose::N, checked);
+    else
+      b.create<ir::CooperativeMatrixAtomicAddInst>(
+          loc, result, inst.getC(), m, n, ir::Transpose::N, checked);
+    return;
+  }
+  if (!isConstantNumber(beta, 0.0)) {
+    ir::Value *old = b.create<ir::CooperativeMatrixLoadInst>(
+                          loc, accType, inst.getC(), m, n, ir::Transpose::N,
+                          checked)
+                         .getResult();
+    if (!isConstantNumber(beta, 1.0))
+      old = b.create<ir::CooperativeMatrixScaleInst>(loc, beta, old)
+                .getResult();
+    result = b.add(result, old);
+  }
+  b.create<ir::CooperativeMatrixStoreInst>(loc, result, inst.getC(), m, n,
+                                           ir::Transpose::N, checked);
+}
+
+} // namespace
+
+std::unique_ptr<Pass> comprehend::backend::createLowerCollectivePass() {
+  return std::make_unique<LowerCollectivePass>();
+}

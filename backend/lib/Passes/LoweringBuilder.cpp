@@ -1,0 +1,71 @@
+//===- LoweringBuilder.cpp - Small IR-building helpers for lowerings ------===//
+#include "Passes/LoweringBuilder.h"
+
+#include <complex>
+
+using namespace comprehend;
+using namespace comprehend::backend;
+
+std::optional<ir::ConstantValue>
+comprehend::backend::getConstantValue(const ir::Value *value) {
+  const ir::Instruction *def = value->getDefiningInstruction();
+  if (!def || def->getKind() != ir::InstKind::Constant)
+    return std::nullopt;
+  return def->getConstant(0);
+}
+
+bool comprehend::backend::isConstantNumber(const ir::Value *value,
+                                           double number) {
+  std::optional<ir::ConstantValue> constant = getConstantValue(value);
+  if (!constant)
+    return false;
+  if (const auto *integer = std::get_if<int64_t>(&*constant))
+    return static_cast<double>(*integer) == number;
+  if (const auto *real = std::get_if<double>(&*constant))
+    return *real == number;
+  if (const auto *complex = std::get_if<std::complex<double>>(&*constant))
+    return *complex == std::complex<double>(number, 0.0);
+  return false;
+}
+
+ir::Value *LoweringBuilder::zero(const ir::Type *type) {
+  ir::ScalarKind kind = *ir::getScalarOrComponentKind(type);
+  ir::ConstantValue value = int64_t(0);
+  if (ir::isFloating(kind))
+    value = 0.0;
+  else if (ir::isComplex(kind))
+    value = std::complex<double>(0.0, 0.0);
+  return createConstant(loc, value, type);
+}
+
+ir::Value *LoweringBuilder::size(ir::Value *memref, unsigned mode) {
+  auto *type = llvm::cast<ir::MemRefType>(memref->getType());
+  if (!type->isDynamicShape(mode))
+    return index(type->getShape(mode));
+  return create<ir::SizeInst>(loc, memref, mode).getResult();
+}
+
+ir::Value *LoweringBuilder::castTo(ir::Value *value, ir::ScalarKind kind) {
+  auto *type = llvm::cast<ir::ScalarType>(value->getType());
+  if (type->getScalarKind() == kind)
+    return value;
+  return create<ir::CastInst>(loc, getScalarType(kind), value).getResult();
+}
+
+void LoweringBuilder::update(ir::Value *x, ir::Value *memref,
+                             llvm::ArrayRef<ir::Value *> indices,
+                             ir::Value *alpha, ir::Value *beta, bool atomic) {
+  ir::Value *scaled = isConstantNumber(alpha, 1.0) ? x : mul(alpha, x);
+  if (atomic) {
+    if (isConstantNumber(beta, 0.0))
+      create<ir::AtomicStoreInst>(loc, scaled, memref, indices);
+    else
+      create<ir::AtomicAddInst>(loc, scaled, memref, indices);
+    return;
+  }
+  if (!isConstantNumber(beta, 0.0)) {
+    ir::Value *old = load(memref, indices);
+    scaled = add(scaled, isConstantNumber(beta, 1.0) ? old : mul(beta, old));
+  }
+  create<ir::StoreInst>(loc, scaled, memref, indices);
+}

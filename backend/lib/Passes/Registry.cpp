@@ -1,0 +1,54 @@
+//===- Registry.cpp - The one table of backend passes ---------------------===//
+#include "Passes/Pass.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace comprehend::backend;
+
+Pass::~Pass() = default;
+
+/// Default pipeline order. Lowering passes run at every level (the emitter
+/// needs their output); clean-ups from -O1.
+static const PassInfo passTable[] = {
+    {"work-group-size",
+     "choose subgroup and work-group size, honouring function attributes",
+     createWorkGroupSizePass, 0},
+    {"constant-folding", "fold and propagate constants",
+     createConstantFoldingPass, 1},
+    {"lower-collective",
+     "lower axpby, cumsum, gemm, gemv, ger, hadamard and sum to SPMD code",
+     createLowerCollectivePass, 0},
+    {"insert-barriers",
+     "insert barriers between collective code touching the same memory",
+     createInsertBarriersPass, 0},
+    {"lower-foreach",
+     "map foreach and foreach_tile onto work-items and subgroups",
+     createLowerForeachPass, 0},
+    {"constant-folding", "fold and propagate constants",
+     createConstantFoldingPass, 1},
+    {"dce", "remove dead instructions", createDeadCodeEliminationPass, 1},
+};
+
+llvm::ArrayRef<PassInfo> comprehend::backend::getPassTable() {
+  return passTable;
+}
+
+const PassInfo *comprehend::backend::lookupPass(llvm::StringRef name) {
+  for (const PassInfo &info : passTable)
+    if (info.name == name)
+      return &info;
+  return nullptr;
+}
+
+llvm::ArrayRef<PassDescription> comprehend::backend::getPassDescriptions() {
+  static const llvm::SmallVector<PassDescription, 8> descriptions = [] {
+    llvm::SmallVector<PassDescription, 8> result;
+    for (const PassInfo &info : passTable)
+      if (llvm::none_of(result, [&](const PassDescription &d) {
+            return d.name == info.name;
+          }))
+        result.push_back({info.name, info.description});
+    return result;
+  }();
+  return descriptions;
+}

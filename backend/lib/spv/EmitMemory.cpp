@@ -1,0 +1,315 @@
+//===- EmitMemory.cpp - Loads, stores, views, alloca, atomics, barrier ----===//
+#include "spv/FunctionEmitter.h"
+
+#include "comprehend/ir/Attributes.h"
+
+using namespace comprehend;
+using namespace comprehend::backend;
+using namespace comprehend::backend::spv;
+using ir::InstKind;
+using ir::ScalarKind;
+
+//===----------------------------------------------------------------------===//
+// Addressing
+//===----------------------------------------------------------------------===//
+
+Id FunctionEmitter::linearOffset(const MemRefDesc &memref,
+                                 llvm::ArrayRef<Id> indices) {
+  Id i64 = types.getIndexType();
+  Id offset = 0;
+  for (auto [index, stride] : llvm::zip(indices, memref.stride)) {
+    Id term = stride == constI64(1)
+                  ? index
+                  : emitValue(::spv::OpIMul, i64, {index, stride});
+    offset = offset ? emitValue(::spv::OpIAdd, i64, {offset, term}) : term;
+  }
+  return offset ? offset : constI64(0);
+}
+
+Id FunctionEmitter::getElementPointer(const MemRefDesc &memref,
+                                      Id linearOffset) {
+  if (linearOffset == constI64(0))
+    return memref.pointer;
+  Id pointerType = types.getElementPointerType(
+      memref.type->getElementKind(), memref.type->getAddressSpace());
+  return emitValue(::spv::OpInBoundsPtrAccessChain, pointerType,
+                   {memref.pointer, linearOffset});
+}
+
+Id FunctionEmitter::getElementPointer(const MemRefDesc &memref,
+                                      llvm::ArrayRef<Id> indices) {
+  return getElementPointer(memref, linearOffset(memref, indices));
+}
+
+Id FunctionEmitter::loadElement(const MemRefDesc &memref, Id offset) {
+  ScalarKind kind = memref.type->getElementKind();
+  Id valueType = types.getValueType(kind);
+  if (kind == ScalarKind::F16)
+    return emitExt(OpenCLLIB::Vload_half, valueType, {offset, memref.pointer});
+  Id pointer = getElementPointer(memref, offset);
+  if (kind != ScalarKind::BF16)
+    return emitValue(::spv::OpLoad, valueType, {pointer});
+  // bf16 is the upper half of an f32.
+  Id bits = emitValue(::spv::OpLoad, builder.getIntType(16), {pointer});
+  Id i32 = types.getI32Type();
+  Id wide = emitValue(::spv::OpUConvert, i32, {bits});
+  Id shifted =
+      emitValue(::spv::OpShiftLeftLogical, i32, {wide, constI32(16)});
+  return emitValue(::spv::OpBitcast, valueType, {shifted});
+}
+
+void FunctionEmitter::storeElement(const MemRefDesc &memref, Id offset,
+                                   Id value) {
+  ScalarKind kind = memref.type->getElementKind();
+  if (kind == ScalarKind::F16) {
+    emitExt(OpenCLLIB::Vstore_half, builder.getVoidType(),
+            {value, offset, memref.pointer});
+    return;
+  }
+  Id pointer = getElementPointer(memref, offset);
+  if (kind == ScalarKind::BF16) {
+    // Round to nearest even: add 0x7fff plus the lowest kept bit.
+    Id i32 = types.getI32Type();
+    Id bits = emitValue(::spv::OpBitcast, i32, {value});
+    Id high = emitValue(::spv::OpShiftRightLogical, i32, {bits, constI32(16)});
+    Id lsb = emitValue(::spv::OpBitwiseAnd, i32, {high, constI32(1)});
+    Id bias = emitValue(::spv::OpIAdd, i32, {lsb, constI32(0x7fff)});
+    Id rounded = emitValue(::spv::OpIAdd, i32, {bits, bias});
+    Id top =
+        emitValue(::spv::OpShiftRightLogical, i32, {rounded, constI32(16)});
+    value = emitValue(::spv::OpUConvert, builder.getIntType(16), {top});
+  }
+  emitOp(::spv::OpStore, {pointer, value});
+}
+
+MemRefDesc FunctionEmitter::loadFromGroup(const GroupDesc &group, Id index) {
+  const ir::MemRefType *memrefType = group.type->getMemRefType();
+  Id i64 = types.getIndexType();
+  Id elementPointer = types.getElementPointerType(
+      memrefType->getElementKind(), memrefType->getAddressSpace());
+  Id slot = emitValue(
+      ::spv::OpInBoundsPtrAccessChain,
+      builder.getPointerType(::spv::StorageClassCrossWorkgroup, elementPointer),
+      {group.pointer, index});
+  MemRefDesc desc;
+  desc.type = memrefType;
+  desc.pointer = emitValue(::spv::OpLoad, elementPointer, {slot});
+  if (group.offset != constI64(0))
+    desc.pointer = emitValue(::spv::OpInBoundsPtrAccessChain, elementPointer,
+                             {desc.pointer, group.offset});
+  Id globalI64 = builder.getPointerType(::spv::StorageClassCrossWorkgroup, i64);
+  auto loadMode = [&](Id array, int64_t known) {
+    if (!array)
+      return constI64(known);
+    Id pointer = emitValue(::spv::OpInBoundsPtrAccessChain, globalI64,
+                           {array, index});
+    return emitValue(::spv::OpLoad, i64, {pointer});
+  };
+  for (unsigned mode = 0; mode < memrefType->getOrder(); ++mode)
+    desc.shape.push_back(
+        loadMode(group.shapeArrays[mode], memrefType->getShape(mode)));
+  for (unsigned mode = 0; mode < memrefType->getOrder(); ++mode)
+    desc.stride.push_back(
+        loadMode(group.strideArrays[mode], memrefType->getStride(mode)));
+  return desc;
+}
+
+//===----------------------------------------------------------------------===//
+// Instructions
+//===----------------------------------------------------------------------===//
+
+LogicalResult FunctionEmitter::emitMemoryInst(ir::Instruction &inst) {
+  Id i64 = types.getIndexType();
+  auto getIds = [&](llvm::ArrayRef<ir::Value *> values) {
+    llvm::SmallVector<Id, 4> ids;
+    for (const ir::Value *value : values)
+      ids.push_back(getValue(value));
+    return ids;
+  };
+  switch (inst.getKind()) {
+  case InstKind::Alloca:
+    return emitAlloca(ir::AllocaInst(&inst));
+  case InstKind::Load: {
+    ir::Value *tensor = inst.getOperand(0);
+    auto indices = getIds(inst.getOperandGroup(1));
+    if (llvm::isa<ir::GroupType>(tensor->getType())) {
+      memrefs[inst.getResult(0)] =
+          loadFromGroup(getGroup(tensor), indices.front());
+      return success();
+    }
+    const MemRefDesc &memref = getMemRef(tensor);
+    setValue(inst.getResult(0),
+             loadElement(memref, linearOffset(memref, indices)));
+    return success();
+  }
+  case InstKind::Store: {
+    const MemRefDesc &memref = getMemRef(inst.getOperand(1));
+    auto indices = getIds(inst.getOperandGroup(2));
+    storeElement(memref, linearOffset(memref, indices),
+                 getValue(inst.getOperand(0)));
+    return success();
+  }
+  case InstKind::Size: {
+    ir::Value *tensor = inst.getOperand(0);
+    unsigned mode = static_cast<unsigned>(inst.getInteger(0));
+    setValue(inst.getResult(0),
+             llvm::isa<ir::GroupType>(tensor->getType())
+                 ? getGroup(tensor).size
+                 : getMemRef(tensor).shape[mode]);
+    return success();
+  }
+  case InstKind::Associated: {
+    ir::Value *tensor = inst.getOperand(0);
+    Id pointer = llvm::isa<ir::GroupType>(tensor->getType())
+                     ? getGroup(tensor).pointer
+                     : getMemRef(tensor).pointer;
+    Id address = emitValue(::spv::OpConvertPtrToU, i64, {pointer});
+    setValue(inst.getResult(0),
+             emitValue(::spv::OpINotEqual, types.getBoolType(),
+                       {address, constI64(0)}));
+    return success();
+  }
+  case InstKind::Subview: {
+    const MemRefDesc &source = getMemRef(inst.getOperand(0));
+    llvm::ArrayRef<int64_t> staticOffsets = inst.getIntegerList(0);
+    llvm::ArrayRef<int64_t> staticSizes = inst.getIntegerList(1);
+    llvm::ArrayRef<ir::Value *> dynOffsets = inst.getOperandGroup(1);
+    llvm::ArrayRef<ir::Value *> dynSizes = inst.getOperandGroup(2);
+    llvm::SmallVector<Id, 4> offsets;
+    MemRefDesc desc;
+    desc.type = llvm::cast<ir::MemRefType>(inst.getResult(0)->getType());
+    for (size_t mode = 0; mode < staticOffsets.size(); ++mode) {
+      if (ir::isDynamic(staticOffsets[mode])) {
+        offsets.push_back(getValue(dynOffsets.front()));
+        dynOffsets = dynOffsets.drop_front();
+      } else {
+        offsets.push_back(constI64(staticOffsets[mode]));
+      }
+      Id size;
+      if (ir::isDynamic(staticSizes[mode])) {
+        size = getValue(dynSizes.front());
+        dynSizes = dynSizes.drop_front();
+      } else if (staticSizes[mode] == 0) {
+        continue; // rank reduction
+      } else {
+        size = constI64(staticSizes[mode]);
+      }
+      desc.shape.push_back(size);
+      desc.stride.push_back(source.stride[mode]);
+    }
+    desc.pointer = getElementPointer(source, offsets);
+    memrefs[inst.getResult(0)] = std::move(desc);
+    return success();
+  }
+  case InstKind::Expand: {
+    const MemRefDesc &source = getMemRef(inst.getOperand(0));
+    unsigned mode = static_cast<unsigned>(inst.getInteger(0));
+    llvm::ArrayRef<int64_t> staticShape = inst.getIntegerList(1);
+    llvm::ArrayRef<ir::Value *> dynShape = inst.getOperandGroup(1);
+    MemRefDesc desc;
+    desc.type = llvm::cast<ir::MemRefType>(inst.getResult(0)->getType());
+    desc.pointer = source.pointer;
+    for (unsigned i = 0; i < mode; ++i) {
+      desc.shape.push_back(source.shape[i]);
+      desc.stride.push_back(source.stride[i]);
+    }
+    Id stride = source.stride[mode];
+    for (int64_t size : staticShape) {
+      Id sizeId;
+      if (ir::isDynamic(size)) {
+        sizeId = getValue(dynShape.front());
+        dynShape = dynShape.drop_front();
+      } else {
+        sizeId = constI64(size);
+      }
+      desc.shape.push_back(sizeId);
+      desc.stride.push_back(stride);
+      stride = emitValue(::spv::OpIMul, i64, {stride, sizeId});
+    }
+    for (unsigned i = mode + 1; i < source.shape.size(); ++i) {
+      desc.shape.push_back(source.shape[i]);
+      desc.stride.push_back(source.stride[i]);
+    }
+    memrefs[inst.getResult(0)] = std::move(desc);
+    return success();
+  }
+  case InstKind::Fuse: {
+    const MemRefDesc &source = getMemRef(inst.getOperand(0));
+    unsigned from = static_cast<unsigned>(inst.getInteger(0));
+    unsigned to = static_cast<unsigned>(inst.getInteger(1));
+    MemRefDesc desc;
+    desc.type = llvm::cast<ir::MemRefType>(inst.getResult(0)->getType());
+    desc.pointer = source.pointer;
+    for (unsigned i = 0; i < source.shape.size(); ++i) {
+      if (i > from && i <= to)
+        continue;
+      Id size = source.shape[i];
+      if (i == from)
+        for (unsigned j = from + 1; j <= to; ++j)
+          size = emitValue(::spv::OpIMul, i64, {size, source.shape[j]});
+      desc.shape.push_back(size);
+      desc.stride.push_back(source.stride[i]);
+    }
+    memrefs[inst.getResult(0)] = std::move(desc);
+    return success();
+  }
+  case InstKind::Barrier: {
+    Word semantics = 0;
+    if (inst.getFlag(0))
+      semantics |= ::spv::MemorySemanticsCrossWorkgroupMemoryMask;
+    if (inst.getFlag(1))
+      semantics |= ::spv::MemorySemanticsWorkgroupMemoryMask;
+    if (semantics)
+      semantics |= ::spv::MemorySemanticsSequentiallyConsistentMask;
+    emitOp(::spv::OpControlBarrier,
+           {constI32(::spv::ScopeWorkgroup), constI32(::spv::ScopeWorkgroup),
+            constI32(semantics)});
+    return success();
+  }
+  default:
+    return emitAtomic(inst);
+  }
+}
+
+LogicalResult FunctionEmitter::emitAlloca(ir::AllocaInst inst) {
+  auto *type = llvm::cast<ir::MemRefType>(inst->getResult(0)->getType());
+  int64_t count = type->getNumElements();
+  if (ir::isDynamic(count) ||
+      type->getAddressSpace() != ir::AddressSpace::Local)
+    return emitUnsupported(*inst, "alloca needs a static local memref");
+  uint64_t bytes = static_cast<uint64_t>(type->getSizeInBytes());
+  if (localMemoryBytes + bytes > module.core.localMemoryBytes)
+    return diags.emitError(inst->getLoc())
+           << "alloca of " << bytes << " bytes exceeds the local memory of "
+           << "target '" << module.core.name << "' ("
+           << module.core.localMemoryBytes << " bytes, "
+           << localMemoryBytes << " already allocated)";
+  localMemoryBytes += bytes;
+  // One module-scope Workgroup array per alloca, shared by the work-group.
+  Id storage = types.getStorageType(type->getElementKind());
+  Id array = builder.getArrayType(storage, static_cast<uint64_t>(count));
+  Id variable = builder.addGlobalVariable(
+      builder.getPointerType(::spv::StorageClassWorkgroup, array),
+      ::spv::StorageClassWorkgroup);
+  if (const ir::DictionaryAttr *attrs = inst->getDictionary(0))
+    if (auto *alignment =
+            llvm::dyn_cast_or_null<ir::IntegerAttr>(attrs->get("alignment")))
+      builder.addDecoration(variable, ::spv::DecorationAlignment,
+                            {static_cast<Word>(alignment->getValue())});
+  if (inst->getResult(0)->hasName())
+    builder.addName(variable, inst->getResult(0)->getName());
+  MemRefDesc desc;
+  desc.type = type;
+  Id pointer = newId();
+  entryCode.emit(::spv::OpInBoundsAccessChain,
+                 {builder.getPointerType(::spv::StorageClassWorkgroup,
+                                         storage),
+                  pointer, variable, constI64(0)});
+  desc.pointer = pointer;
+  for (unsigned mode = 0; mode < type->getOrder(); ++mode) {
+    desc.shape.push_back(constI64(type->getShape(mode)));
+    desc.stride.push_back(constI64(type->getStride(mode)));
+  }
+  memrefs[inst->getResult(0)] = std::move(desc);
+  return success();
+}

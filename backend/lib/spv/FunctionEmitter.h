@@ -1,0 +1,238 @@
+//===- FunctionEmitter.h - One kernel as SPIR-V -----------------*- C++ -*-===//
+//
+// Emits one lowered function as an OpenCL kernel. The emitter works on the
+// IR after the lowering passes: collective BLAS instructions and foreach
+// loops are gone, only SPMD/mixed instructions and `parallel` remain.
+// Cooperative matrices are lowered here to per-work-item values: a
+// coopmatrix<T x M x N> becomes ceil(M/S)*N SPIR-V values per work-item for
+// subgroup size S (component k holds row (k mod B)*S + lane and column
+// k div B, with B = ceil(M/S)); rows beyond M are padding.
+//
+// The member functions are spread over EmitXxx.cpp files by concern.
+//
+//===----------------------------------------------------------------------===//
+#ifndef COMPREHEND_BACKEND_SPV_FUNCTIONEMITTER_H
+#define COMPREHEND_BACKEND_SPV_FUNCTIONEMITTER_H
+
+#include "KernelShape.h"
+#include "spv/ModuleBuilder.h"
+#include "spv/TypeMapper.h"
+
+#include "comprehend/backend/Compiler.h"
+#include "comprehend/ir/Instructions.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
+
+#include <spirv/unified1/OpenCL.std.h>
+
+namespace comprehend::ir {
+class Function;
+} // namespace comprehend::ir
+
+namespace comprehend::backend::spv {
+
+/// State shared by all kernels of a module.
+struct ModuleState {
+  ModuleState(ModuleBuilder &builder, const CoreInfo &core)
+      : builder(builder), types(builder), core(core) {}
+  ModuleBuilder &builder;
+  TypeMapper types;
+  const CoreInfo &core;
+  /// Imported built-in variables, by built-in.
+  llvm::DenseMap<unsigned, Id> builtins;
+};
+
+/// A memref in registers: base pointer plus one i64 id per mode size and
+/// stride (constants where the type knows them).
+struct MemRefDesc {
+  Id pointer = 0;
+  const ir::MemRefType *type = nullptr;
+  llvm::SmallVector<Id, 4> shape;
+  llvm::SmallVector<Id, 4> stride;
+};
+
+/// A group in registers: pointer to the memref pointers, per dynamic mode a
+/// pointer to the i64 array of that mode's sizes/strides (0 when static),
+/// and the size and offset as i64 ids.
+struct GroupDesc {
+  Id pointer = 0;
+  const ir::GroupType *type = nullptr;
+  llvm::SmallVector<Id, 4> shapeArrays;
+  llvm::SmallVector<Id, 4> strideArrays;
+  Id size = 0;
+  Id offset = 0;
+};
+
+class FunctionEmitter {
+public:
+  FunctionEmitter(ModuleState &module, const ir::Function &function,
+                  const KernelShape &shape, DiagnosticEngine &diags);
+
+  /// Emits the kernel and fills \p info; reports and fails on instructions
+  /// that cannot be emitted.
+  LogicalResult emit(KernelInfo &info);
+
+private:
+  //===--------------------------------------------------------------------===//
+  // Plumbing (FunctionEmitter.cpp)
+  //===--------------------------------------------------------------------===//
+  Id newId() { return module.builder.allocateId(); }
+  /// Emits an instruction without result.
+  void emitOp(::spv::Op op, llvm::ArrayRef<Word> operands) {
+    code->emit(op, operands);
+  }
+  /// Emits `%r = op type operands...` and returns %r.
+  Id emitValue(::spv::Op op, Id type, llvm::ArrayRef<Word> operands);
+  /// Emits an OpenCL.std extended instruction.
+  Id emitExt(OpenCLLIB::Entrypoints inst, Id type,
+             llvm::ArrayRef<Id> operands);
+  void startBlock(Id label);
+  void branch(Id target) { emitOp(::spv::OpBranch, {target}); }
+
+  Id getValue(const ir::Value *value) const;
+  llvm::ArrayRef<Id> getCoop(const ir::Value *value) const;
+  const MemRefDesc &getMemRef(const ir::Value *value) const;
+  const GroupDesc &getGroup(const ir::Value *value) const;
+  void setValue(const ir::Value *value, Id id) { scalars[value] = id; }
+  void setCoop(const ir::Value *value, llvm::SmallVector<Id, 16> ids) {
+    coops[value] = std::move(ids);
+  }
+  /// Binds \p value to what \p from is bound to (scalar, coop, memref...).
+  void bindLike(const ir::Value *value, const ir::Value *from);
+
+  Id constI64(int64_t value);
+  Id constI32(int64_t value);
+  Id getBuiltin(::spv::BuiltIn builtin);
+  /// Component \p component of a vec3 built-in, as i64.
+  Id loadBuiltin(::spv::BuiltIn builtin, unsigned component);
+
+  LogicalResult emitRegion(const ir::Region &region);
+  LogicalResult emitInstruction(ir::Instruction &inst);
+  InFlightDiagnostic emitUnsupported(const ir::Instruction &inst,
+                                     const llvm::Twine &why);
+
+  //===--------------------------------------------------------------------===//
+  // Kernel interface (EmitInterface.cpp)
+  //===--------------------------------------------------------------------===//
+  void emitParameters(llvm::SmallVectorImpl<Id> &paramTypes,
+                      std::vector<KernelArg> &args);
+  Id addParameter(Id type, std::vector<KernelArg> &args, KernelArg arg);
+
+  //===--------------------------------------------------------------------===//
+  // Control flow (EmitControlFlow.cpp)
+  //===--------------------------------------------------------------------===//
+  LogicalResult emitFor(ir::ForInst inst);
+  LogicalResult emitIf(ir::IfInst inst);
+  /// The values a region's trailing yield yields, flattened (coopmatrix
+  /// components in order).
+  llvm::SmallVector<Id, 8> getYieldedIds(const ir::Region &region);
+  llvm::SmallVector<Id, 8> flatten(llvm::ArrayRef<ir::Value *> values);
+  /// Binds \p values from flattened ids.
+  void bindFlattened(llvm::ArrayRef<ir::Value *> values,
+                     llvm::ArrayRef<Id> ids);
+
+  //===--------------------------------------------------------------------===//
+  // Memory (EmitMemory.cpp)
+  //===--------------------------------------------------------------------===//
+  LogicalResult emitMemoryInst(ir::Instruction &inst);
+  /// Pointer to element \p indices of \p memref.
+  Id getElementPointer(const MemRefDesc &memref, llvm::ArrayRef<Id> indices);
+  Id getElementPointer(const MemRefDesc &memref, Id linearOffset);
+  Id linearOffset(const MemRefDesc &memref, llvm::ArrayRef<Id> indices);
+  Id loadElement(const MemRefDesc &memref, Id linearOffset);
+  void storeElement(const MemRefDesc &memref, Id linearOffset, Id value);
+  MemRefDesc loadFromGroup(const GroupDesc &group, Id index);
+  LogicalResult emitAlloca(ir::AllocaInst inst);
+  LogicalResult emitAtomic(ir::Instruction &inst);
+  /// Atomically applies \p kind (Add/Min/Max) at \p pointer; returns the old
+  /// value. Floats use a compare-exchange loop.
+  Id emitAtomicUpdate(ir::InstKind kind, ir::ScalarKind elem,
+                      ir::AddressSpace space, Id pointer, Id value,
+                      ir::MemoryScope scope, ir::MemorySemantics semantics);
+  Id emitAtomicLoad(ir::ScalarKind elem, ir::AddressSpace space, Id pointer,
+                    ir::MemoryScope scope, ir::MemorySemantics semantics);
+  void emitAtomicStore(ir::ScalarKind elem, ir::AddressSpace space,
+                       Id pointer, Id value, ir::MemoryScope scope,
+                       ir::MemorySemantics semantics);
+  /// Fails with a diagnostic if \p inst cannot be atomic on \p elem.
+  LogicalResult checkAtomicElement(const ir::Instruction &inst,
+                                   ir::ScalarKind elem);
+  Id getScope(ir::MemoryScope scope);
+  Id getSemantics(ir::MemorySemantics semantics, ir::AddressSpace space);
+
+  //===--------------------------------------------------------------------===//
+  // Arithmetic, comparisons, casts, math (EmitArithmetic.cpp)
+  //===--------------------------------------------------------------------===//
+  LogicalResult emitArithmeticInst(ir::Instruction &inst);
+  Id emitBinary(ir::InstKind kind, const ir::Type *type, Id a, Id b);
+  Id emitScalarBinary(ir::InstKind kind, ir::ScalarKind scalar, Id a, Id b);
+  Id emitScalarUnary(ir::InstKind kind, ir::ScalarKind scalar, Id a);
+  Id emitCompare(ir::InstKind kind, ir::ScalarKind scalar, Id a, Id b);
+  Id emitCast(ir::ScalarKind from, ir::ScalarKind to, Id value);
+  Id emitMath(ir::InstKind kind, ir::ScalarKind scalar, Id a);
+  Id complexMul(ir::ScalarKind kind, Id a, Id b);
+  Id complexDiv(ir::ScalarKind kind, Id a, Id b);
+  /// a * b + c in \p kind (fma for floats).
+  Id emitMulAdd(ir::ScalarKind kind, Id a, Id b, Id c);
+  Id makeComplex(ir::ScalarKind kind, Id re, Id im);
+
+  //===--------------------------------------------------------------------===//
+  // Built-ins and subgroup operations (EmitBuiltins.cpp)
+  //===--------------------------------------------------------------------===//
+  LogicalResult emitBuiltinInst(ir::Instruction &inst);
+  Id getSubgroupLocalId();
+  Id getSubgroupIdX();
+  Id getSubgroupIdY();
+  /// Reduce/scan over the subgroup; the identity for S = 1 scans.
+  Id emitGroupOperation(ir::InstKind kind, ir::ScalarKind scalar, Id value);
+  Id emitBroadcast(ir::ScalarKind scalar, Id value, Id lane);
+  /// The identity of \p combine (Add, Max or Min) on \p scalar.
+  Id getReductionIdentity(ir::InstKind combine, ir::ScalarKind scalar);
+
+  //===--------------------------------------------------------------------===//
+  // Cooperative matrices (EmitCoopMatrix.cpp)
+  //===--------------------------------------------------------------------===//
+  LogicalResult emitCoopInst(ir::Instruction &inst);
+  unsigned getNumBlocks(const ir::CoopMatrixType *type) const;
+  unsigned getNumComponents(const ir::CoopMatrixType *type) const;
+  /// Row index (i64) of component \p k, and whether the row is padding.
+  Id getCoopRow(const ir::CoopMatrixType *type, unsigned k);
+  LogicalResult emitCoopLoadStore(ir::Instruction &inst);
+  LogicalResult emitCoopMulAdd(ir::CooperativeMatrixMulAddInst inst);
+  LogicalResult emitCoopReduce(ir::Instruction &inst);
+  LogicalResult emitCoopApply(ir::CooperativeMatrixApplyInst inst);
+
+  ModuleState &module;
+  ModuleBuilder &builder;
+  TypeMapper &types;
+  const ir::Function &function;
+  KernelShape shape;
+  DiagnosticEngine &diags;
+  Id openclStd;
+
+  InstructionStream *code = nullptr;
+  /// The entry block's OpVariables, then loads of built-ins (which dominate
+  /// every use from there).
+  InstructionStream variables, entryCode;
+  Id currentBlock = 0;
+  llvm::SmallVector<Id, 4> interface;
+  uint64_t localMemoryBytes = 0;
+
+  llvm::DenseMap<const ir::Value *, Id> scalars;
+  llvm::DenseMap<const ir::Value *, llvm::SmallVector<Id, 16>> coops;
+  llvm::DenseMap<const ir::Value *, MemRefDesc> memrefs;
+  llvm::DenseMap<const ir::Value *, GroupDesc> groups;
+  /// Built-in values loaded in the entry block, by (built-in, component).
+  llvm::DenseMap<unsigned, Id> builtinValues;
+  Id subgroupLocalId = 0, subgroupIdX = 0, subgroupIdY = 0;
+};
+
+/// Emits every function of \p program into one module.
+std::optional<CompiledProgram> emitModule(const ir::Program &program,
+                                          const CoreInfo &core,
+                                          DiagnosticEngine &diags);
+
+} // namespace comprehend::backend::spv
+
+#endif // COMPREHEND_BACKEND_SPV_FUNCTIONEMITTER_H

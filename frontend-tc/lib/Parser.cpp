@@ -1,0 +1,538 @@
+//===- Parser.cpp - Parser of Tensor Comprehensions -----------------------===//
+#include "comprehend/tc/Parser.h"
+#include "comprehend/tc/Lexer.h"
+
+#include "llvm/ADT/StringSet.h"
+
+#include <vector>
+
+using namespace comprehend;
+using namespace comprehend::tc;
+
+namespace {
+
+/// Binding strength of a binary operator token; 0 if it is none.
+int getPrecedence(TokenKind kind) {
+  switch (kind) {
+  case TokenKind::PipePipe:
+    return 1;
+  case TokenKind::AmpAmp:
+    return 2;
+  case TokenKind::EqualEqual:
+  case TokenKind::NotEqual:
+    return 3;
+  case TokenKind::Less:
+  case TokenKind::Greater:
+  case TokenKind::LessEqual:
+  case TokenKind::GreaterEqual:
+    return 4;
+  case TokenKind::Plus:
+  case TokenKind::Minus:
+    return 5;
+  case TokenKind::Star:
+  case TokenKind::Slash:
+  case TokenKind::Percent:
+    return 6;
+  default:
+    return 0;
+  }
+}
+
+BinaryOp getBinaryOp(TokenKind kind) {
+  switch (kind) {
+  case TokenKind::PipePipe:
+    return BinaryOp::Or;
+  case TokenKind::AmpAmp:
+    return BinaryOp::And;
+  case TokenKind::EqualEqual:
+    return BinaryOp::Equal;
+  case TokenKind::NotEqual:
+    return BinaryOp::NotEqual;
+  case TokenKind::Less:
+    return BinaryOp::Less;
+  case TokenKind::Greater:
+    return BinaryOp::Greater;
+  case TokenKind::LessEqual:
+    return BinaryOp::LessEqual;
+  case TokenKind::GreaterEqual:
+    return BinaryOp::GreaterEqual;
+  case TokenKind::Plus:
+    return BinaryOp::Add;
+  case TokenKind::Minus:
+    return BinaryOp::Sub;
+  case TokenKind::Star:
+    return BinaryOp::Mul;
+  case TokenKind::Slash:
+    return BinaryOp::Div;
+  default:
+    return BinaryOp::Mod;
+  }
+}
+
+/// The reduction of an assignment token, or nullopt if it is none.
+std::optional<std::pair<ReductionKind, bool>> getAssignment(TokenKind kind) {
+  switch (kind) {
+  case TokenKind::Equal:
+    return std::make_pair(ReductionKind::None, false);
+  case TokenKind::PlusEqual:
+    return std::make_pair(ReductionKind::Add, false);
+  case TokenKind::StarEqual:
+    return std::make_pair(ReductionKind::Mul, false);
+  case TokenKind::MinEqual:
+    return std::make_pair(ReductionKind::Min, false);
+  case TokenKind::MaxEqual:
+    return std::make_pair(ReductionKind::Max, false);
+  case TokenKind::PlusEqualBang:
+    return std::make_pair(ReductionKind::Add, true);
+  case TokenKind::StarEqualBang:
+    return std::make_pair(ReductionKind::Mul, true);
+  case TokenKind::MinEqualBang:
+    return std::make_pair(ReductionKind::Min, true);
+  case TokenKind::MaxEqualBang:
+    return std::make_pair(ReductionKind::Max, true);
+  default:
+    return std::nullopt;
+  }
+}
+
+Location joinLocs(Location first, Location last) {
+  return Location(first.Start, last.End);
+}
+
+class Parser {
+public:
+  Parser(llvm::StringRef buffer, DiagnosticEngine &diags) : diags(diags) {
+    Lexer lexer(buffer, diags);
+    do {
+      tokens.push_back(lexer.lex());
+    } while (!tokens.back().is(TokenKind::Eof));
+    // Defs may call defs written further down; knowing every def name up
+    // front tells `a = f(x)` (a call) from `a = T(x)` (a 0-d comprehension).
+    for (size_t i = 0; i + 1 < tokens.size(); ++i)
+      if (tokens[i].is(TokenKind::KwDef) && tokens[i + 1].is(TokenKind::Ident))
+        defNames.insert(tokens[i + 1].getSpelling());
+  }
+
+  LogicalResult parseProgram(Program &program);
+
+private:
+  const Token &tok() const { return tokens[pos]; }
+  const Token &peek(size_t n) const {
+    return tokens[std::min(pos + n, tokens.size() - 1)];
+  }
+  Token consume() {
+    Token token = tokens[pos];
+    if (pos + 1 < tokens.size())
+      ++pos;
+    return token;
+  }
+  bool consumeIf(TokenKind kind) {
+    if (!tok().is(kind))
+      return false;
+    consume();
+    return true;
+  }
+  /// Reports "expected X but found Y" at the current token. Lexer errors
+  /// were reported already, so they only fail.
+  LogicalResult expected(const llvm::Twine &what) {
+    if (tok().is(TokenKind::Error))
+      return failure();
+    if (tok().is(TokenKind::Eof))
+      return diags.emitError(tok().getLoc())
+             << "expected " << what << " but found end of file";
+    return diags.emitError(tok().getLoc())
+           << "expected " << what << " but found '" << tok().getSpelling()
+           << "'";
+  }
+  LogicalResult expect(TokenKind kind, Token *out = nullptr) {
+    if (!tok().is(kind))
+      return expected(getTokenKindName(kind));
+    Token token = consume();
+    if (out)
+      *out = token;
+    return success();
+  }
+  LogicalResult parseIdent(const llvm::Twine &what, Ident &out) {
+    if (!tok().is(TokenKind::Ident))
+      return expected(what);
+    Token token = consume();
+    out = Ident{token.getSpelling(), token.getLoc()};
+    return success();
+  }
+  Location prevLoc() const { return tokens[pos == 0 ? 0 : pos - 1].getLoc(); }
+
+  std::unique_ptr<Def> parseDef();
+  LogicalResult parseParams(std::vector<Param> &params);
+  LogicalResult parseType(TensorType &type);
+  std::unique_ptr<Stmt> parseStmt();
+  std::unique_ptr<Stmt> parseCall();
+  std::unique_ptr<Stmt> parseComprehension();
+  LogicalResult parseWhere(std::vector<WhereClause> &wheres);
+  ExprPtr parseExpr();
+  ExprPtr parseBinary(int minPrecedence);
+  ExprPtr parseUnary();
+  ExprPtr parsePrimary();
+  LogicalResult parseExprList(llvm::SmallVectorImpl<ExprPtr> &exprs);
+  bool isCallStart() const;
+
+  DiagnosticEngine &diags;
+  std::vector<Token> tokens;
+  size_t pos = 0;
+  llvm::StringSet<> defNames;
+};
+
+} // namespace
+
+LogicalResult Parser::parseProgram(Program &program) {
+  bool ok = true;
+  while (!tok().is(TokenKind::Eof)) {
+    if (!tok().is(TokenKind::KwDef)) {
+      (void)expected("'def'");
+      ok = false;
+    } else if (std::unique_ptr<Def> def = parseDef()) {
+      program.addDef(std::move(def));
+      continue;
+    } else {
+      ok = false;
+    }
+    // Resume at the next def.
+    consume();
+    while (!tok().is(TokenKind::Eof) && !tok().is(TokenKind::KwDef))
+      consume();
+  }
+  return success(ok);
+}
+
+std::unique_ptr<Def> Parser::parseDef() {
+  Token defTok = consume();
+  Ident name;
+  std::vector<Param> inputs, outputs;
+  if (failed(parseIdent("a function name", name)) ||
+      failed(expect(TokenKind::LParen)) || failed(parseParams(inputs)) ||
+      failed(expect(TokenKind::RParen)) || failed(expect(TokenKind::Arrow)) ||
+      failed(expect(TokenKind::LParen)) || failed(parseParams(outputs)) ||
+      failed(expect(TokenKind::RParen)) || failed(expect(TokenKind::LBrace)))
+    return nullptr;
+  std::vector<std::unique_ptr<Stmt>> body;
+  while (!tok().is(TokenKind::RBrace)) {
+    std::unique_ptr<Stmt> stmt = parseStmt();
+    if (!stmt)
+      return nullptr;
+    body.push_back(std::move(stmt));
+  }
+  Token rbrace = consume();
+  return std::make_unique<Def>(joinLocs(defTok.getLoc(), rbrace.getLoc()),
+                               name, std::move(inputs), std::move(outputs),
+                               std::move(body));
+}
+
+LogicalResult Parser::parseParams(std::vector<Param> &params) {
+  if (tok().is(TokenKind::RParen))
+    return success();
+  do {
+    Param param;
+    if (tok().isTypeKeyword()) {
+      param.type.emplace();
+      if (failed(parseType(*param.type)))
+        return failure();
+    }
+    if (failed(parseIdent("a parameter name", param.name)))
+      return failure();
+    params.push_back(std::move(param));
+  } while (consumeIf(TokenKind::Comma));
+  return success();
+}
+
+LogicalResult Parser::parseType(TensorType &type) {
+  Token scalar = consume();
+  type.scalar = *getTypeKeywordScalar(scalar.getKind());
+  type.loc = scalar.getLoc();
+  if (!consumeIf(TokenKind::LParen))
+    return success();
+  if (!tok().is(TokenKind::RParen)) {
+    do {
+      TensorType::Dim dim;
+      dim.loc = tok().getLoc();
+      if (tok().is(TokenKind::Ident)) {
+        dim.sizeVar = consume().getSpelling();
+      } else if (tok().is(TokenKind::IntLit)) {
+        dim.constant = consume().getIntValue();
+      } else {
+        return expected("a size variable or an integer");
+      }
+      type.dims.push_back(dim);
+    } while (consumeIf(TokenKind::Comma));
+  }
+  if (failed(expect(TokenKind::RParen)))
+    return failure();
+  type.loc = joinLocs(type.loc, prevLoc());
+  return success();
+}
+
+bool Parser::isCallStart() const {
+  if (!tok().is(TokenKind::Ident))
+    return false;
+  if (peek(1).is(TokenKind::Comma))
+    return true;
+  return peek(1).is(TokenKind::Equal) && peek(2).is(TokenKind::Ident) &&
+         peek(3).is(TokenKind::LParen) &&
+         defNames.contains(peek(2).getSpelling());
+}
+
+std::unique_ptr<Stmt> Parser::parseStmt() {
+  if (isCallStart())
+    return parseCall();
+  return parseComprehension();
+}
+
+std::unique_ptr<Stmt> Parser::parseCall() {
+  Location start = tok().getLoc();
+  llvm::SmallVector<Ident, 2> results;
+  do {
+    Ident result;
+    if (failed(parseIdent("a result name", result)))
+      return nullptr;
+    results.push_back(result);
+  } while (consumeIf(TokenKind::Comma));
+  Ident callee;
+  if (failed(expect(TokenKind::Equal)) ||
+      failed(parseIdent("a function name", callee)) ||
+      failed(expect(TokenKind::LParen)))
+    return nullptr;
+  llvm::SmallVector<Ident, 4> args;
+  if (!tok().is(TokenKind::RParen)) {
+    do {
+      Ident arg;
+      if (failed(parseIdent("a tensor name", arg)))
+        return nullptr;
+      args.push_back(arg);
+    } while (consumeIf(TokenKind::Comma));
+  }
+  if (failed(expect(TokenKind::RParen)))
+    return nullptr;
+  return std::make_unique<CallStmt>(joinLocs(start, prevLoc()),
+                                    std::move(results), callee,
+                                    std::move(args));
+}
+
+std::unique_ptr<Stmt> Parser::parseComprehension() {
+  Ident lhs;
+  if (failed(parseIdent("a tensor name", lhs)))
+    return nullptr;
+  llvm::SmallVector<Ident, 4> indices;
+  if (consumeIf(TokenKind::LParen) && !consumeIf(TokenKind::RParen)) {
+    do {
+      Ident index;
+      if (failed(parseIdent("an index variable", index)))
+        return nullptr;
+      indices.push_back(index);
+    } while (consumeIf(TokenKind::Comma));
+    if (!tok().is(TokenKind::RParen)) {
+      (void)expected("',' or ')'");
+      return nullptr;
+    }
+    consume();
+  }
+  std::optional<std::pair<ReductionKind, bool>> assign =
+      getAssignment(tok().getKind());
+  if (!assign) {
+    (void)expected("an assignment operator ('=', '+=', '*=', 'min=', "
+                   "'max=' or a '!' form)");
+    return nullptr;
+  }
+  Location opLoc = consume().getLoc();
+  ExprPtr rhs = parseExpr();
+  if (!rhs)
+    return nullptr;
+  std::vector<WhereClause> wheres;
+  if (consumeIf(TokenKind::KwWhere) && failed(parseWhere(wheres)))
+    return nullptr;
+  return std::make_unique<ComprehensionStmt>(
+      joinLocs(lhs.loc, prevLoc()), lhs, std::move(indices), assign->first,
+      assign->second, opLoc, std::move(rhs), std::move(wheres));
+}
+
+LogicalResult Parser::parseWhere(std::vector<WhereClause> &wheres) {
+  do {
+    Location start = tok().getLoc();
+    if (consumeIf(TokenKind::KwExists)) {
+      ExprPtr value = parseExpr();
+      if (!value)
+        return failure();
+      wheres.emplace_back(WhereClause::Kind::Exists,
+                          joinLocs(start, prevLoc()), Ident{},
+                          std::move(value));
+      continue;
+    }
+    Ident var;
+    if (failed(parseIdent("a variable name or 'exists'", var)))
+      return failure();
+    if (consumeIf(TokenKind::Equal)) {
+      ExprPtr value = parseExpr();
+      if (!value)
+        return failure();
+      wheres.emplace_back(WhereClause::Kind::Let, joinLocs(start, prevLoc()),
+                          var, std::move(value));
+      continue;
+    }
+    if (!consumeIf(TokenKind::KwIn))
+      return expected("'in' or '='");
+    ExprPtr lo = parseExpr();
+    if (!lo || failed(expect(TokenKind::Colon)))
+      return failure();
+    ExprPtr hi = parseExpr();
+    if (!hi)
+      return failure();
+    wheres.emplace_back(WhereClause::Kind::Range, joinLocs(start, prevLoc()),
+                        var, std::move(lo), std::move(hi));
+  } while (consumeIf(TokenKind::Comma));
+  return success();
+}
+
+ExprPtr Parser::parseExpr() {
+  ExprPtr cond = parseBinary(1);
+  if (!cond || !consumeIf(TokenKind::Question))
+    return cond;
+  ExprPtr trueValue = parseExpr();
+  if (!trueValue || failed(expect(TokenKind::Colon)))
+    return nullptr;
+  ExprPtr falseValue = parseExpr();
+  if (!falseValue)
+    return nullptr;
+  Location loc = joinLocs(cond->getLoc(), falseValue->getLoc());
+  return std::make_unique<TernaryExpr>(loc, std::move(cond),
+                                       std::move(trueValue),
+                                       std::move(falseValue));
+}
+
+ExprPtr Parser::parseBinary(int minPrecedence) {
+  ExprPtr lhs = parseUnary();
+  while (lhs) {
+    int precedence = getPrecedence(tok().getKind());
+    if (precedence == 0 || precedence < minPrecedence)
+      return lhs;
+    BinaryOp op = getBinaryOp(consume().getKind());
+    ExprPtr rhs = parseBinary(precedence + 1);
+    if (!rhs)
+      return nullptr;
+    Location loc = joinLocs(lhs->getLoc(), rhs->getLoc());
+    lhs = std::make_unique<BinaryExpr>(loc, op, std::move(lhs),
+                                       std::move(rhs));
+  }
+  return lhs;
+}
+
+ExprPtr Parser::parseUnary() {
+  if (!tok().is(TokenKind::Minus) && !tok().is(TokenKind::Bang))
+    return parsePrimary();
+  Token opTok = consume();
+  ExprPtr operand = parseUnary();
+  if (!operand)
+    return nullptr;
+  Location loc = joinLocs(opTok.getLoc(), operand->getLoc());
+  return std::make_unique<UnaryExpr>(
+      loc, opTok.is(TokenKind::Minus) ? UnaryOp::Neg : UnaryOp::Not,
+      std::move(operand));
+}
+
+LogicalResult Parser::parseExprList(llvm::SmallVectorImpl<ExprPtr> &exprs) {
+  if (failed(expect(TokenKind::LParen)))
+    return failure();
+  if (consumeIf(TokenKind::RParen))
+    return success();
+  do {
+    ExprPtr expr = parseExpr();
+    if (!expr)
+      return failure();
+    exprs.push_back(std::move(expr));
+  } while (consumeIf(TokenKind::Comma));
+  if (!tok().is(TokenKind::RParen))
+    return expected("',' or ')'");
+  consume();
+  return success();
+}
+
+ExprPtr Parser::parsePrimary() {
+  const Token &token = tok();
+  Location start = token.getLoc();
+  switch (token.getKind()) {
+  case TokenKind::IntLit: {
+    Token lit = consume();
+    return std::make_unique<IntLitExpr>(lit.getLoc(), lit.getIntValue(),
+                                        lit.getLiteralType());
+  }
+  case TokenKind::FloatLit: {
+    Token lit = consume();
+    return std::make_unique<FloatLitExpr>(lit.getLoc(), lit.getFloatValue(),
+                                          lit.getLiteralType());
+  }
+  case TokenKind::LParen: {
+    consume();
+    ExprPtr inner = parseExpr();
+    if (!inner || failed(expect(TokenKind::RParen)))
+      return nullptr;
+    return inner;
+  }
+  case TokenKind::KwMin:
+  case TokenKind::KwMax: {
+    BinaryOp op =
+        consume().is(TokenKind::KwMin) ? BinaryOp::Min : BinaryOp::Max;
+    llvm::SmallVector<ExprPtr, 4> args;
+    if (failed(parseExprList(args)))
+      return nullptr;
+    Location loc = joinLocs(start, prevLoc());
+    if (args.size() != 2) {
+      (void)(diags.emitError(loc)
+             << "'" << getSpelling(op) << "' expects 2 arguments but found "
+             << args.size());
+      return nullptr;
+    }
+    return std::make_unique<BinaryExpr>(loc, op, std::move(args[0]),
+                                        std::move(args[1]));
+  }
+  case TokenKind::Ident: {
+    Ident name{token.getSpelling(), token.getLoc()};
+    consume();
+    if (consumeIf(TokenKind::Dot)) {
+      if (!tok().is(TokenKind::IntLit)) {
+        (void)expected("a dimension number");
+        return nullptr;
+      }
+      int64_t dim = consume().getIntValue();
+      return std::make_unique<DimAccessExpr>(joinLocs(start, prevLoc()), name,
+                                             dim);
+    }
+    if (!tok().is(TokenKind::LParen))
+      return std::make_unique<IdentExpr>(name);
+    llvm::SmallVector<ExprPtr, 4> args;
+    if (failed(parseExprList(args)))
+      return nullptr;
+    return std::make_unique<ApplyExpr>(joinLocs(start, prevLoc()), name,
+                                       std::move(args));
+  }
+  default:
+    break;
+  }
+  if (std::optional<ScalarType> type = getTypeKeywordScalar(token.getKind())) {
+    consume();
+    llvm::SmallVector<ExprPtr, 4> args;
+    if (failed(parseExprList(args)))
+      return nullptr;
+    Location loc = joinLocs(start, prevLoc());
+    if (args.size() != 1) {
+      (void)(diags.emitError(loc)
+             << "conversion to '" << getSpelling(*type)
+             << "' expects 1 argument but found " << args.size());
+      return nullptr;
+    }
+    return std::make_unique<CastExpr>(loc, *type, std::move(args[0]));
+  }
+  (void)expected("an expression");
+  return nullptr;
+}
+
+LogicalResult tc::parseProgram(llvm::StringRef buffer, DiagnosticEngine &diags,
+                               Program &program) {
+  Parser parser(buffer, diags);
+  return parser.parseProgram(program);
+}

@@ -1,0 +1,572 @@
+//===- Ranges.cpp - Range inference for the statements of a def -----------===//
+#include "comprehend/tc/Ranges.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <cctype>
+
+using namespace comprehend;
+using namespace comprehend::tc;
+using poly::IndexExpr;
+
+//===----------------------------------------------------------------------===//
+// Printed bounds back to IndexExprs
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Recursive descent over `+ - *`, `floord/min/max(a, b)`, `(e)/d`,
+/// integers and names: the forms the polyhedral printer emits.
+class BoundParser {
+public:
+  explicit BoundParser(llvm::StringRef text) : text(text) {}
+
+  std::optional<IndexExpr> parse() {
+    std::optional<IndexExpr> expr = parseSum();
+    skipSpace();
+    if (!expr || !text.empty())
+      return std::nullopt;
+    return expr;
+  }
+
+private:
+  void skipSpace() { text = text.ltrim(); }
+  bool consume(llvm::StringRef token) {
+    skipSpace();
+    return text.consume_front(token);
+  }
+
+  std::optional<IndexExpr> parseSum() {
+    std::optional<IndexExpr> lhs = parseProduct();
+    while (lhs) {
+      IndexExpr::Kind kind;
+      if (consume("+"))
+        kind = IndexExpr::Kind::Add;
+      else if (consume("-"))
+        kind = IndexExpr::Kind::Sub;
+      else
+        return lhs;
+      std::optional<IndexExpr> rhs = parseProduct();
+      if (!rhs)
+        return std::nullopt;
+      lhs = IndexExpr::binary(kind, std::move(*lhs), std::move(*rhs));
+    }
+    return lhs;
+  }
+
+  std::optional<IndexExpr> parseProduct() {
+    std::optional<IndexExpr> lhs = parseUnary();
+    while (lhs) {
+      IndexExpr::Kind kind;
+      if (consume("*"))
+        kind = IndexExpr::Kind::Mul;
+      else if (consume("/"))
+        kind = IndexExpr::Kind::FloorDiv;
+      else
+        return lhs;
+      std::optional<IndexExpr> rhs = parseUnary();
+      if (!rhs)
+        return std::nullopt;
+      lhs = IndexExpr::binary(kind, std::move(*lhs), std::move(*rhs));
+    }
+    return lhs;
+  }
+
+  std::optional<IndexExpr> parseUnary() {
+    if (consume("-")) {
+      std::optional<IndexExpr> operand = parseUnary();
+      if (!operand)
+        return std::nullopt;
+      return IndexExpr::neg(std::move(*operand));
+    }
+    return parsePrimary();
+  }
+
+  std::optional<IndexExpr> parsePrimary() {
+    skipSpace();
+    if (consume("(")) {
+      std::optional<IndexExpr> inner = parseSum();
+      if (!inner || !consume(")"))
+        return std::nullopt;
+      return inner;
+    }
+    if (!text.empty() && std::isdigit(static_cast<unsigned char>(text[0]))) {
+      size_t length = 0;
+      while (length < text.size() &&
+             std::isdigit(static_cast<unsigned char>(text[length])))
+        ++length;
+      int64_t value = 0;
+      if (text.take_front(length).getAsInteger(10, value))
+        return std::nullopt;
+      text = text.drop_front(length);
+      return IndexExpr::constant(value);
+    }
+    size_t length = 0;
+    while (length < text.size() &&
+           (std::isalnum(static_cast<unsigned char>(text[length])) ||
+            text[length] == '_'))
+      ++length;
+    if (length == 0)
+      return std::nullopt;
+    llvm::StringRef name = text.take_front(length);
+    text = text.drop_front(length);
+    std::optional<IndexExpr::Kind> call;
+    if (name == "floord")
+      call = IndexExpr::Kind::FloorDiv;
+    else if (name == "min")
+      call = IndexExpr::Kind::Min;
+    else if (name == "max")
+      call = IndexExpr::Kind::Max;
+    if (!call)
+      return IndexExpr::param(name);
+    if (!consume("("))
+      return std::nullopt;
+    std::optional<IndexExpr> lhs = parseSum();
+    if (!lhs || !consume(","))
+      return std::nullopt;
+    std::optional<IndexExpr> rhs = parseSum();
+    if (!rhs || !consume(")"))
+      return std::nullopt;
+    return IndexExpr::binary(*call, std::move(*lhs), std::move(*rhs));
+  }
+
+  llvm::StringRef text;
+};
+
+/// \p expr with every parameter replaced by its value in \p values
+/// (parameters without a value stay).
+IndexExpr substitute(const IndexExpr &expr,
+                     const llvm::StringMap<IndexExpr> &values) {
+  switch (expr.getKind()) {
+  case IndexExpr::Kind::Param: {
+    auto it = values.find(expr.getName());
+    return it == values.end() ? expr : it->second;
+  }
+  case IndexExpr::Kind::Constant:
+  case IndexExpr::Kind::Var:
+  case IndexExpr::Kind::Opaque:
+    return expr;
+  case IndexExpr::Kind::Neg:
+    return IndexExpr::neg(substitute(expr.getOperands()[0], values));
+  default:
+    return IndexExpr::binary(expr.getKind(),
+                             substitute(expr.getOperands()[0], values),
+                             substitute(expr.getOperands()[1], values));
+  }
+}
+
+bool isConstantTree(const IndexExpr &expr) {
+  if (expr.getKind() == IndexExpr::Kind::Constant)
+    return true;
+  if (expr.getKind() == IndexExpr::Kind::Param ||
+      expr.getKind() == IndexExpr::Kind::Var ||
+      expr.getKind() == IndexExpr::Kind::Opaque)
+    return false;
+  return llvm::all_of(expr.getOperands(), isConstantTree);
+}
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/// The value of a size expression under \p sizes, if every parameter it
+/// uses is known.
+std::optional<int64_t> evaluate(const IndexExpr &expr,
+                                const llvm::StringMap<int64_t> &sizes) {
+  switch (expr.getKind()) {
+  case IndexExpr::Kind::Constant:
+    return expr.getValue();
+  case IndexExpr::Kind::Param: {
+    auto it = sizes.find(expr.getName());
+    if (it == sizes.end())
+      return std::nullopt;
+    return it->second;
+  }
+  case IndexExpr::Kind::Var:
+  case IndexExpr::Kind::Opaque:
+    return std::nullopt;
+  case IndexExpr::Kind::Neg:
+    if (std::optional<int64_t> v = evaluate(expr.getOperands()[0], sizes))
+      return -*v;
+    return std::nullopt;
+  default:
+    break;
+  }
+  std::optional<int64_t> a = evaluate(expr.getOperands()[0], sizes);
+  std::optional<int64_t> b = evaluate(expr.getOperands()[1], sizes);
+  if (!a || !b)
+    return std::nullopt;
+  switch (expr.getKind()) {
+  case IndexExpr::Kind::Add:
+    return *a + *b;
+  case IndexExpr::Kind::Sub:
+    return *a - *b;
+  case IndexExpr::Kind::Mul:
+    return *a * *b;
+  case IndexExpr::Kind::FloorDiv:
+    if (*b == 0)
+      return std::nullopt;
+    return floorDiv(*a, *b);
+  case IndexExpr::Kind::Mod:
+    if (*b == 0)
+      return std::nullopt;
+    return *a - *b * floorDiv(*a, *b);
+  case IndexExpr::Kind::Min:
+    return std::min(*a, *b);
+  case IndexExpr::Kind::Max:
+    return std::max(*a, *b);
+  default:
+    return std::nullopt;
+  }
+}
+
+IndexExpr opaqueOf(llvm::ArrayRef<const IndexExpr *> parts) {
+  llvm::SmallVector<std::string, 4> vars;
+  for (const IndexExpr *part : parts)
+    for (std::string &var : part->getVariables())
+      if (!llvm::is_contained(vars, var))
+        vars.push_back(std::move(var));
+  return IndexExpr::opaque(vars);
+}
+
+IndexExpr dimOf(const TensorType::Dim &dim) {
+  return dim.sizeVar.empty() ? IndexExpr::constant(dim.constant)
+                             : IndexExpr::param(dim.sizeVar);
+}
+
+//===----------------------------------------------------------------------===//
+// Statements to StatementInfo
+//===----------------------------------------------------------------------===//
+
+/// Converts the expressions of one def for the polyhedral layer.
+class Converter {
+public:
+  Converter(const Def &def, const poly::RangeInference &inference)
+      : def(def), inference(inference) {}
+
+  /// The extent of dimension \p dim of \p tensor as known so far.
+  IndexExpr getExtent(llvm::StringRef tensor, int64_t dim) const {
+    const TensorInfo *info = def.lookupTensor(tensor);
+    if (info && info->role == TensorInfo::Role::Input && info->declared)
+      return dimOf(info->declared->dims[dim]);
+    std::optional<poly::TensorShape> shape = inference.getShape(tensor);
+    if (!shape || static_cast<size_t>(dim) >= shape->extent.size())
+      return IndexExpr::opaque({});
+    if (std::optional<IndexExpr> parsed =
+            parseBound(shape->symbolicExtent[dim]))
+      return *parsed;
+    if (shape->extent[dim])
+      return IndexExpr::constant(*shape->extent[dim]);
+    return IndexExpr::opaque({});
+  }
+
+  IndexExpr toIndexExpr(const Expr &expr) const {
+    switch (expr.getKind()) {
+    case Expr::Kind::IntLit:
+      return IndexExpr::constant(llvm::cast<IntLitExpr>(expr).getValue());
+    case Expr::Kind::FloatLit:
+      return IndexExpr::opaque({});
+    case Expr::Kind::Ident: {
+      const auto &ident = llvm::cast<IdentExpr>(expr);
+      switch (ident.getRef()) {
+      case IdentExpr::Ref::Index:
+        return IndexExpr::var(ident.getName());
+      case IdentExpr::Ref::Size:
+        return IndexExpr::param(ident.getName());
+      case IdentExpr::Ref::Let:
+        return toIndexExpr(ident.getLet()->getValue());
+      default:
+        return IndexExpr::opaque({});
+      }
+    }
+    case Expr::Kind::DimAccess: {
+      const auto &dim = llvm::cast<DimAccessExpr>(expr);
+      return getExtent(dim.getTensor().name, dim.getDim());
+    }
+    case Expr::Kind::Unary: {
+      const auto &unary = llvm::cast<UnaryExpr>(expr);
+      IndexExpr operand = toIndexExpr(unary.getOperand());
+      if (unary.getOp() == UnaryOp::Neg)
+        return IndexExpr::neg(std::move(operand));
+      return opaqueOf({&operand});
+    }
+    case Expr::Kind::Binary:
+      return binaryToIndexExpr(llvm::cast<BinaryExpr>(expr));
+    case Expr::Kind::Ternary: {
+      const auto &ternary = llvm::cast<TernaryExpr>(expr);
+      IndexExpr cond = toIndexExpr(ternary.getCond());
+      IndexExpr a = toIndexExpr(ternary.getTrueValue());
+      IndexExpr b = toIndexExpr(ternary.getFalseValue());
+      return opaqueOf({&cond, &a, &b});
+    }
+    case Expr::Kind::Apply: {
+      llvm::SmallVector<IndexExpr, 4> args;
+      for (const ExprPtr &arg : llvm::cast<ApplyExpr>(expr).getArgs())
+        args.push_back(toIndexExpr(*arg));
+      llvm::SmallVector<const IndexExpr *, 4> parts;
+      for (const IndexExpr &arg : args)
+        parts.push_back(&arg);
+      return opaqueOf(parts);
+    }
+    case Expr::Kind::Cast: {
+      const auto &cast = llvm::cast<CastExpr>(expr);
+      IndexExpr operand = toIndexExpr(cast.getOperand());
+      if (isIntegral(cast.getType()) && isIntegral(cast.getOperand().getType()))
+        return operand;
+      return opaqueOf({&operand});
+    }
+    }
+    return IndexExpr::opaque({});
+  }
+
+  /// Appends every tensor read in \p expr (also reads nested in subscripts
+  /// and reads inside the lets \p expr uses) to \p accesses.
+  void collectAccesses(const Expr &expr,
+                       llvm::SmallVectorImpl<poly::TensorAccess> &accesses) const {
+    switch (expr.getKind()) {
+    case Expr::Kind::Ident: {
+      const auto &ident = llvm::cast<IdentExpr>(expr);
+      if (ident.getRef() == IdentExpr::Ref::Let)
+        collectAccesses(ident.getLet()->getValue(), accesses);
+      return;
+    }
+    case Expr::Kind::Unary:
+      collectAccesses(llvm::cast<UnaryExpr>(expr).getOperand(), accesses);
+      return;
+    case Expr::Kind::Binary: {
+      const auto &binary = llvm::cast<BinaryExpr>(expr);
+      collectAccesses(binary.getLhs(), accesses);
+      collectAccesses(binary.getRhs(), accesses);
+      return;
+    }
+    case Expr::Kind::Ternary: {
+      const auto &ternary = llvm::cast<TernaryExpr>(expr);
+      collectAccesses(ternary.getCond(), accesses);
+      collectAccesses(ternary.getTrueValue(), accesses);
+      collectAccesses(ternary.getFalseValue(), accesses);
+      return;
+    }
+    case Expr::Kind::Cast:
+      collectAccesses(llvm::cast<CastExpr>(expr).getOperand(), accesses);
+      return;
+    case Expr::Kind::Apply: {
+      const auto &apply = llvm::cast<ApplyExpr>(expr);
+      if (apply.isTensorRead() && !apply.getArgs().empty()) {
+        poly::TensorAccess access;
+        access.tensor = apply.getCallee().name.str();
+        access.loc = apply.getLoc();
+        for (const ExprPtr &arg : apply.getArgs()) {
+          access.subscripts.push_back(toIndexExpr(*arg));
+          access.subscriptLocs.push_back(arg->getLoc());
+        }
+        accesses.push_back(std::move(access));
+      }
+      for (const ExprPtr &arg : apply.getArgs())
+        collectAccesses(*arg, accesses);
+      return;
+    }
+    default:
+      return;
+    }
+  }
+
+  poly::StatementInfo convert(const ComprehensionStmt &stmt) const {
+    poly::StatementInfo info;
+    info.lhsTensor = stmt.getLhs().name.str();
+    for (const Ident &index : stmt.getIndices())
+      info.lhsIndices.push_back(index.name.str());
+    info.indexVars.assign(stmt.getIndexVars().begin(),
+                          stmt.getIndexVars().end());
+    info.loc = stmt.getLoc();
+    collectAccesses(stmt.getRhs(), info.accesses);
+    for (const WhereClause &where : stmt.getWheres()) {
+      if (where.getKind() == WhereClause::Kind::Exists)
+        collectAccesses(where.getValue(), info.accesses);
+      if (where.getKind() != WhereClause::Kind::Range)
+        continue;
+      poly::WhereRange range;
+      range.var = where.getVar().name.str();
+      range.lo = toIndexExpr(where.getLo());
+      range.hi = toIndexExpr(where.getHi());
+      range.loc = where.getLoc();
+      info.wheres.push_back(std::move(range));
+    }
+    return info;
+  }
+
+private:
+  IndexExpr binaryToIndexExpr(const BinaryExpr &binary) const {
+    IndexExpr lhs = toIndexExpr(binary.getLhs());
+    IndexExpr rhs = toIndexExpr(binary.getRhs());
+    switch (binary.getOp()) {
+    case BinaryOp::Add:
+      return IndexExpr::binary(IndexExpr::Kind::Add, lhs, rhs);
+    case BinaryOp::Sub:
+      return IndexExpr::binary(IndexExpr::Kind::Sub, lhs, rhs);
+    case BinaryOp::Min:
+      return IndexExpr::binary(IndexExpr::Kind::Min, lhs, rhs);
+    case BinaryOp::Max:
+      return IndexExpr::binary(IndexExpr::Kind::Max, lhs, rhs);
+    case BinaryOp::Mul:
+      // Affine only when one factor is a constant (isl parameters may not
+      // multiply variables or each other).
+      if (isConstantTree(lhs) || isConstantTree(rhs))
+        return IndexExpr::binary(IndexExpr::Kind::Mul, lhs, rhs);
+      break;
+    case BinaryOp::Div:
+      if (isConstantTree(rhs))
+        return IndexExpr::binary(IndexExpr::Kind::FloorDiv, lhs, rhs);
+      break;
+    case BinaryOp::Mod:
+      if (isConstantTree(rhs))
+        return IndexExpr::binary(IndexExpr::Kind::Mod, lhs, rhs);
+      break;
+    default:
+      break;
+    }
+    return opaqueOf({&lhs, &rhs});
+  }
+
+  const Def &def;
+  const poly::RangeInference &inference;
+};
+
+//===----------------------------------------------------------------------===//
+// Defs
+//===----------------------------------------------------------------------===//
+
+/// Range inference of one def (and, through calls, of the defs it calls).
+class DefInference {
+public:
+  DefInference(const Program &program, const Def &def,
+               const llvm::StringMap<int64_t> &sizes, DiagnosticEngine &diags)
+      : program(program), def(def), sizes(sizes), diags(diags),
+        inference(def.getSizeVars(), diags, sizes),
+        converter(def, inference) {}
+
+  std::optional<DefRanges> run();
+
+private:
+  LogicalResult inferCall(const CallStmt &call);
+
+  const Program &program;
+  const Def &def;
+  const llvm::StringMap<int64_t> &sizes;
+  DiagnosticEngine &diags;
+  poly::RangeInference inference;
+  Converter converter;
+};
+
+std::optional<DefRanges> DefInference::run() {
+  for (const Param &input : def.getInputs()) {
+    llvm::SmallVector<IndexExpr, 4> extents;
+    for (const TensorType::Dim &dim : input.type->dims)
+      extents.push_back(dimOf(dim));
+    inference.declareInput(input.name.name, extents);
+  }
+  DefRanges result;
+  for (const std::unique_ptr<Stmt> &stmt : def.getBody()) {
+    StmtRanges ranges;
+    ranges.stmt = stmt.get();
+    if (const auto *call = llvm::dyn_cast<CallStmt>(stmt.get())) {
+      if (failed(inferCall(*call)))
+        return std::nullopt;
+    } else {
+      std::optional<poly::StatementRanges> inferred = inference.inferStatement(
+          converter.convert(*llvm::cast<ComprehensionStmt>(stmt.get())));
+      if (!inferred)
+        return std::nullopt;
+      ranges.ranges = std::move(*inferred);
+    }
+    result.statements.push_back(std::move(ranges));
+  }
+  for (const auto &entry : def.getTensors())
+    if (std::optional<poly::TensorShape> shape =
+            inference.getShape(entry.first))
+      result.shapes.insert({entry.first, std::move(*shape)});
+  return result;
+}
+
+LogicalResult DefInference::inferCall(const CallStmt &call) {
+  const Def &callee = *call.getCalleeDef();
+  llvm::StringRef calleeName = callee.getName().name;
+  // Bind the callee's size variables to the extents of the arguments.
+  llvm::StringMap<int64_t> calleeSizes;
+  llvm::StringMap<IndexExpr> calleeExtents;
+  for (auto [arg, param] : llvm::zip(call.getArgs(), callee.getInputs())) {
+    for (size_t d = 0; d < param.type->dims.size(); ++d) {
+      const TensorType::Dim &paramDim = param.type->dims[d];
+      IndexExpr extent = converter.getExtent(arg.name, d);
+      std::optional<int64_t> value = evaluate(extent, sizes);
+      if (paramDim.sizeVar.empty()) {
+        if (value && *value != paramDim.constant)
+          return diags.emitError(arg.loc)
+                 << "argument '" << arg.name << "' has extent " << *value
+                 << " in dimension " << d << " where parameter '"
+                 << param.name.name << "' of '" << calleeName << "' requires "
+                 << paramDim.constant;
+        continue;
+      }
+      if (value) {
+        auto [it, inserted] = calleeSizes.try_emplace(paramDim.sizeVar, *value);
+        if (!inserted && it->second != *value)
+          return diags.emitError(arg.loc)
+                 << "size variable '" << paramDim.sizeVar << "' of '"
+                 << calleeName << "' is " << it->second
+                 << " for an earlier argument but " << *value << " for '"
+                 << arg.name << "'";
+      }
+      calleeExtents.try_emplace(paramDim.sizeVar, extent);
+    }
+  }
+  bool concrete = llvm::all_of(callee.getSizeVars(), [&](const std::string &v) {
+    return calleeSizes.count(v) != 0;
+  });
+  llvm::StringMap<int64_t> noSizes;
+  DefInference nested(program, callee, concrete ? calleeSizes : noSizes,
+                      diags);
+  std::optional<DefRanges> calleeRanges = nested.run();
+  if (!calleeRanges)
+    return diags.emitError(call.getLoc())
+           << "range inference failed for the call of '" << calleeName << "'";
+  for (auto [result, output] : llvm::zip(call.getResults(),
+                                         callee.getOutputs())) {
+    const poly::TensorShape &shape =
+        calleeRanges->shapes[output.name.name];
+    llvm::SmallVector<IndexExpr, 4> extents;
+    for (size_t d = 0; d < shape.symbolicExtent.size(); ++d) {
+      // Prefer the symbolic extent in the caller's sizes, so the caller's
+      // ranges stay symbolic; the caller's concrete sizes still apply.
+      if (std::optional<IndexExpr> parsed =
+              parseBound(shape.symbolicExtent[d])) {
+        extents.push_back(substitute(*parsed, calleeExtents));
+        continue;
+      }
+      if (d < shape.extent.size() && shape.extent[d]) {
+        extents.push_back(IndexExpr::constant(*shape.extent[d]));
+        continue;
+      }
+      return diags.emitError(result.loc)
+             << "cannot express extent '" << shape.symbolicExtent[d]
+             << "' of '" << result.name
+             << "' in the caller's sizes; give the sizes with --sizes";
+    }
+    inference.declareInput(result.name, extents);
+  }
+  return success();
+}
+
+} // namespace
+
+std::optional<DefRanges> tc::inferRanges(const Program &program,
+                                         const Def &def,
+                                         const llvm::StringMap<int64_t> &sizes,
+                                         DiagnosticEngine &diags) {
+  return DefInference(program, def, sizes, diags).run();
+}
+
+std::optional<IndexExpr> tc::parseBound(llvm::StringRef text) {
+  return BoundParser(text).parse();
+}

@@ -1,0 +1,303 @@
+//===- Types.cpp - Uniquing, layout rules and printing of types -----------===//
+#include "ContextImpl.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/ErrorHandling.h"
+
+using namespace comprehend;
+using namespace comprehend::ir;
+
+Context::Impl::Impl(Context &ctx) {
+  llvm::BumpPtrAllocator &alloc = ctx.getAllocator();
+  voidType = new (alloc.Allocate<VoidType>()) VoidType(ctx);
+  boolType = new (alloc.Allocate<BoolType>()) BoolType(ctx);
+  for (unsigned i = 0; i < kNumScalarKinds; ++i)
+    scalarTypes[i] = new (alloc.Allocate<ScalarType>())
+        ScalarType(ctx, static_cast<ScalarKind>(i));
+  for (unsigned i = 0; i < 2; ++i)
+    boolAttrs[i] = new (alloc.Allocate<BoolAttr>()) BoolAttr(i != 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Type
+//===----------------------------------------------------------------------===//
+
+static void printDim(llvm::raw_ostream &os, int64_t value) {
+  if (isDynamic(value))
+    os << '?';
+  else
+    os << value;
+}
+
+void Type::print(llvm::raw_ostream &os) const {
+  switch (kind) {
+  case TypeKind::Void:
+    os << "void";
+    return;
+  case TypeKind::Bool:
+    os << "bool";
+    return;
+  case TypeKind::Scalar:
+    os << stringify(llvm::cast<ScalarType>(this)->getScalarKind());
+    return;
+  case TypeKind::MemRef: {
+    const auto *memref = llvm::cast<MemRefType>(this);
+    os << "memref<" << stringify(memref->getElementKind());
+    for (int64_t size : memref->getShape()) {
+      os << 'x';
+      printDim(os, size);
+    }
+    if (!memref->isPackedLayout()) {
+      os << ",strided<";
+      llvm::interleave(
+          memref->getStride(), os, [&](int64_t s) { printDim(os, s); }, ",");
+      os << '>';
+    }
+    if (memref->getAddressSpace() == AddressSpace::Local)
+      os << ",local";
+    os << '>';
+    return;
+  }
+  case TypeKind::Group: {
+    const auto *group = llvm::cast<GroupType>(this);
+    os << "group<" << *group->getMemRefType() << 'x';
+    printDim(os, group->getSize());
+    if (group->getOffset() != 0) {
+      os << ", offset: ";
+      printDim(os, group->getOffset());
+    }
+    os << '>';
+    return;
+  }
+  case TypeKind::CoopMatrix: {
+    const auto *coop = llvm::cast<CoopMatrixType>(this);
+    os << "coopmatrix<" << stringify(coop->getComponentKind()) << 'x'
+       << coop->getRows() << 'x' << coop->getCols() << ','
+       << stringify(coop->getUse()) << '>';
+    return;
+  }
+  }
+}
+
+std::string Type::str() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  print(os);
+  return text;
+}
+
+llvm::raw_ostream &comprehend::ir::operator<<(llvm::raw_ostream &os,
+                                              const Type *type) {
+  if (!type)
+    return os << "<<null type>>";
+  type->print(os);
+  return os;
+}
+
+const VoidType *VoidType::get(Context &ctx) { return ctx.getImpl().voidType; }
+const BoolType *BoolType::get(Context &ctx) { return ctx.getImpl().boolType; }
+
+const ScalarType *ScalarType::get(Context &ctx, ScalarKind kind) {
+  return ctx.getImpl().scalarTypes[static_cast<unsigned>(kind)];
+}
+
+std::optional<ScalarKind>
+comprehend::ir::getScalarOrComponentKind(const Type *type) {
+  if (const auto *scalar = llvm::dyn_cast_or_null<ScalarType>(type))
+    return scalar->getScalarKind();
+  if (const auto *coop = llvm::dyn_cast_or_null<CoopMatrixType>(type))
+    return coop->getComponentKind();
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// MemRefType
+//===----------------------------------------------------------------------===//
+
+llvm::SmallVector<int64_t, 4>
+MemRefType::getPackedStride(llvm::ArrayRef<int64_t> shape) {
+  llvm::SmallVector<int64_t, 4> stride;
+  int64_t next = 1;
+  for (int64_t size : shape) {
+    stride.push_back(next);
+    if (isDynamic(next) || isDynamic(size))
+      next = kDynamic;
+    else
+      next *= size;
+  }
+  return stride;
+}
+
+bool MemRefType::isValidLayout(llvm::ArrayRef<int64_t> shape,
+                               llvm::ArrayRef<int64_t> stride,
+                               std::string *message) {
+  auto fail = [&](const llvm::Twine &text) {
+    if (message)
+      *message = text.str();
+    return false;
+  };
+  for (int64_t size : shape)
+    if (!isDynamic(size) && size < 0)
+      return fail("mode size must not be negative, but is " +
+                  llvm::Twine(size));
+  if (stride.empty())
+    return true;
+  if (stride.size() != shape.size())
+    return fail("strided layout must have " + llvm::Twine(shape.size()) +
+                " entries (one per mode), but has " +
+                llvm::Twine(stride.size()));
+  if (!isDynamic(stride[0]) && stride[0] < 1)
+    return fail("first stride must be at least 1, but is " +
+                llvm::Twine(stride[0]));
+  for (size_t i = 1; i < shape.size(); ++i) {
+    if (isDynamic(stride[i - 1]) || isDynamic(shape[i - 1]) ||
+        isDynamic(stride[i]))
+      continue;
+    if (stride[i - 1] * shape[i - 1] > stride[i])
+      return fail("stride " + llvm::Twine(i + 1) + " must be at least " +
+                  llvm::Twine(stride[i - 1] * shape[i - 1]) +
+                  " (stride times size of mode " + llvm::Twine(i) +
+                  "), but is " + llvm::Twine(stride[i]));
+  }
+  return true;
+}
+
+void MemRefType::profile(llvm::FoldingSetNodeID &id, ScalarKind elem,
+                         llvm::ArrayRef<int64_t> shape,
+                         llvm::ArrayRef<int64_t> stride, AddressSpace space) {
+  id.AddInteger(static_cast<unsigned>(elem));
+  id.AddInteger(static_cast<unsigned>(space));
+  id.AddInteger(shape.size());
+  for (int64_t size : shape)
+    id.AddInteger(size);
+  for (int64_t s : stride)
+    id.AddInteger(s);
+}
+
+void MemRefType::Profile(llvm::FoldingSetNodeID &id) const {
+  profile(id, elementKind, shape, stride, addressSpace);
+}
+
+const MemRefType *MemRefType::get(Context &ctx, ScalarKind elem,
+                                  llvm::ArrayRef<int64_t> shape,
+                                  llvm::ArrayRef<int64_t> stride,
+                                  AddressSpace space) {
+  assert(isValidLayout(shape, stride) && "invalid memref layout");
+  llvm::SmallVector<int64_t, 4> canonical =
+      stride.empty() ? getPackedStride(shape)
+                     : llvm::SmallVector<int64_t, 4>(stride.begin(), stride.end());
+  llvm::FoldingSetNodeID id;
+  profile(id, elem, shape, canonical, space);
+  auto &set = ctx.getImpl().memrefTypes;
+  void *insertPos = nullptr;
+  if (MemRefType *existing = set.FindNodeOrInsertPos(id, insertPos))
+    return existing;
+  auto *type = new (ctx.getAllocator().Allocate<MemRefType>())
+      MemRefType(ctx, elem, ctx.allocateCopy(shape),
+                 ctx.allocateCopy(llvm::ArrayRef<int64_t>(canonical)), space);
+  set.InsertNode(type, insertPos);
+  return type;
+}
+
+const MemRefType *MemRefType::getChecked(
+    Context &ctx, ScalarKind elem, llvm::ArrayRef<int64_t> shape,
+    llvm::ArrayRef<int64_t> stride, AddressSpace space,
+    llvm::function_ref<InFlightDiagnostic()> emitError) {
+  std::string message;
+  if (!isValidLayout(shape, stride, &message)) {
+    emitError() << message;
+    return nullptr;
+  }
+  return get(ctx, elem, shape, stride, space);
+}
+
+const ScalarType *MemRefType::getElementType() const {
+  return ScalarType::get(getContext(), elementKind);
+}
+
+unsigned MemRefType::getNumDynamicShape() const {
+  return llvm::count_if(shape, isDynamic);
+}
+
+unsigned MemRefType::getNumDynamicStride() const {
+  return llvm::count_if(stride, isDynamic);
+}
+
+bool MemRefType::isPackedLayout() const {
+  return llvm::equal(stride, getPackedStride(shape));
+}
+
+int64_t MemRefType::getNumElements() const {
+  int64_t count = 1;
+  for (int64_t size : shape) {
+    if (isDynamic(size))
+      return kDynamic;
+    count *= size;
+  }
+  return count;
+}
+
+int64_t MemRefType::getSizeInBytes() const {
+  int64_t count = getNumElements();
+  return isDynamic(count) ? kDynamic
+                          : count * ir::getSizeInBytes(elementKind);
+}
+
+//===----------------------------------------------------------------------===//
+// GroupType and CoopMatrixType
+//===----------------------------------------------------------------------===//
+
+void GroupType::Profile(llvm::FoldingSetNodeID &id) const {
+  id.AddPointer(memref);
+  id.AddInteger(size);
+  id.AddInteger(offset);
+}
+
+const GroupType *GroupType::get(Context &ctx, const MemRefType *memref,
+                                int64_t size, int64_t offset) {
+  llvm::FoldingSetNodeID id;
+  id.AddPointer(memref);
+  id.AddInteger(size);
+  id.AddInteger(offset);
+  auto &set = ctx.getImpl().groupTypes;
+  void *insertPos = nullptr;
+  if (GroupType *existing = set.FindNodeOrInsertPos(id, insertPos))
+    return existing;
+  auto *type = new (ctx.getAllocator().Allocate<GroupType>())
+      GroupType(ctx, memref, size, offset);
+  set.InsertNode(type, insertPos);
+  return type;
+}
+
+void CoopMatrixType::Profile(llvm::FoldingSetNodeID &id) const {
+  id.AddInteger(static_cast<unsigned>(componentKind));
+  id.AddInteger(rows);
+  id.AddInteger(cols);
+  id.AddInteger(static_cast<unsigned>(use));
+}
+
+const CoopMatrixType *CoopMatrixType::get(Context &ctx, ScalarKind component,
+                                          int64_t rows, int64_t cols,
+                                          MatrixUse use) {
+  llvm::FoldingSetNodeID id;
+  id.AddInteger(static_cast<unsigned>(component));
+  id.AddInteger(rows);
+  id.AddInteger(cols);
+  id.AddInteger(static_cast<unsigned>(use));
+  auto &set = ctx.getImpl().coopTypes;
+  void *insertPos = nullptr;
+  if (CoopMatrixType *existing = set.FindNodeOrInsertPos(id, insertPos))
+    return existing;
+  auto *type = new (ctx.getAllocator().Allocate<CoopMatrixType>())
+      CoopMatrixType(ctx, component, rows, cols, use);
+  set.InsertNode(type, insertPos);
+  return type;
+}
+
+const ScalarType *CoopMatrixType::getComponentType() const {
+  return ScalarType::get(getContext(), componentKind);
+}
+
+const CoopMatrixType *CoopMatrixType::withComponent(ScalarKind kind) const {
+  return get(getContext(), kind, rows, cols, use);
+}

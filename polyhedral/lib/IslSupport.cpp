@@ -1,0 +1,261 @@
+//===- IslSupport.cpp - isl context, guards and helpers -------------------===//
+#include "IslSupport.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <isl/aff.h>
+#include <isl/ctx.h>
+#include <isl/local_space.h>
+#include <isl/options.h>
+#include <isl/set.h>
+#include <isl/space.h>
+#include <isl/val.h>
+
+using namespace comprehend::poly;
+
+//===----------------------------------------------------------------------===//
+// IslContext and MaxOperationsGuard
+//===----------------------------------------------------------------------===//
+
+void IslContext::Deleter::operator()(isl_ctx *ctx) const { isl_ctx_free(ctx); }
+
+IslContext::IslContext() : ctx(isl_ctx_alloc()) {
+  // Report errors by returning null (turned into isl::exception by the
+  // bindings) instead of printing or aborting.
+  isl_options_set_on_error(ctx.get(), ISL_ON_ERROR_CONTINUE);
+}
+
+MaxOperationsGuard::MaxOperationsGuard(const IslContext &ctx,
+                                       unsigned long maxOperations)
+    : ctx(ctx.getRaw()) {
+  isl_ctx_reset_operations(this->ctx);
+  isl_ctx_set_max_operations(this->ctx, maxOperations);
+}
+
+MaxOperationsGuard::~MaxOperationsGuard() {
+  isl_ctx_set_max_operations(ctx, 0);
+  isl_ctx_reset_operations(ctx);
+  // A quota error leaves the context in an error state; clear it so that
+  // the next statement starts clean.
+  isl_ctx_reset_error(ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// Spaces and sets
+//===----------------------------------------------------------------------===//
+
+isl::space
+comprehend::poly::makeParamSpace(const IslContext &ctx,
+                                 llvm::ArrayRef<std::string> params) {
+  isl_space *space = isl_space_params_alloc(ctx.getRaw(), params.size());
+  for (unsigned index = 0; index < params.size(); ++index)
+    space = isl_space_set_dim_name(space, isl_dim_param, index,
+                                   params[index].c_str());
+  return isl::manage(space);
+}
+
+isl::space comprehend::poly::makeSetSpace(const isl::space &paramSpace,
+                                          unsigned numDims) {
+  return isl::manage(isl_space_add_dims(
+      isl_space_set_from_params(paramSpace.copy()), isl_dim_set, numDims));
+}
+
+isl::set comprehend::poly::makeParamContext(
+    const isl::space &paramSpace, llvm::ArrayRef<std::optional<int64_t>> values,
+    llvm::ArrayRef<std::optional<int64_t>> lowerBounds) {
+  isl_set *context = isl_set_universe(paramSpace.copy());
+  isl_size numParams = isl_set_dim(context, isl_dim_param);
+  for (isl_size index = 0; index < numParams; ++index) {
+    unsigned i = index;
+    if (i < values.size() && values[i])
+      context = isl_set_fix_si(context, isl_dim_param, i, *values[i]);
+    else
+      context = isl_set_lower_bound_si(
+          context, isl_dim_param, i,
+          i < lowerBounds.size() && lowerBounds[i] ? *lowerBounds[i] : 1);
+  }
+  return isl::manage(context);
+}
+
+isl::set comprehend::poly::universeSet(const isl::space &space) {
+  return isl::manage(isl_set_universe(space.copy()));
+}
+
+unsigned comprehend::poly::numSetDims(const isl::set &set) {
+  isl_size size = isl_set_dim(set.get(), isl_dim_set);
+  return size < 0 ? 0 : static_cast<unsigned>(size);
+}
+
+isl::set comprehend::poly::forgetDim(const isl::set &set, unsigned pos) {
+  isl_set *result = isl_set_project_out(set.copy(), isl_dim_set, pos, 1);
+  return isl::manage(isl_set_insert_dims(result, isl_dim_set, pos, 1));
+}
+
+isl::set comprehend::poly::projectOntoDim(const isl::set &set, unsigned pos) {
+  unsigned numDims = numSetDims(set);
+  isl_set *result =
+      isl_set_project_out(set.copy(), isl_dim_set, pos + 1, numDims - pos - 1);
+  return isl::manage(isl_set_project_out(result, isl_dim_set, 0, pos));
+}
+
+bool comprehend::poly::isBounded(const isl::set &set) {
+  isl_bool bounded = isl_set_is_bounded(set.get());
+  if (bounded < 0)
+    isl::exception::throw_invalid("cannot decide boundedness", __FILE__,
+                                  __LINE__);
+  return bounded == isl_bool_true;
+}
+
+isl::pw_aff comprehend::poly::dimMin(const isl::set &set) {
+  return isl::manage(isl_set_dim_min(set.copy(), 0));
+}
+
+isl::pw_aff comprehend::poly::dimMax(const isl::set &set) {
+  return isl::manage(isl_set_dim_max(set.copy(), 0));
+}
+
+isl::pw_aff comprehend::poly::projectDomainOnParams(const isl::pw_aff &value) {
+  return isl::manage(isl_pw_aff_project_domain_on_params(value.copy()));
+}
+
+isl::pw_aff comprehend::poly::dimPwAff(const isl::space &setSpace,
+                                       unsigned pos) {
+  isl_local_space *ls = isl_local_space_from_space(setSpace.copy());
+  return isl::manage(
+      isl_pw_aff_from_aff(isl_aff_var_on_domain(ls, isl_dim_set, pos)));
+}
+
+isl::set comprehend::poly::forallOver(const isl::set &cond,
+                                      const isl::set &range,
+                                      llvm::ArrayRef<unsigned> dims) {
+  // x satisfies the result iff no y in the range violates cond.
+  isl::set violating = range.subtract(cond);
+  for (unsigned dim : dims)
+    violating = forgetDim(violating, dim);
+  return universeSet(cond.space()).subtract(violating);
+}
+
+//===----------------------------------------------------------------------===//
+// IndexExpr -> isl
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Converts IndexExpr trees on one set space.
+class AffineConverter {
+public:
+  AffineConverter(const isl::space &space, llvm::ArrayRef<std::string> params,
+                  llvm::ArrayRef<std::string> vars)
+      : space(space), params(params), vars(vars) {}
+
+  std::optional<AffineExpr> convert(const IndexExpr &expr) const;
+
+private:
+  isl::pw_aff constant(int64_t value) const {
+    isl_local_space *ls = isl_local_space_from_space(space.copy());
+    isl_val *val = isl_val_int_from_si(space.ctx().get(), value);
+    return isl::manage(isl_pw_aff_from_aff(isl_aff_val_on_domain(ls, val)));
+  }
+  isl::pw_aff variable(enum isl_dim_type type, unsigned pos) const {
+    isl_local_space *ls = isl_local_space_from_space(space.copy());
+    return isl::manage(
+        isl_pw_aff_from_aff(isl_aff_var_on_domain(ls, type, pos)));
+  }
+  /// The value of a constant function, if \p value is one.
+  static std::optional<int64_t> constantValue(const isl::pw_aff &value) {
+    if (isl_pw_aff_is_cst(value.get()) != isl_bool_true)
+      return std::nullopt;
+    isl::val val = value.max_val();
+    if (!val.is_int())
+      return std::nullopt;
+    return val.num_si();
+  }
+
+  isl::space space;
+  llvm::ArrayRef<std::string> params;
+  llvm::ArrayRef<std::string> vars;
+};
+} // namespace
+
+std::optional<AffineExpr>
+AffineConverter::convert(const IndexExpr &expr) const {
+  using Kind = IndexExpr::Kind;
+  switch (expr.getKind()) {
+  case Kind::Constant:
+    return AffineExpr{constant(expr.getValue()), true};
+  case Kind::Param: {
+    const auto *it = llvm::find(params, expr.getName());
+    if (it == params.end())
+      return std::nullopt;
+    return AffineExpr{variable(isl_dim_param, it - params.begin()), true};
+  }
+  case Kind::Var: {
+    const auto *it = llvm::find(vars, expr.getName());
+    if (it == vars.end())
+      return std::nullopt;
+    return AffineExpr{variable(isl_dim_set, it - vars.begin()), true};
+  }
+  case Kind::Opaque:
+    return std::nullopt;
+  case Kind::Neg: {
+    std::optional<AffineExpr> operand = convert(expr.getOperands()[0]);
+    if (!operand)
+      return std::nullopt;
+    return AffineExpr{operand->value.neg(), operand->solvable};
+  }
+  default:
+    break;
+  }
+
+  std::optional<AffineExpr> lhs = convert(expr.getOperands()[0]);
+  std::optional<AffineExpr> rhs = convert(expr.getOperands()[1]);
+  if (!lhs || !rhs)
+    return std::nullopt;
+  bool bothSolvable = lhs->solvable && rhs->solvable;
+  bool usesVars = !expr.getVariables().empty();
+  switch (expr.getKind()) {
+  case Kind::Add:
+    return AffineExpr{lhs->value.add(rhs->value), bothSolvable};
+  case Kind::Sub:
+    return AffineExpr{lhs->value.sub(rhs->value), bothSolvable};
+  case Kind::Mul:
+    // isl multiplies only when one factor is a constant.
+    if (!constantValue(lhs->value) && !constantValue(rhs->value))
+      return std::nullopt;
+    return AffineExpr{lhs->value.mul(rhs->value), bothSolvable};
+  case Kind::FloorDiv:
+  case Kind::Mod: {
+    std::optional<int64_t> divisor = constantValue(rhs->value);
+    if (!divisor || *divisor == 0)
+      return std::nullopt;
+    isl::pw_aff quotient = lhs->value.div(rhs->value).floor();
+    if (expr.getKind() == Kind::FloorDiv)
+      return AffineExpr{quotient, lhs->solvable};
+    // Floor semantics: a mod b = a - b * floor(a / b), sign of the divisor.
+    return AffineExpr{lhs->value.sub(quotient.mul(rhs->value)), !usesVars};
+  }
+  case Kind::Min:
+    return AffineExpr{lhs->value.min(rhs->value), !usesVars};
+  case Kind::Max:
+    return AffineExpr{lhs->value.max(rhs->value), !usesVars};
+  default:
+    return std::nullopt;
+  }
+}
+
+std::optional<AffineExpr>
+comprehend::poly::toAffine(const IndexExpr &expr, const isl::space &setSpace,
+                           llvm::ArrayRef<std::string> params,
+                           llvm::ArrayRef<std::string> vars) {
+  return AffineConverter(setSpace, params, vars).convert(expr);
+}
+
+std::optional<int64_t> comprehend::poly::evaluateAt(const isl::pw_aff &value,
+                                                    const isl::set &context) {
+  if (isl_set_is_singleton(context.get()) != isl_bool_true)
+    return std::nullopt;
+  isl::point point = context.sample_point();
+  isl::val result = value.eval(point);
+  if (result.is_nan() || !result.is_int())
+    return std::nullopt;
+  return result.num_si();
+}

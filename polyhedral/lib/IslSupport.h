@@ -1,0 +1,161 @@
+//===- IslSupport.h - isl context, guards and helpers -----------*- C++ -*-===//
+//
+// Private to polyhedral/lib: the only header that includes isl/cpp.h. It holds
+// the RAII owner of an isl_ctx, the max-operations guard, the few isl C calls
+// the C++ bindings lack (each wrapped in one helper that takes and returns
+// isl:: values), the IndexExpr -> isl::pw_aff conversion and the printer that
+// renders piecewise affine bounds as isl-style C text.
+//
+// Spaces used throughout:
+//   * parameter space  `[P_0, ..., P_n] -> { : }`: the size variables of a def;
+//   * statement space  `[P...] -> { [v_0, ..., v_m] }`: one unnamed set
+//     dimension per index variable of a statement, in a fixed order.
+// Bounds of an index variable are `isl::pw_aff`s on the parameter space.
+//
+//===----------------------------------------------------------------------===//
+#ifndef COMPREHEND_POLYHEDRAL_LIB_ISLSUPPORT_H
+#define COMPREHEND_POLYHEDRAL_LIB_ISLSUPPORT_H
+
+#include "comprehend/polyhedral/IndexExpr.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <isl/cpp.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace comprehend::poly {
+
+/// Owns an isl_ctx. Declare it before every isl value that uses it so that
+/// it is destroyed after them. Errors make isl functions return null, which
+/// the C++ bindings turn into `isl::exception`s.
+class IslContext {
+public:
+  IslContext();
+  isl::ctx get() const { return isl::ctx(ctx.get()); }
+  isl_ctx *getRaw() const { return ctx.get(); }
+
+private:
+  struct Deleter {
+    void operator()(isl_ctx *ctx) const;
+  };
+  std::unique_ptr<isl_ctx, Deleter> ctx;
+};
+
+/// Caps the number of isl operations while alive, so that a pathological
+/// statement fails with an `isl::exception` instead of running for minutes.
+class MaxOperationsGuard {
+public:
+  MaxOperationsGuard(const IslContext &ctx, unsigned long maxOperations);
+  ~MaxOperationsGuard();
+  MaxOperationsGuard(const MaxOperationsGuard &) = delete;
+  MaxOperationsGuard &operator=(const MaxOperationsGuard &) = delete;
+
+private:
+  isl_ctx *ctx;
+};
+
+/// The default budget of isl operations for one statement.
+inline constexpr unsigned long kDefaultMaxOperations = 2'000'000;
+
+//===----------------------------------------------------------------------===//
+// Spaces and sets
+//===----------------------------------------------------------------------===//
+
+/// `[params] -> { : }`.
+isl::space makeParamSpace(const IslContext &ctx,
+                          llvm::ArrayRef<std::string> params);
+/// `[params] -> { [d_0, ..., d_{n-1}] }` with unnamed set dimensions.
+isl::space makeSetSpace(const isl::space &paramSpace, unsigned numDims);
+
+/// The parameter domain of a def: `{ [P...] : P_i = values[i] }` for the
+/// known sizes and `P_i >= lowerBounds[i]` (default 1: sizes are assumed
+/// positive) for the others.
+isl::set
+makeParamContext(const isl::space &paramSpace,
+                 llvm::ArrayRef<std::optional<int64_t>> values,
+                 llvm::ArrayRef<std::optional<int64_t>> lowerBounds = {});
+
+/// The universe of \p space.
+isl::set universeSet(const isl::space &space);
+
+/// Number of set dimensions of \p set.
+unsigned numSetDims(const isl::set &set);
+
+/// Existentially projects out set dimension \p pos and reinserts it
+/// unconstrained, keeping the space: `{ [.., x_pos, ..] : exists x_pos }`.
+isl::set forgetDim(const isl::set &set, unsigned pos);
+
+/// Projects \p set onto its set dimension \p pos: a one-dimensional set.
+isl::set projectOntoDim(const isl::set &set, unsigned pos);
+
+/// Whether \p set is bounded for every value of the parameters.
+bool isBounded(const isl::set &set);
+
+/// Minimum and maximum of the only set dimension of \p set, as functions of
+/// the parameters (defined where \p set is non-empty). \p set is bounded.
+isl::pw_aff dimMin(const isl::set &set);
+isl::pw_aff dimMax(const isl::set &set);
+
+/// Moves a pw_aff on a zero-dimensional set space to the parameter space.
+isl::pw_aff projectDomainOnParams(const isl::pw_aff &value);
+
+/// The affine function selecting set dimension \p pos of \p setSpace.
+isl::pw_aff dimPwAff(const isl::space &setSpace, unsigned pos);
+
+/// The universal quantification `{ x : forall y in range(x): x in cond }`
+/// over the set dimensions \p dims, i.e. the worst case of \p cond over
+/// \p range: the complement of the projection of `range \ cond`.
+isl::set forallOver(const isl::set &cond, const isl::set &range,
+                    llvm::ArrayRef<unsigned> dims);
+
+//===----------------------------------------------------------------------===//
+// IndexExpr -> isl
+//===----------------------------------------------------------------------===//
+
+/// An IndexExpr as an isl piecewise quasi-affine function on a set space.
+struct AffineExpr {
+  isl::pw_aff value;
+  /// True when the expression is (the floor of) an affine function of the
+  /// index variables with constant coefficients: the set where a
+  /// single-variable constraint on it holds is then an interval, so the
+  /// constraint may bound that variable. `%`, `min` and `max` over index
+  /// variables are representable but not solvable.
+  bool solvable = true;
+};
+
+/// Converts \p expr on \p setSpace. Parameters are looked up by name in
+/// \p params, index variables in \p vars (positions of set dimensions).
+/// Returns nullopt when \p expr is not quasi-affine (opaque nodes, products
+/// of two non-constants, division by a non-constant or zero, unknown names).
+std::optional<AffineExpr> toAffine(const IndexExpr &expr,
+                                   const isl::space &setSpace,
+                                   llvm::ArrayRef<std::string> params,
+                                   llvm::ArrayRef<std::string> vars);
+
+//===----------------------------------------------------------------------===//
+// Printing and evaluation
+//===----------------------------------------------------------------------===//
+
+/// Renders \p value (on the parameter space) in isl's C style, simplified
+/// under \p context: `N - K + 1`, `floord(H - KH, 2) + 1`, `min(N, M)`.
+/// Falls back to isl's AST printer (`cond ? a : b`) for other piecewise
+/// functions.
+std::string formatPwAff(const isl::pw_aff &value, const isl::set &context);
+
+/// \p value (on the parameter space) as an IndexExpr over the parameters
+/// when it is affine (with floor divisions) or a min/max of such functions.
+std::optional<IndexExpr> toIndexExpr(const isl::pw_aff &value,
+                                     const isl::set &context);
+
+/// The value of \p value at the only point of \p context, if \p context is a
+/// single point inside the domain of \p value.
+std::optional<int64_t> evaluateAt(const isl::pw_aff &value,
+                                  const isl::set &context);
+
+} // namespace comprehend::poly
+
+#endif // COMPREHEND_POLYHEDRAL_LIB_ISLSUPPORT_H

@@ -1,0 +1,267 @@
+//===- KernelPlan.cpp - Dependences, kernels and tiling with isl ----------===//
+//
+// Dependences come from isl's dataflow analysis over the sequential schedule
+// of the def (`{ S<k>[x] -> [k, x] }`): value-based read-after-write (the
+// last write before each read), every earlier read before a write
+// (write-after-read) and the last earlier write before a write
+// (write-after-write). A dependence between two statements is then compared
+// with the work mapping (see KernelPlan.h) to decide the synchronisation it
+// needs.
+//
+//===----------------------------------------------------------------------===//
+#include "comprehend/polyhedral/KernelPlan.h"
+
+#include "IslSupport.h"
+#include "StatementModel.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <isl/aff.h>
+#include <isl/flow.h>
+#include <isl/map.h>
+#include <isl/schedule.h>
+#include <isl/schedule_node.h>
+#include <isl/union_map.h>
+#include <isl/union_set.h>
+
+#include <cstdlib>
+
+using namespace comprehend::poly;
+
+/// A generous budget: dataflow over a handful of statements is cheap.
+static constexpr unsigned long kPlanMaxOperations = 20'000'000;
+
+static llvm::Error planError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 message.str());
+}
+
+template <typename T, typename Printer>
+static std::string islText(const T &value, Printer print) {
+  char *text = print(value.get());
+  std::string result = text ? text : "";
+  free(text);
+  return result;
+}
+
+namespace {
+/// Computes dependences and kernels for one def.
+class Planner {
+public:
+  Planner(llvm::ArrayRef<ScheduledStatement> stmts, const StatementModel &model,
+          const PlanOptions &options)
+      : stmts(stmts), model(model), options(options) {}
+
+  KernelPlan run();
+
+private:
+  void addDependences(Dependence::Kind kind, llvm::StringRef tensor,
+                      const isl::union_access_info &info);
+  SyncKind classify(const isl::map &relation, unsigned source,
+                    unsigned target) const;
+  bool isGroupable(unsigned stmt) const {
+    return stmts[stmt].lhsIndices.size() >= options.groupDims;
+  }
+  /// The group coordinates `{ [g...] }` the statement's domain covers, for
+  /// sizes >= 1 (a reduction over `k < K` exists only for `K >= 1`).
+  isl::set groupDomain(unsigned stmt) const {
+    const isl::set &domain = model.domains[stmt];
+    isl::set positive = makeParamContext(domain.space().params(), {});
+    return domain
+        .apply(lhsProjection(domain, stmts[stmt], options.groupDims))
+        .intersect_params(positive);
+  }
+
+  llvm::ArrayRef<ScheduledStatement> stmts;
+  const StatementModel &model;
+  const PlanOptions &options;
+  KernelPlan plan;
+};
+} // namespace
+
+SyncKind Planner::classify(const isl::map &relation, unsigned source,
+                           unsigned target) const {
+  const ScheduledStatement &from = stmts[source], &to = stmts[target];
+  if (!isGroupable(source) || !isGroupable(target))
+    return SyncKind::NewLaunch;
+  const isl::set &fromDomain = model.domains[source];
+  const isl::set &toDomain = model.domains[target];
+  if (!relation.is_subset(equalLhsDims(fromDomain, from, toDomain, to,
+                                       options.groupDims)))
+    return SyncKind::NewLaunch;
+  // Same work-item: the statements map their LHS indices alike and every
+  // dependence keeps all of them.
+  unsigned numDims = from.lhsIndices.size();
+  if (numDims == to.lhsIndices.size() &&
+      relation.is_subset(
+          equalLhsDims(fromDomain, from, toDomain, to, numDims)))
+    return SyncKind::None;
+  return SyncKind::Barrier;
+}
+
+void Planner::addDependences(Dependence::Kind kind, llvm::StringRef tensor,
+                             const isl::union_access_info &info) {
+  isl::union_map relations =
+      info.set_schedule_map(model.schedule).compute_flow().may_dependence();
+  relations.foreach_map([&](isl::map relation) {
+    auto indexOf = [&](enum isl_dim_type type) {
+      const char *name = isl_map_get_tuple_name(relation.get(), type);
+      return static_cast<unsigned>(std::strtoul(name + 1, nullptr, 10));
+    };
+    unsigned source = indexOf(isl_dim_in), target = indexOf(isl_dim_out);
+    // Dependences inside a statement are its own business (reductions).
+    if (source == target || relation.is_empty())
+      return;
+    Dependence dependence;
+    dependence.source = source;
+    dependence.target = target;
+    dependence.kind = kind;
+    dependence.tensor = tensor.str();
+    dependence.sync = classify(relation, source, target);
+    dependence.relation = islText(relation, isl_map_to_str);
+    plan.dependences.push_back(std::move(dependence));
+  });
+}
+
+KernelPlan Planner::run() {
+  for (unsigned index = 0; index < stmts.size(); ++index)
+    plan.order.push_back(index);
+
+  for (const auto &[tensor, accesses] : model.accesses) {
+    using Kind = Dependence::Kind;
+    addDependences(Kind::ReadAfterWrite,
+                   tensor,
+                   isl::union_access_info(accesses.reads)
+                       .set_must_source(accesses.writes));
+    addDependences(Kind::WriteAfterRead, tensor,
+                   isl::union_access_info(accesses.writes)
+                       .set_may_source(accesses.reads));
+    addDependences(Kind::WriteAfterWrite, tensor,
+                   isl::union_access_info(accesses.writes)
+                       .set_must_source(accesses.writes));
+  }
+  llvm::stable_sort(plan.dependences,
+                    [](const Dependence &lhs, const Dependence &rhs) {
+                      return std::tie(lhs.source, lhs.target) <
+                             std::tie(rhs.source, rhs.target);
+                    });
+
+  // Greedy partition in textual order: a statement joins the current kernel
+  // unless some dependence from a statement of that kernel crosses
+  // work-groups or the two cover different group coordinates.
+  for (unsigned stmt : plan.order) {
+    if (!plan.kernels.empty()) {
+      Kernel &current = plan.kernels.back();
+      unsigned first = current.statements.front();
+      bool newLaunch = !isGroupable(stmt) || !isGroupable(first) ||
+                       !groupDomain(stmt).is_equal(groupDomain(first));
+      bool barrier = false;
+      for (const Dependence &dependence : plan.dependences) {
+        if (dependence.target != stmt ||
+            !llvm::is_contained(current.statements, dependence.source))
+          continue;
+        newLaunch |= dependence.sync == SyncKind::NewLaunch;
+        barrier |= dependence.sync == SyncKind::Barrier;
+      }
+      if (!newLaunch) {
+        current.statements.push_back(stmt);
+        current.barrierBefore.push_back(barrier);
+        continue;
+      }
+    }
+    plan.kernels.push_back(Kernel{{stmt}, {false}});
+  }
+  return std::move(plan);
+}
+
+llvm::Expected<KernelPlan>
+comprehend::poly::planKernels(llvm::ArrayRef<std::string> params,
+                              llvm::ArrayRef<ScheduledStatement> stmts,
+                              const PlanOptions &options) {
+  IslContext ctx;
+  MaxOperationsGuard guard(ctx, kPlanMaxOperations);
+  try {
+    llvm::Expected<StatementModel> model =
+        buildStatementModel(ctx, params, stmts);
+    if (!model)
+      return model.takeError();
+    return Planner(stmts, *model, options).run();
+  } catch (const isl::exception &error) {
+    return planError(llvm::Twine("kernel planning failed in isl: ") +
+                     error.what());
+  }
+}
+
+llvm::Expected<TiledKernel>
+comprehend::poly::tileKernel(llvm::ArrayRef<std::string> params,
+                             llvm::ArrayRef<ScheduledStatement> stmts,
+                             const Kernel &kernel,
+                             llvm::ArrayRef<int64_t> tileSizes,
+                             const PlanOptions &options) {
+  unsigned numDims = options.groupDims;
+  if (numDims == 0 || tileSizes.size() != numDims)
+    return planError("expected " + llvm::Twine(numDims) +
+                     " tile sizes but found " + llvm::Twine(tileSizes.size()));
+  if (llvm::any_of(tileSizes, [](int64_t size) { return size <= 0; }))
+    return planError("tile sizes must be positive");
+  if (kernel.statements.empty() ||
+      llvm::any_of(kernel.statements, [&](unsigned stmt) {
+        return stmt >= stmts.size() ||
+               stmts[stmt].lhsIndices.size() < numDims;
+      }))
+    return planError("every statement of the kernel needs " +
+                     llvm::Twine(numDims) + " group dimensions");
+
+  IslContext ctx;
+  MaxOperationsGuard guard(ctx, kPlanMaxOperations);
+  // Tile loops count tiles (`floor(i / T)`), point loops keep the original
+  // iterators: the lowering indexes tensors with them directly.
+  isl_options_set_tile_scale_tile_loops(ctx.getRaw(), 0);
+  isl_options_set_tile_shift_point_loops(ctx.getRaw(), 0);
+  try {
+    llvm::Expected<StatementModel> model =
+        buildStatementModel(ctx, params, stmts);
+    if (!model)
+      return model.takeError();
+
+    isl::union_set domain = isl::manage(isl_union_set_empty(
+        isl_space_params(model->domains.front().space().release())));
+    isl::union_map band = isl::manage(isl_union_map_empty(
+        isl_space_params(model->domains.front().space().release())));
+    isl::union_set_list filters(ctx.get(), kernel.statements.size());
+    for (unsigned stmt : kernel.statements) {
+      const isl::set &stmtDomain = model->domains[stmt];
+      domain = domain.unite(stmtDomain);
+      band = band.unite(lhsProjection(stmtDomain, stmts[stmt], numDims));
+      filters = filters.add(stmtDomain);
+    }
+
+    // domain -> band(group dims, parallel, permutable) -> sequence(stmts)
+    isl::schedule schedule = isl::manage(isl_schedule_insert_partial_schedule(
+        isl_schedule_from_domain(domain.copy()),
+        isl_multi_union_pw_aff_from_union_map(band.copy())));
+    isl::schedule_node_band bandNode =
+        schedule.root().child(0).as<isl::schedule_node_band>();
+    for (unsigned dim = 0; dim < numDims; ++dim)
+      bandNode = bandNode.member_set_coincident(dim, true);
+    bandNode = bandNode.set_permutable(true);
+    if (kernel.statements.size() > 1)
+      bandNode = bandNode.child(0)
+                     .insert_sequence(filters)
+                     .parent()
+                     .as<isl::schedule_node_band>();
+
+    isl::multi_val sizes = isl::manage(
+        isl_multi_val_zero(isl_schedule_node_band_get_space(bandNode.get())));
+    for (unsigned dim = 0; dim < numDims; ++dim)
+      sizes = sizes.set_at(dim, isl::val(ctx.get(), tileSizes[dim]));
+    isl::schedule tiled = bandNode.tile(sizes).schedule();
+
+    TiledKernel result;
+    result.scheduleTree = islText(tiled, isl_schedule_to_str);
+    result.scheduleMap = islText(tiled.map(), isl_union_map_to_str);
+    return result;
+  } catch (const isl::exception &error) {
+    return planError(llvm::Twine("tiling failed in isl: ") + error.what());
+  }
+}

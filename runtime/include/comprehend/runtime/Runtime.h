@@ -1,0 +1,165 @@
+//===- Runtime.h - The C++ API of the Comprehend runtime --------*- C++ -*-===//
+//
+// One Runtime is one device with its OpenCL context and an in-order,
+// profiling command queue. It builds SPIR-V modules into programs (cached in
+// memory per module and, optionally, on disk), allocates and copies tensors,
+// binds arguments per the calling convention and launches kernels timed by
+// profiling events.
+//
+//   auto rt = Runtime::create();                 // default device
+//   auto program = (*rt)->loadProgram(spirvWords);
+//   auto kernel = (*program)->getKernel("axpy");
+//   auto x = (*rt)->upload(hostX.data(), bytes);
+//   auto packed = (*rt)->bindArguments(*kernel, layout, {TensorArg{...}, ...});
+//   auto time = (*rt)->launch(*kernel, {grid, workGroupSize});
+//
+//===----------------------------------------------------------------------===//
+#ifndef COMPREHEND_RUNTIME_RUNTIME_H
+#define COMPREHEND_RUNTIME_RUNTIME_H
+
+#include "comprehend/runtime/Arguments.h"
+#include "comprehend/runtime/Buffer.h"
+#include "comprehend/runtime/Device.h"
+#include "comprehend/runtime/Error.h"
+#include "comprehend/runtime/Program.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace comprehend::runtime {
+
+/// Options of a Runtime.
+struct RuntimeOptions {
+  /// Directory of the on-disk program binary cache. Empty: the
+  /// COMPREHEND_PROGRAM_CACHE environment variable, and none if that is unset.
+  std::string programCacheDir;
+};
+
+/// Launch geometry: `grid` work-groups of `workGroupSize` work-items; the
+/// global size is their product per dimension.
+struct LaunchConfig {
+  std::array<size_t, 3> grid = {1, 1, 1};
+  std::array<size_t, 3> workGroupSize = {1, 1, 1};
+};
+
+/// Times of repeated launches, in milliseconds.
+struct Timing {
+  /// Kernel execution from profiling events (end - start), one per launch.
+  std::vector<double> kernelMs;
+  /// Host wall-clock time from enqueue to completion, one per launch.
+  std::vector<double> wallMs;
+
+  double getMedianKernelMs() const;
+  double getMedianWallMs() const;
+};
+
+/// Device memory that must outlive the launches using a set of bound
+/// arguments (the address tables and dynamic shape arrays of groups).
+class BoundArguments {
+public:
+  BoundArguments() = default;
+  BoundArguments(BoundArguments &&) = default;
+  BoundArguments &operator=(BoundArguments &&) = default;
+
+private:
+  friend class Runtime;
+  std::vector<Buffer> temporaries;
+};
+
+class Runtime {
+public:
+  /// Opens the device selected by `deviceSpec` (see selectDevice).
+  static llvm::Expected<std::unique_ptr<Runtime>>
+  create(llvm::StringRef deviceSpec = "", RuntimeOptions options = {});
+  /// Opens `device`.
+  static llvm::Expected<std::unique_ptr<Runtime>>
+  create(Device device, RuntimeOptions options = {});
+
+  Runtime(const Runtime &) = delete;
+  Runtime &operator=(const Runtime &) = delete;
+  ~Runtime();
+
+  const Device &getDevice() const { return device; }
+  const backend::CoreInfo &getCoreInfo() const { return device.getCoreInfo(); }
+  cl_context getContext() const { return context; }
+  cl_command_queue getQueue() const { return queue; }
+
+  //===--------------------------------------------------------------------===//
+  // Programs
+  //===--------------------------------------------------------------------===//
+
+  /// Builds (or finds in the caches) the program of a SPIR-V module. The
+  /// program lives as long as the Runtime.
+  llvm::Expected<Program *> loadProgram(llvm::ArrayRef<uint32_t> spirv);
+  /// Number of modules built from SPIR-V (not found in a cache) so far.
+  unsigned getNumProgramBuilds() const { return numBuilds; }
+
+  //===--------------------------------------------------------------------===//
+  // Memory
+  //===--------------------------------------------------------------------===//
+
+  /// A device buffer of `bytes` bytes (at least one byte is allocated).
+  llvm::Expected<Buffer> allocate(size_t bytes);
+  /// A device buffer holding a copy of `data`.
+  llvm::Expected<Buffer> upload(const void *data, size_t bytes);
+  /// Blocking copy host -> device at `offset` bytes into `buffer`.
+  llvm::Error write(const Buffer &buffer, const void *data, size_t bytes,
+                    size_t offset = 0);
+  /// Blocking copy device -> host.
+  llvm::Error read(const Buffer &buffer, void *data, size_t bytes,
+                   size_t offset = 0);
+  /// Fills the buffer with a repeated byte (e.g. poison before a launch).
+  llvm::Error fill(const Buffer &buffer, uint8_t byte);
+  /// The device address of the first byte of `buffer`, as kernels see it.
+  ///
+  /// OpenCL 1.2 has no SVM and PoCL 3.1 offers neither SVM nor
+  /// cl_ext_buffer_device_address, so a one-work-item kernel stores
+  /// `(ulong)&buffer[0]` and the host reads it back. Valid because the
+  /// buffer never moves on devices whose memory is the host's (PoCL CPU); on
+  /// discrete devices an address taken this way is only valid while the
+  /// buffer stays resident.
+  llvm::Expected<uint64_t> getDeviceAddress(const Buffer &buffer);
+
+  //===--------------------------------------------------------------------===//
+  // Launches
+  //===--------------------------------------------------------------------===//
+
+  /// Sets the arguments of `kernel` from `values` (one per IR parameter) in
+  /// the order of `layout` (the calling convention, from the backend or from
+  /// computeArgLayout). Keep the result until the launches using it finish.
+  llvm::Expected<BoundArguments>
+  bindArguments(Kernel &kernel, llvm::ArrayRef<backend::KernelArg> layout,
+                llvm::ArrayRef<ArgValue> values);
+
+  /// Launches once and waits; returns the kernel time in milliseconds.
+  llvm::Expected<double> launch(Kernel &kernel, const LaunchConfig &config);
+  /// Launches `repeat` times (each waited for) and collects the times.
+  llvm::Expected<Timing> time(Kernel &kernel, const LaunchConfig &config,
+                              unsigned repeat);
+  /// Waits for every queued command.
+  llvm::Error finish();
+
+private:
+  Runtime(Device device, cl_context context, cl_command_queue queue,
+          RuntimeOptions options);
+  llvm::Expected<Buffer> makeAddressTable(const GroupArg &group);
+
+  Device device;
+  cl_context context;
+  cl_command_queue queue;
+  RuntimeOptions options;
+  llvm::StringMap<std::unique_ptr<Program>> programs;
+  unsigned numBuilds = 0;
+  Kernel *addressKernel = nullptr;
+  Buffer addressResult;
+};
+
+} // namespace comprehend::runtime
+
+#endif // COMPREHEND_RUNTIME_RUNTIME_H

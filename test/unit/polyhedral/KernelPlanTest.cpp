@@ -1,0 +1,254 @@
+//===- KernelPlanTest.cpp - Dependences, kernels and tiling ---------------===//
+#include "comprehend/polyhedral/KernelPlan.h"
+
+#include "TestSupport.h"
+
+#include <gtest/gtest.h>
+
+using namespace comprehend::poly;
+using namespace comprehend::poly::test;
+
+namespace {
+
+/// `lhs(lhsIndices) = reads` over the box `iterators[d] in [0, extents[d])`.
+ScheduledStatement box(llvm::StringRef lhs, std::vector<std::string> lhsIndices,
+                       std::vector<std::pair<std::string, IndexExpr>> ranges,
+                       std::vector<TensorAccess> reads,
+                       bool readsLhs = false) {
+  ScheduledStatement stmt;
+  stmt.lhsTensor = lhs.str();
+  stmt.lhsIndices.assign(lhsIndices.begin(), lhsIndices.end());
+  for (auto &[var, extent] : ranges) {
+    stmt.iterators.push_back(var);
+    stmt.lo.push_back(C(0));
+    stmt.hi.push_back(extent);
+  }
+  stmt.reads.assign(reads.begin(), reads.end());
+  stmt.readsLhs = readsLhs;
+  return stmt;
+}
+
+KernelPlan plan(llvm::ArrayRef<std::string> params,
+                llvm::ArrayRef<ScheduledStatement> stmts,
+                unsigned groupDims = 1) {
+  llvm::Expected<KernelPlan> result =
+      planKernels(params, stmts, PlanOptions{groupDims});
+  if (!result) {
+    ADD_FAILURE() << llvm::toString(result.takeError());
+    return {};
+  }
+  return std::move(*result);
+}
+
+const Dependence *find(const KernelPlan &plan, unsigned source,
+                       unsigned target, Dependence::Kind kind) {
+  for (const Dependence &dependence : plan.dependences)
+    if (dependence.source == source && dependence.target == target &&
+        dependence.kind == kind)
+      return &dependence;
+  return nullptr;
+}
+
+std::vector<std::vector<unsigned>> kernelsOf(const KernelPlan &plan) {
+  std::vector<std::vector<unsigned>> result;
+  for (const Kernel &kernel : plan.kernels)
+    result.emplace_back(kernel.statements.begin(), kernel.statements.end());
+  return result;
+}
+
+using Kind = Dependence::Kind;
+using Kernels = std::vector<std::vector<unsigned>>;
+
+TEST(KernelPlan, MatmulThenElementwiseIsPointwise) {
+  // C(i, j) +=! A(i, k) * B(k, j); D(i, j) = C(i, j) + 1
+  std::vector<ScheduledStatement> stmts = {
+      box("C", {"i", "j"}, {{"i", P("M")}, {"j", P("N")}, {"k", P("K")}},
+          {read("A", {V("i"), V("k")}), read("B", {V("k"), V("j")})}),
+      box("D", {"i", "j"}, {{"i", P("M")}, {"j", P("N")}},
+          {read("C", {V("i"), V("j")})})};
+  for (unsigned groupDims : {1u, 2u}) {
+    KernelPlan result = plan({"M", "N", "K"}, stmts, groupDims);
+    ASSERT_EQ(result.dependences.size(), 1u);
+    const Dependence *raw = find(result, 0, 1, Kind::ReadAfterWrite);
+    ASSERT_TRUE(raw);
+    EXPECT_EQ(raw->tensor, "C");
+    EXPECT_EQ(raw->sync, SyncKind::None);
+    // The last write of C(i, j) is the last reduction step.
+    EXPECT_NE(raw->relation.find("k = -1 + K"), std::string::npos)
+        << raw->relation;
+    EXPECT_EQ(kernelsOf(result), (Kernels{{0, 1}}));
+    EXPECT_FALSE(result.kernels[0].barrierBefore[1]);
+  }
+}
+
+TEST(KernelPlan, SoftmaxSharesOneKernelWithBarriers) {
+  // mx(n) max=! X(n, d); e(n, d) = exp(X(n, d) - mx(n));
+  // s(n) +=! e(n, d); O(n, d) = e(n, d) / s(n)
+  auto rows = [](bool withD) {
+    std::vector<std::pair<std::string, IndexExpr>> ranges = {{"n", P("N")}};
+    if (withD)
+      ranges.push_back({"d", P("D")});
+    return ranges;
+  };
+  std::vector<ScheduledStatement> stmts = {
+      box("mx", {"n"}, rows(true), {read("X", {V("n"), V("d")})}),
+      box("e", {"n", "d"}, rows(true),
+          {read("X", {V("n"), V("d")}), read("mx", {V("n")})}),
+      box("s", {"n"}, rows(true), {read("e", {V("n"), V("d")})}),
+      box("O", {"n", "d"}, rows(true),
+          {read("e", {V("n"), V("d")}), read("s", {V("n")})})};
+  KernelPlan result = plan({"N", "D"}, stmts);
+  EXPECT_EQ(find(result, 0, 1, Kind::ReadAfterWrite)->sync, SyncKind::Barrier);
+  EXPECT_EQ(find(result, 1, 2, Kind::ReadAfterWrite)->sync, SyncKind::Barrier);
+  EXPECT_EQ(find(result, 1, 3, Kind::ReadAfterWrite)->sync, SyncKind::None);
+  EXPECT_EQ(find(result, 2, 3, Kind::ReadAfterWrite)->sync, SyncKind::Barrier);
+  EXPECT_EQ(kernelsOf(result), (Kernels{{0, 1, 2, 3}}));
+  EXPECT_EQ(result.kernels[0].barrierBefore,
+            (llvm::SmallVector<bool, 4>{false, true, true, true}));
+}
+
+TEST(KernelPlan, TransposedReadNeedsANewLaunch) {
+  // T(i, j) = A(j, i); O(i) +=! T(j, i)
+  std::vector<ScheduledStatement> stmts = {
+      box("T", {"i", "j"}, {{"i", P("N")}, {"j", P("N")}},
+          {read("A", {V("j"), V("i")})}),
+      box("O", {"i"}, {{"i", P("N")}, {"j", P("N")}},
+          {read("T", {V("j"), V("i")})})};
+  KernelPlan result = plan({"N"}, stmts);
+  EXPECT_EQ(find(result, 0, 1, Kind::ReadAfterWrite)->sync,
+            SyncKind::NewLaunch);
+  EXPECT_EQ(kernelsOf(result), (Kernels{{0}, {1}}));
+}
+
+TEST(KernelPlan, WriteAfterReadAndWriteAfterWrite) {
+  // T(i) = A(i); B(i) = T(i + 1); T(i) = B(i) * 2
+  std::vector<ScheduledStatement> stmts = {
+      box("T", {"i"}, {{"i", P("N")}}, {read("A", {V("i")})}),
+      box("B", {"i"}, {{"i", P("N") - 1}}, {read("T", {V("i") + 1})}),
+      box("T", {"i"}, {{"i", P("N")}}, {read("B", {V("i")})})};
+  KernelPlan result = plan({"N"}, stmts);
+  const Dependence *war = find(result, 1, 2, Kind::WriteAfterRead);
+  ASSERT_TRUE(war);
+  EXPECT_EQ(war->tensor, "T");
+  EXPECT_EQ(war->sync, SyncKind::NewLaunch);
+  const Dependence *waw = find(result, 0, 2, Kind::WriteAfterWrite);
+  ASSERT_TRUE(waw);
+  EXPECT_EQ(waw->sync, SyncKind::None);
+  EXPECT_EQ(find(result, 0, 1, Kind::ReadAfterWrite)->sync,
+            SyncKind::NewLaunch);
+  EXPECT_EQ(find(result, 1, 2, Kind::ReadAfterWrite)->sync, SyncKind::None);
+  EXPECT_EQ(kernelsOf(result), (Kernels{{0}, {1}, {2}}));
+}
+
+TEST(KernelPlan, ScalarReductionRunsAlone) {
+  // s() +=! A(i); O(i) = A(i) / s()
+  std::vector<ScheduledStatement> stmts = {
+      box("s", {}, {{"i", P("N")}}, {read("A", {V("i")})}),
+      box("O", {"i"}, {{"i", P("N")}},
+          {read("A", {V("i")}), read("s", {})})};
+  KernelPlan result = plan({"N"}, stmts);
+  EXPECT_EQ(find(result, 0, 1, Kind::ReadAfterWrite)->sync,
+            SyncKind::NewLaunch);
+  EXPECT_EQ(kernelsOf(result), (Kernels{{0}, {1}}));
+}
+
+TEST(KernelPlan, IndependentStatementsShareOnlyEqualGrids) {
+  auto stmts = [](IndexExpr secondExtent) {
+    return std::vector<ScheduledStatement>{
+        box("O1", {"i"}, {{"i", P("N")}}, {read("A", {V("i")})}),
+        box("O2", {"i"}, {{"i", std::move(secondExtent)}},
+            {read("B", {V("i")})})};
+  };
+  KernelPlan same = plan({"N", "M"}, stmts(P("N")));
+  EXPECT_TRUE(same.dependences.empty());
+  EXPECT_EQ(kernelsOf(same), (Kernels{{0, 1}}));
+  KernelPlan different = plan({"N", "M"}, stmts(P("M")));
+  EXPECT_EQ(kernelsOf(different), (Kernels{{0}, {1}}));
+}
+
+TEST(KernelPlan, GatherReadsTheWholeTensor) {
+  // T(i) = A(i); O(i) = T(Idx(i))
+  std::vector<ScheduledStatement> stmts = {
+      box("T", {"i"}, {{"i", P("N")}}, {read("A", {V("i")})}),
+      box("O", {"i"}, {{"i", P("N")}},
+          {read("T", {IndexExpr::opaque({"i"})}), read("Idx", {V("i")})})};
+  KernelPlan result = plan({"N"}, stmts);
+  EXPECT_EQ(find(result, 0, 1, Kind::ReadAfterWrite)->sync,
+            SyncKind::NewLaunch);
+  EXPECT_EQ(kernelsOf(result), (Kernels{{0}, {1}}));
+}
+
+TEST(KernelPlan, AccumulationReadsItsOwnOutput) {
+  // O(i) = A(i); O(i) += B(i) (reads O): pointwise.
+  std::vector<ScheduledStatement> stmts = {
+      box("O", {"i"}, {{"i", P("N")}}, {read("A", {V("i")})}),
+      box("O", {"i"}, {{"i", P("N")}}, {read("B", {V("i")})},
+          /*readsLhs=*/true)};
+  KernelPlan result = plan({"N"}, stmts);
+  EXPECT_EQ(find(result, 0, 1, Kind::ReadAfterWrite)->sync, SyncKind::None);
+  EXPECT_EQ(find(result, 0, 1, Kind::WriteAfterWrite)->sync, SyncKind::None);
+  EXPECT_EQ(kernelsOf(result), (Kernels{{0, 1}}));
+}
+
+TEST(KernelPlan, NonAffineRangeIsAnError) {
+  std::vector<ScheduledStatement> stmts = {
+      box("O", {"i"}, {{"i", P("N") * P("N")}}, {read("A", {V("i")})})};
+  llvm::Expected<KernelPlan> result = planKernels({"N"}, stmts);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(llvm::toString(result.takeError()),
+            "the range of 'i' is not affine in the size variables");
+}
+
+std::vector<ScheduledStatement> matmul() {
+  return {box("C", {"i", "j"}, {{"i", P("M")}, {"j", P("N")}, {"k", P("K")}},
+              {read("A", {V("i"), V("k")}), read("B", {V("k"), V("j")})})};
+}
+
+TEST(KernelPlan, TilesTheGroupBand) {
+  llvm::Expected<TiledKernel> tiled =
+      tileKernel({"M", "N", "K"}, matmul(), Kernel{{0}, {false}}, {32, 16},
+                 PlanOptions{2});
+  ASSERT_TRUE(bool(tiled)) << llvm::toString(tiled.takeError());
+  EXPECT_EQ(tiled->scheduleMap,
+            "[M, N, K] -> { S0[i, j, k] -> [o0, o1, i, j] : 0 <= i < M and "
+            "0 <= j < N and 0 <= k < K and -31 + i <= 32o0 <= i and -15 + j "
+            "<= 16o1 <= j }");
+  EXPECT_NE(tiled->scheduleTree.find("coincident: [ 1, 1 ]"),
+            std::string::npos)
+      << tiled->scheduleTree;
+}
+
+TEST(KernelPlan, TilesSharedKernelsWithASequence) {
+  std::vector<ScheduledStatement> stmts = matmul();
+  stmts.push_back(box("D", {"i", "j"}, {{"i", P("M")}, {"j", P("N")}},
+                      {read("C", {V("i"), V("j")})}));
+  KernelPlan result = plan({"M", "N", "K"}, stmts, 2);
+  ASSERT_EQ(result.kernels.size(), 1u);
+  llvm::Expected<TiledKernel> tiled = tileKernel(
+      {"M", "N", "K"}, stmts, result.kernels[0], {8, 8}, PlanOptions{2});
+  ASSERT_TRUE(bool(tiled)) << llvm::toString(tiled.takeError());
+  EXPECT_NE(tiled->scheduleTree.find("sequence"), std::string::npos)
+      << tiled->scheduleTree;
+  // Same tiles for both statements; S0 before S1 within a tile.
+  EXPECT_NE(tiled->scheduleMap.find("S0[i, j, k] -> [o0, o1, i, j, 0]"),
+            std::string::npos)
+      << tiled->scheduleMap;
+  EXPECT_NE(tiled->scheduleMap.find("S1[i, j] -> [o0, o1, i, j, 1]"),
+            std::string::npos)
+      << tiled->scheduleMap;
+}
+
+TEST(KernelPlan, TileSizeErrors) {
+  Kernel kernel{{0}, {false}};
+  llvm::Expected<TiledKernel> count =
+      tileKernel({"M", "N", "K"}, matmul(), kernel, {32}, PlanOptions{2});
+  ASSERT_FALSE(count);
+  EXPECT_EQ(llvm::toString(count.takeError()),
+            "expected 2 tile sizes but found 1");
+  llvm::Expected<TiledKernel> zero =
+      tileKernel({"M", "N", "K"}, matmul(), kernel, {32, 0}, PlanOptions{2});
+  ASSERT_FALSE(zero);
+  EXPECT_EQ(llvm::toString(zero.takeError()), "tile sizes must be positive");
+}
+
+} // namespace

@@ -1,0 +1,103 @@
+//===- BackendCommands.cpp - `compile --emit lowered-ir|spirv|spirv-asm` --===//
+#include "Commands.h"
+#include "Options.h"
+
+#include "comprehend/backend/Compiler.h"
+#include "comprehend/backend/CoreInfo.h"
+#include "comprehend/backend/Spirv.h"
+#include "comprehend/ir/Printer.h"
+#include "comprehend/ir/Program.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace comprehend::tools {
+
+/// Reads -O, --passes and --verify into backend options; prints a one-line
+/// reason and fails on a bad value.
+static LogicalResult getCompileOptions(backend::CompileOptions &options) {
+  if (OptLevel < '0' || OptLevel > '2') {
+    llvm::errs() << "comprehend: unknown optimization level '-O" << OptLevel
+                 << "'; expected -O0, -O1 or -O2\n";
+    return failure();
+  }
+  options.optLevel = static_cast<unsigned>(OptLevel - '0');
+  options.validate = VerifySpirv;
+  llvm::SmallVector<llvm::StringRef, 8> names;
+  llvm::StringRef(Passes).split(names, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef name : names) {
+    name = name.trim();
+    if (llvm::none_of(backend::getPassDescriptions(),
+                      [&](const backend::PassDescription &pass) {
+                        return pass.name == name;
+                      })) {
+      llvm::errs() << "comprehend: unknown pass '" << name
+                   << "'; known passes:";
+      for (const backend::PassDescription &pass :
+           backend::getPassDescriptions())
+        llvm::errs() << ' ' << pass.name;
+      llvm::errs() << '\n';
+      return failure();
+    }
+    options.passes.push_back(name.str());
+  }
+  return success();
+}
+
+int emitBackendOutput(ir::Program &program, DiagnosticEngine &diags) {
+  std::optional<backend::CoreInfo> core = backend::CoreInfo::getPreset(Target);
+  if (!core) {
+    llvm::errs() << "comprehend: unknown target '" << Target
+                 << "'; expected one of:";
+    for (llvm::StringRef name : backend::CoreInfo::getPresetNames())
+      llvm::errs() << ' ' << name;
+    llvm::errs() << '\n';
+    return ExitUsage;
+  }
+  backend::CompileOptions options;
+  if (failed(getCompileOptions(options)))
+    return ExitUsage;
+
+  std::error_code error;
+  bool binary = Emit == EmitKind::Spirv;
+  llvm::ToolOutputFile output(OutputFilename.empty() ? "-" : OutputFilename,
+                              error,
+                              binary ? llvm::sys::fs::OF_None
+                                     : llvm::sys::fs::OF_Text);
+  if (error) {
+    llvm::errs() << "comprehend: cannot open '" << OutputFilename
+                 << "': " << error.message() << '\n';
+    return ExitUsage;
+  }
+
+  if (failed(backend::lowerProgram(program, *core, options, diags)))
+    return ExitInvalidInput;
+  if (Emit == EmitKind::LoweredIR) {
+    ir::print(program, output.os());
+    output.keep();
+    return ExitSuccess;
+  }
+  std::optional<backend::CompiledProgram> compiled =
+      backend::emitProgram(program, *core, options, diags);
+  if (!compiled)
+    return ExitInvalidInput;
+  if (Emit == EmitKind::Spirv) {
+    output.os().write(reinterpret_cast<const char *>(compiled->spirv.data()),
+                      compiled->spirv.size() * sizeof(uint32_t));
+    output.keep();
+    return ExitSuccess;
+  }
+  llvm::Expected<std::string> text = backend::disassembleSpirv(compiled->spirv);
+  if (!text) {
+    llvm::errs() << "comprehend: compiler bug: "
+                 << llvm::toString(text.takeError()) << '\n';
+    return ExitInvalidInput;
+  }
+  output.os() << *text;
+  output.keep();
+  return ExitSuccess;
+}
+
+} // namespace comprehend::tools
