@@ -5,21 +5,54 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <spirv-tools/libspirv.hpp>
+#include <spirv/unified1/spirv.hpp>
 
 using namespace comprehend::backend;
 
-static spv_target_env getTargetEnv(const CoreInfo &core) {
+/// Whether \p words declares the Int64Atomics capability.
+static bool usesInt64Atomics(llvm::ArrayRef<uint32_t> words) {
+  // Capabilities come first, right after the five header words.
+  for (size_t i = 5; i < words.size();) {
+    uint32_t count = words[i] >> spv::WordCountShift;
+    if ((words[i] & spv::OpCodeMask) != spv::OpCapability || count == 0)
+      return false;
+    if (count > 1 && i + 1 < words.size() &&
+        words[i + 1] == spv::CapabilityInt64Atomics)
+      return true;
+    i += count;
+  }
+  return false;
+}
+
+static spv_target_env getTargetEnv(llvm::ArrayRef<uint32_t> words,
+                                   const CoreInfo &core) {
+  // SPIRV-Tools' OpenCL environments reject Int64Atomics (it comes from the
+  // OpenCL extension cl_khr_int64_base_atomics, which they cannot be told
+  // about); such modules are checked against plain SPIR-V instead.
+  if (usesInt64Atomics(words))
+    return core.spirv.openCL12Shaped ? SPV_ENV_UNIVERSAL_1_0
+                                     : SPV_ENV_UNIVERSAL_1_2;
   return core.spirv.openCL12Shaped ? SPV_ENV_OPENCL_1_2 : SPV_ENV_OPENCL_2_2;
 }
 
-llvm::StringRef comprehend::backend::getSpirvTargetEnvName(
-    const CoreInfo &core) {
-  return core.spirv.openCL12Shaped ? "opencl1.2" : "opencl2.2";
+llvm::StringRef
+comprehend::backend::getSpirvTargetEnvName(llvm::ArrayRef<uint32_t> words,
+                                           const CoreInfo &core) {
+  switch (getTargetEnv(words, core)) {
+  case SPV_ENV_UNIVERSAL_1_0:
+    return "spv1.0";
+  case SPV_ENV_UNIVERSAL_1_2:
+    return "spv1.2";
+  case SPV_ENV_OPENCL_1_2:
+    return "opencl1.2";
+  default:
+    return "opencl2.2";
+  }
 }
 
 llvm::Error comprehend::backend::validateSpirv(llvm::ArrayRef<uint32_t> words,
                                                const CoreInfo &core) {
-  spvtools::SpirvTools tools(getTargetEnv(core));
+  spvtools::SpirvTools tools(getTargetEnv(words, core));
   std::string messages;
   tools.SetMessageConsumer([&](spv_message_level_t, const char *,
                                const spv_position_t &position,

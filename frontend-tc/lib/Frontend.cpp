@@ -45,7 +45,7 @@ void tc::printRangesJson(llvm::raw_ostream &os, const Def &def,
                          const DefRanges &ranges,
                          const llvm::StringMap<int64_t> &sizes,
                          const llvm::SourceMgr &sourceMgr) {
-  llvm::json::OStream json(os, /*IndentSize=*/2);
+  llvm::json::OStream json(os);
   json.object([&] {
     json.attribute("entry", def.getName().name);
     json.attributeObject("sizes", [&] {

@@ -254,6 +254,9 @@ public:
     std::optional<poly::TensorShape> shape = inference.getShape(tensor);
     if (!shape || static_cast<size_t>(dim) >= shape->extent.size())
       return IndexExpr::opaque({});
+    if (static_cast<size_t>(dim) < shape->extentExprs.size() &&
+        shape->extentExprs[dim])
+      return *shape->extentExprs[dim];
     if (std::optional<IndexExpr> parsed =
             parseBound(shape->symbolicExtent[dim]))
       return *parsed;
@@ -539,8 +542,12 @@ LogicalResult DefInference::inferCall(const CallStmt &call) {
     for (size_t d = 0; d < shape.symbolicExtent.size(); ++d) {
       // Prefer the symbolic extent in the caller's sizes, so the caller's
       // ranges stay symbolic; the caller's concrete sizes still apply.
-      if (std::optional<IndexExpr> parsed =
-              parseBound(shape.symbolicExtent[d])) {
+      std::optional<IndexExpr> parsed;
+      if (d < shape.extentExprs.size())
+        parsed = shape.extentExprs[d];
+      if (!parsed)
+        parsed = parseBound(shape.symbolicExtent[d]);
+      if (parsed) {
         extents.push_back(substitute(*parsed, calleeExtents));
         continue;
       }

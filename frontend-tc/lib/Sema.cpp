@@ -136,6 +136,18 @@ LogicalResult DefChecker::checkNewName(const Ident &name,
 
 void DefChecker::declareParams() {
   for (const Param &param : def.getInputs()) {
+    // Size variables first: they stay usable even if the name is rejected.
+    if (param.type) {
+      for (const TensorType::Dim &dim : param.type->dims) {
+        if (dim.sizeVar.empty() || sizeVars.count(dim.sizeVar))
+          continue;
+        Ident sizeVar{dim.sizeVar, dim.loc};
+        if (failed(checkNewName(sizeVar, nullptr)))
+          continue;
+        sizeVars.try_emplace(dim.sizeVar, dim.loc);
+        def.getSizeVarsMutable().push_back(dim.sizeVar.str());
+      }
+    }
     if (failed(checkNewName(param.name, nullptr)))
       continue;
     if (!param.type) {
@@ -143,15 +155,6 @@ void DefChecker::declareParams() {
                             << "' needs a type, e.g. 'float(N) "
                             << param.name.name << "'";
       continue;
-    }
-    for (const TensorType::Dim &dim : param.type->dims) {
-      if (dim.sizeVar.empty() || sizeVars.count(dim.sizeVar))
-        continue;
-      Ident sizeVar{dim.sizeVar, dim.loc};
-      if (failed(checkNewName(sizeVar, nullptr)))
-        continue;
-      sizeVars.try_emplace(dim.sizeVar, dim.loc);
-      def.getSizeVarsMutable().push_back(dim.sizeVar.str());
     }
     TensorInfo info;
     info.role = TensorInfo::Role::Input;

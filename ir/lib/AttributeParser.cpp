@@ -31,7 +31,7 @@ static LogicalResult resolveAttributeDefinition(Parser &parser,
   }
   return (parser.emitError(nameTok.getRange())
           << "expected attribute, but '" << nameTok.getSpelling()
-          << "' is a " << def->getDescription())
+          << "' is " << def->getDescription())
       .note(def->loc, "assigned here");
 }
 

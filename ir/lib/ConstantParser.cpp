@@ -30,7 +30,7 @@ static LogicalResult resolveConstantDefinition(Parser &parser, Alt &value,
     }
   return (parser.emitError(nameTok.getRange())
           << "expected " << what << ", but '" << nameTok.getSpelling()
-          << "' is a " << def->getDescription())
+          << "' is " << def->getDescription())
       .note(def->loc, "assigned here");
 }
 
@@ -87,7 +87,7 @@ LogicalResult Parser::parseFloating(double &value) {
     }
     return (emitError(nameTok.getRange())
             << "expected floating constant, but '" << nameTok.getSpelling()
-            << "' is a " << def->getDescription())
+            << "' is " << def->getDescription())
         .note(def->loc, "assigned here");
   }
   if (tok.is(Token::integer)) {
@@ -152,7 +152,7 @@ LogicalResult Parser::parseConstant(ConstantValue &value) {
     }
     return (emitError(nameTok.getRange())
             << "expected constant, but '" << nameTok.getSpelling()
-            << "' is a " << def->getDescription())
+            << "' is " << def->getDescription())
         .note(def->loc, "assigned here");
   }
   default:

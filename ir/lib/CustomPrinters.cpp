@@ -86,7 +86,7 @@ void CustomPrinter::printFor() {
   llvm::ArrayRef<Value *> init = group("init");
   if (!init.empty()) {
     printer.emit("init");
-    printer.emitLiteral("(");
+    printer.emit("(", /*spaceBefore=*/false, /*spaceAfter=*/false);
     for (unsigned i = 0; i < init.size(); ++i) {
       if (i != 0)
         printer.emitLiteral(",");

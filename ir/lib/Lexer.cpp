@@ -22,7 +22,8 @@ Lexer::Lexer(DiagnosticEngine &diags, unsigned bufferId) : diags(diags) {
 
 Token Lexer::emitError(const char *loc, const llvm::Twine &message) {
   llvm::SMLoc start = llvm::SMLoc::getFromPointer(loc);
-  diags.emitError(Location(start, start), message).report();
+  if (!suppressDiagnostics)
+    diags.emitError(Location(start, start), message).report();
   return Token(Token::error, llvm::StringRef(loc, curPtr > loc ? curPtr - loc : 0));
 }
 

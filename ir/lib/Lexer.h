@@ -25,9 +25,14 @@ public:
   /// Returns the next token; `eof` at the end, `error` after a diagnostic.
   Token lex();
 
+  /// While set, invalid input yields `error` tokens without diagnostics (the
+  /// parser skips input after an error).
+  void setSuppressDiagnostics(bool value) { suppressDiagnostics = value; }
+
   /// Continues lexing at \p ptr, which must point into the buffer.
   void resetPointer(const char *ptr) { curPtr = ptr; }
 
+  const char *getBufferStart() const { return bufferBegin; }
   const char *getBufferEnd() const { return bufferEnd; }
   DiagnosticEngine &getDiagnostics() const { return diags; }
 
@@ -47,6 +52,7 @@ private:
   const char *bufferBegin;
   const char *bufferEnd;
   const char *curPtr;
+  bool suppressDiagnostics = false;
 };
 
 } // namespace comprehend::ir

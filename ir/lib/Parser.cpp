@@ -68,6 +68,8 @@ LogicalResult Parser::parseWord(llvm::StringRef word,
 InFlightDiagnostic Parser::emitError(Location loc,
                                      const llvm::Twine &message) {
   InFlightDiagnostic diag = diags.emitError(loc, message);
+  if (!regionsOpenAtError)
+    regionsOpenAtError = openRegions;
   // The lexer has reported the real problem already.
   if (tok.is(Token::error))
     diag.abandon();
@@ -256,11 +258,17 @@ LogicalResult Parser::parseRegion(Region &region,
   if (failed(parseToken(Token::l_brace, "to begin a region")))
     return failure();
   pushScope();
-  auto scopeExit = llvm::make_scope_exit([&] { popScope(); });
+  ++openRegions;
+  auto scopeExit = llvm::make_scope_exit([&] {
+    popScope();
+    --openRegions;
+  });
   for (unsigned i = 0; i < paramNames.size(); ++i)
     if (failed(defineValue(paramNames[i], region.getParameter(i))))
       return failure();
   while (!consumeIf(Token::r_brace)) {
+    if (tok.is(Token::eof))
+      return emitExpected("'}' to end the region");
     LogicalResult result = tok.is(Token::def_identifier)
                                ? parseDefinition()
                                : parseInstruction(region);
@@ -322,16 +330,37 @@ LogicalResult Parser::parseFunction(Program &program) {
   return success();
 }
 
-void Parser::skipToNextFunction() {
+/// True if only blanks precede \p tok on its line.
+static bool isFirstOnLine(const Token &tok, const char *bufferStart) {
+  const char *p = tok.getSpelling().data();
+  while (p != bufferStart && (p[-1] == ' ' || p[-1] == '\t'))
+    --p;
+  return p == bufferStart || p[-1] == '\n' || p[-1] == '\r';
+}
+
+void Parser::skipAfterError() {
+  // Braces still open where the error was found; a global definition may
+  // follow once they are closed.
+  int open = regionsOpenAtError.value_or(0);
+  regionsOpenAtError.reset();
+  lexer.setSuppressDiagnostics(true);
+  auto restore =
+      llvm::make_scope_exit([&] { lexer.setSuppressDiagnostics(false); });
   while (tok.isNot(Token::eof) && tok.isNot(Token::kw_func)) {
+    if (open <= 0 && tok.is(Token::def_identifier) &&
+        isFirstOnLine(tok, lexer.getBufferStart()))
+      return;
     if (tok.is(Token::error)) {
       // Resume lexing after the offending character.
       const char *next = tok.getSpelling().data() + 1;
-      if (next > lexer.getBufferEnd())
-        next = lexer.getBufferEnd();
-      resetToken(std::max(next, tok.getSpelling().end()));
+      resetToken(std::min(std::max(next, tok.getSpelling().end()),
+                          lexer.getBufferEnd()));
       continue;
     }
+    if (tok.is(Token::l_brace))
+      ++open;
+    else if (tok.is(Token::r_brace))
+      --open;
     consumeToken();
   }
 }
@@ -355,7 +384,7 @@ std::unique_ptr<Program> Parser::parseProgram() {
       while (definitions.getDepth() > 1)
         definitions.popScope();
       depth = 0;
-      skipToNextFunction();
+      skipAfterError();
     }
   }
   if (diags.getNumErrors() != errorsBefore)

@@ -179,8 +179,9 @@ private:
   /// function-definition = "func" global-identifier "(" [argument-list] ")"
   ///                       ["attributes" dictionary-attribute] region
   LogicalResult parseFunction(Program &program);
-  /// Skips to the next `func` after an error.
-  void skipToNextFunction();
+  /// Skips to where parsing can resume after an error: the next `func`, or
+  /// a line starting with `$name` outside any function.
+  void skipAfterError();
   void pushScope();
   void popScope();
 
@@ -190,6 +191,10 @@ private:
   Token tok;
   llvm::SMLoc prevEnd;
   unsigned depth = 0;
+  /// Regions being parsed, and how many were open at the first error since
+  /// the last recovery.
+  unsigned openRegions = 0;
+  std::optional<unsigned> regionsOpenAtError;
 
   DefinitionTable definitions;
   llvm::SmallVector<llvm::StringMap<Value *>, 8> valueScopes;

@@ -12,18 +12,18 @@ llvm::StringRef Definition::getDescription() const {
   if (const ConstantLiteral *constant = getConstant()) {
     switch (constant->index()) {
     case 0:
-      return "boolean constant";
+      return "a boolean constant";
     case 1:
-      return "integer constant";
+      return "an integer constant";
     case 2:
-      return "floating constant";
+      return "a floating constant";
     default:
-      return "complex constant";
+      return "a complex constant";
     }
   }
   if (getKind() == Kind::Type)
-    return "type";
-  return "attribute";
+    return "a type";
+  return "an attribute";
 }
 
 const Definition *DefinitionTable::lookup(llvm::StringRef name) const {

@@ -59,7 +59,7 @@ struct Definition {
     auto *attr = std::get_if<const Attribute *>(&value);
     return attr ? *attr : nullptr;
   }
-  /// "integer constant", "type", "array attribute"... for diagnostics.
+  /// "an integer constant", "a type", "an attribute"... for diagnostics.
   llvm::StringRef getDescription() const;
 
   std::variant<ConstantLiteral, const Type *, const Attribute *> value;

@@ -148,13 +148,31 @@ static std::string formatFloating(double value) {
     return "nan";
   if (std::isinf(value))
     return value < 0 ? "-inf" : "inf";
+  auto roundTrips = [&](const std::string &text) {
+    return std::strtod(text.c_str(), nullptr) == value;
+  };
+  auto format = [](const char *spec, int precision, double value) {
+    llvm::SmallString<32> buffer;
+    llvm::raw_svector_ostream(buffer) << llvm::format(spec, precision, value);
+    return buffer.str().str();
+  };
   std::string text;
   for (int precision = 1; precision <= 17; ++precision) {
-    llvm::SmallString<32> buffer;
-    llvm::raw_svector_ostream(buffer) << llvm::format("%.*g", precision, value);
-    text = buffer.str().str();
-    if (std::strtod(text.c_str(), nullptr) == value)
+    text = format("%.*g", precision, value);
+    if (roundTrips(text))
       break;
+  }
+  // Plain notation where it is short: 1000.0 rather than 1e+03.
+  double magnitude = std::fabs(value);
+  if (text.find('e') != std::string::npos && magnitude >= 1e-4 &&
+      magnitude < 1e16) {
+    for (int decimals = 1; decimals <= 20; ++decimals) {
+      std::string fixed = format("%.*f", decimals, value);
+      if (roundTrips(fixed)) {
+        text = fixed;
+        break;
+      }
+    }
   }
   if (text.find_first_of(".e") == std::string::npos)
     text += ".0";

@@ -64,7 +64,7 @@ LogicalResult TypeParser::parseElementKind(ScalarKind &kind) {
     }
     return (parser.emitError(nameTok.getRange())
             << "expected number type, but '" << nameTok.getSpelling()
-            << "' is a " << def->getDescription())
+            << "' is " << def->getDescription())
         .note(def->loc, "assigned here");
   }
   if (tok().isNot(Token::bare_identifier))
@@ -144,8 +144,9 @@ LogicalResult TypeParser::parseMemRef(const Type *&type, llvm::SMLoc start) {
   // non-scalar memref must not silently mean "packed".
   if (hasLayout && stride.size() != shape.size())
     return parser.emitError(loc)
-           << "strided layout has " << stride.size()
-           << " entries, but the memref has order " << shape.size();
+           << "strided layout of a memref of order " << shape.size()
+           << " must have " << shape.size() << " entries, but has "
+           << stride.size();
   type = MemRefType::getChecked(ctx, elem, shape, stride, space, [&] {
     return parser.emitError(loc);
   });
@@ -228,7 +229,7 @@ LogicalResult TypeParser::parseType(const Type *&type) {
     if (type)
       return success();
     return (parser.emitError(nameTok.getRange())
-            << "expected type, but '" << nameTok.getSpelling() << "' is a "
+            << "expected type, but '" << nameTok.getSpelling() << "' is "
             << def->getDescription())
         .note(def->loc, "assigned here");
   }

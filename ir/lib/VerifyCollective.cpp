@@ -190,7 +190,7 @@ void detail::verifyHadamard(const Instruction &inst, VerifyContext &vc) {
                                memrefOf(hadamard.getB()),
                                memrefOf(hadamard.getC())};
   const unsigned operandIndex[] = {1, 2, 4};
-  const char *names[] = {"A", "B", "C"};
+  const char *names[] = {"a", "b", "c"};
   for (unsigned k = 0; k < 3; ++k) {
     unsigned order = types[k]->getOrder();
     if (order == 1 || order == 2)
@@ -205,7 +205,7 @@ void detail::verifyHadamard(const Instruction &inst, VerifyContext &vc) {
     if (types[k]->getOrder() != types[0]->getOrder()) {
       vc.emitOperandError(inst, operandIndex[k])
           << "'hadamard' requires operands of equal order, but '" << names[k]
-          << "' has type " << types[k] << " and 'A' has type " << types[0];
+          << "' has type " << types[k] << " and 'a' has type " << types[0];
       return;
     }
     for (unsigned i = 0; i < types[0]->getOrder(); ++i)
@@ -213,7 +213,7 @@ void detail::verifyHadamard(const Instruction &inst, VerifyContext &vc) {
                      "shape(" + std::string(names[k]) + ")[" +
                          std::to_string(i) + "]",
                      types[k]->getShape(i),
-                     "shape(A)[" + std::to_string(i) + "]",
+                     "shape(a)[" + std::to_string(i) + "]",
                      types[0]->getShape(i));
   }
   checkAtomicBeta(inst, vc, hadamard.isAtomic(), hadamard.getBeta(), 3);
@@ -225,17 +225,17 @@ void detail::verifySum(const Instruction &inst, VerifyContext &vc) {
   const MemRefType *b = memrefOf(sum.getB());
   if (b->getOrder() > 1) {
     vc.emitOperandError(inst, 3)
-        << "operand 'B' of 'sum' must have order 0 or 1, but has type " << b;
+        << "operand 'b' of 'sum' must have order 0 or 1, but has type " << b;
     return;
   }
   if (a->getOrder() != b->getOrder() + 1) {
     vc.emitOperandError(inst, 1)
         << "operand 'A' of 'sum' must have order " << b->getOrder() + 1
-        << " (order of 'B' plus 1), but has type " << a;
+        << " (order of 'b' plus 1), but has type " << a;
     return;
   }
   if (b->getOrder() == 1)
-    checkDimsEqual(inst, vc, 3, "rows(B)", b->getShape(0), "rows(op(A))",
+    checkDimsEqual(inst, vc, 3, "rows(b)", b->getShape(0), "rows(op(A))",
                    opShape(a, sum.getTransposeA())[0]);
   checkAtomicBeta(inst, vc, sum.isAtomic(), sum.getBeta(), 2);
 }

@@ -134,22 +134,29 @@ InFlightDiagnostic VerifyContext::emitAt(const KindVar &var) {
   return diag;
 }
 
-std::optional<KindVar> VerifyContext::promote(const Instruction &inst,
-                                              const KindVar &a,
-                                              const KindVar &b) {
+KindVar VerifyContext::promote(const Instruction &inst, const KindVar &a,
+                               const KindVar &b) {
+  if (!a.kind || !b.kind)
+    return KindVar{};
   std::optional<ScalarKind> kind = ir::promote(*a.kind, *b.kind);
+  std::string what = "promote(" + a.what + ", " + b.what + ")";
   if (!kind) {
+    if (lastPromoteInst == &inst && lastPromoteWhat == what)
+      return KindVar{};
+    lastPromoteInst = &inst;
+    lastPromoteWhat = what;
     emitAt(b) << "'" << inst.getName() << "' cannot promote " << a.what
               << " (" << stringify(*a.kind) << ") and " << b.what << " ("
               << stringify(*b.kind) << ") to a common type";
-    return std::nullopt;
+    return KindVar{};
   }
-  return KindVar{kind, a.value, a.loc,
-                 "promote(" + a.what + ", " + b.what + ")"};
+  return KindVar{kind, a.value, a.loc, what};
 }
 
 bool VerifyContext::promotable(const Instruction &inst, const KindVar &a,
                                const KindVar &b) {
+  if (!a.kind || !b.kind)
+    return false;
   if (isPromotable(*a.kind, *b.kind))
     return true;
   emitAt(a) << a.what << " of '" << inst.getName()
@@ -161,6 +168,8 @@ bool VerifyContext::promotable(const Instruction &inst, const KindVar &a,
 
 bool VerifyContext::castAllowed(const Instruction &inst, const KindVar &a,
                                 const KindVar &b) {
+  if (!a.kind || !b.kind)
+    return false;
   if (isCastAllowed(*a.kind, *b.kind))
     return true;
   emitAt(b) << "'" << inst.getName() << "' cannot cast " << a.what << " ("
@@ -171,6 +180,8 @@ bool VerifyContext::castAllowed(const Instruction &inst, const KindVar &a,
 
 bool VerifyContext::kindIn(const Instruction &inst, const KindVar &a,
                            llvm::StringRef typeClass) {
+  if (!a.kind)
+    return false;
   std::optional<constraints::TypeClass> cls =
       constraints::parseTypeClass(typeClass);
   if (cls && constraints::isKindIn(*a.kind, *cls))

@@ -71,8 +71,10 @@ public:
                      llvm::StringRef refName, unsigned refCount);
   bool capture(const Instruction &inst, KindVar &var, ScalarKind kind,
                const Value *value, Location loc, llvm::StringRef what);
-  std::optional<KindVar> promote(const Instruction &inst, const KindVar &a,
-                                 const KindVar &b);
+  /// promote(a, b); reports and returns a variable without kind if there is
+  /// none. The relations below are false (and silent) for such variables.
+  KindVar promote(const Instruction &inst, const KindVar &a,
+                  const KindVar &b);
   bool promotable(const Instruction &inst, const KindVar &a,
                   const KindVar &b);
   bool castAllowed(const Instruction &inst, const KindVar &a,
@@ -85,6 +87,10 @@ private:
 
   DiagnosticEngine &diags;
   const Function *function;
+  /// The last failed promotion, so a promote() shared by several relations
+  /// of one instruction is reported once.
+  const Instruction *lastPromoteInst = nullptr;
+  std::string lastPromoteWhat;
   unsigned numErrors = 0;
 };
 

@@ -125,10 +125,9 @@ std::string VerifierEmitter::emitKindExpr(const KindExpr &expr) {
   std::string lhs = emitKindExpr(*expr.lhs);
   std::string rhs = emitKindExpr(*expr.rhs);
   std::string temp = "promoted" + std::to_string(numTemps++);
-  os << "    std::optional<KindVar> " << temp << " = vc.promote(inst, " << lhs
-     << ", " << rhs << ");\n"
-     << "    if (!" << temp << ")\n      return false;\n";
-  return "(*" + temp + ")";
+  os << "    KindVar " << temp << " = vc.promote(inst, " << lhs << ", " << rhs
+     << ");\n";
+  return temp;
 }
 
 void VerifierEmitter::emit() {
@@ -160,6 +159,10 @@ void VerifierEmitter::emit() {
   for (const ValueSpec &result : inst.results)
     if (result.constraint.isTypeFn)
       emitValue(result, 0, true);
+  // Relations are independent of each other: each is checked when the
+  // operand and result predicates held.
+  if (!inst.where.empty())
+    os << "  const bool valuesOk = ok;\n";
   for (const WhereSpec &where : inst.where) {
     std::set<std::string> used;
     collectVars(where.lhs, used);
@@ -169,7 +172,7 @@ void VerifierEmitter::emit() {
       if (!vars.count(var))
         PrintFatalError(inst.record->getLoc(),
                         "'$" + var + "' is never captured");
-    os << "  if (ok";
+    os << "  if (valuesOk";
     for (const std::string &var : used)
       os << " && var_" << var << ".kind";
     os << ") {\n";

@@ -269,35 +269,40 @@ toIndexExpr(const LinearForm &form, llvm::ArrayRef<std::string> paramNames) {
   if (form.denominator != 1)
     return std::nullopt;
   std::optional<IndexExpr> sum;
+  // Negative coefficients become subtractions: `N - K + 1`, not
+  // `N + -1 * K + 1`.
   auto add = [&](int64_t coefficient, IndexExpr factor) {
     if (coefficient == 0)
       return;
-    IndexExpr term =
-        coefficient == 1
-            ? std::move(factor)
-            : IndexExpr::binary(IndexExpr::Kind::Mul,
-                                IndexExpr::constant(coefficient),
-                                std::move(factor));
-    sum = sum ? IndexExpr::binary(IndexExpr::Kind::Add, std::move(*sum),
-                                  std::move(term))
-              : std::move(term);
+    int64_t magnitude = std::llabs(coefficient);
+    IndexExpr term = magnitude == 1
+                         ? std::move(factor)
+                         : IndexExpr::binary(IndexExpr::Kind::Mul,
+                                             IndexExpr::constant(magnitude),
+                                             std::move(factor));
+    if (!sum)
+      sum = coefficient < 0 ? IndexExpr::neg(std::move(term)) : std::move(term);
+    else
+      sum = IndexExpr::binary(coefficient < 0 ? IndexExpr::Kind::Sub
+                                              : IndexExpr::Kind::Add,
+                              std::move(*sum), std::move(term));
   };
   for (unsigned index = 0; index < form.params.size(); ++index)
     add(form.params[index], IndexExpr::param(paramNames[index]));
   for (const auto &[coefficient, div] : form.divs) {
-    std::optional<IndexExpr> numerator =
-        toIndexExpr(div.numerator, paramNames);
+    std::optional<IndexExpr> numerator = toIndexExpr(div.numerator, paramNames);
     if (!numerator)
       return std::nullopt;
-    add(coefficient, IndexExpr::binary(IndexExpr::Kind::FloorDiv,
-                                       std::move(*numerator),
-                                       IndexExpr::constant(div.divisor)));
+    add(coefficient,
+        IndexExpr::binary(IndexExpr::Kind::FloorDiv, std::move(*numerator),
+                          IndexExpr::constant(div.divisor)));
   }
   if (!sum)
     return IndexExpr::constant(form.constant);
   if (form.constant != 0)
-    return IndexExpr::binary(IndexExpr::Kind::Add, std::move(*sum),
-                             IndexExpr::constant(form.constant));
+    return IndexExpr::binary(
+        form.constant < 0 ? IndexExpr::Kind::Sub : IndexExpr::Kind::Add,
+        std::move(*sum), IndexExpr::constant(std::llabs(form.constant)));
   return sum;
 }
 

@@ -32,8 +32,7 @@ using namespace comprehend::poly;
 static constexpr unsigned long kPlanMaxOperations = 20'000'000;
 
 static llvm::Error planError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 message.str());
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
 }
 
 template <typename T, typename Printer>
@@ -67,8 +66,7 @@ private:
   isl::set groupDomain(unsigned stmt) const {
     const isl::set &domain = model.domains[stmt];
     isl::set positive = makeParamContext(domain.space().params(), {});
-    return domain
-        .apply(lhsProjection(domain, stmts[stmt], options.groupDims))
+    return domain.apply(lhsProjection(domain, stmts[stmt], options.groupDims))
         .intersect_params(positive);
   }
 
@@ -86,15 +84,14 @@ SyncKind Planner::classify(const isl::map &relation, unsigned source,
     return SyncKind::NewLaunch;
   const isl::set &fromDomain = model.domains[source];
   const isl::set &toDomain = model.domains[target];
-  if (!relation.is_subset(equalLhsDims(fromDomain, from, toDomain, to,
-                                       options.groupDims)))
+  if (!relation.is_subset(
+          equalLhsDims(fromDomain, from, toDomain, to, options.groupDims)))
     return SyncKind::NewLaunch;
   // Same work-item: the statements map their LHS indices alike and every
   // dependence keeps all of them.
   unsigned numDims = from.lhsIndices.size();
   if (numDims == to.lhsIndices.size() &&
-      relation.is_subset(
-          equalLhsDims(fromDomain, from, toDomain, to, numDims)))
+      relation.is_subset(equalLhsDims(fromDomain, from, toDomain, to, numDims)))
     return SyncKind::None;
   return SyncKind::Barrier;
 }
@@ -129,22 +126,20 @@ KernelPlan Planner::run() {
 
   for (const auto &[tensor, accesses] : model.accesses) {
     using Kind = Dependence::Kind;
-    addDependences(Kind::ReadAfterWrite,
-                   tensor,
+    addDependences(Kind::ReadAfterWrite, tensor,
                    isl::union_access_info(accesses.reads)
                        .set_must_source(accesses.writes));
-    addDependences(Kind::WriteAfterRead, tensor,
-                   isl::union_access_info(accesses.writes)
-                       .set_may_source(accesses.reads));
+    addDependences(
+        Kind::WriteAfterRead, tensor,
+        isl::union_access_info(accesses.writes).set_may_source(accesses.reads));
     addDependences(Kind::WriteAfterWrite, tensor,
                    isl::union_access_info(accesses.writes)
                        .set_must_source(accesses.writes));
   }
-  llvm::stable_sort(plan.dependences,
-                    [](const Dependence &lhs, const Dependence &rhs) {
-                      return std::tie(lhs.source, lhs.target) <
-                             std::tie(rhs.source, rhs.target);
-                    });
+  llvm::stable_sort(plan.dependences, [](const Dependence &lhs,
+                                         const Dependence &rhs) {
+    return std::tie(lhs.source, lhs.target) < std::tie(rhs.source, rhs.target);
+  });
 
   // Greedy partition in textual order: a statement joins the current kernel
   // unless some dependence from a statement of that kernel crosses
@@ -174,6 +169,25 @@ KernelPlan Planner::run() {
   return std::move(plan);
 }
 
+llvm::Expected<ScheduledStatement> comprehend::poly::makeScheduledStatement(
+    const StatementInfo &stmt, const StatementRanges &ranges, bool readsLhs) {
+  ScheduledStatement result;
+  result.lhsTensor = stmt.lhsTensor;
+  result.lhsIndices = stmt.lhsIndices;
+  for (const VarRange &range : ranges.ranges) {
+    if (!range.loExpr || !range.hiExpr)
+      return planError("the range of '" + range.var + "' ([" +
+                       range.symbolicLo + ", " + range.symbolicHi +
+                       ")) has no affine form");
+    result.iterators.push_back(range.var);
+    result.lo.push_back(*range.loExpr);
+    result.hi.push_back(*range.hiExpr);
+  }
+  result.reads = stmt.accesses;
+  result.readsLhs = readsLhs;
+  return result;
+}
+
 llvm::Expected<KernelPlan>
 comprehend::poly::planKernels(llvm::ArrayRef<std::string> params,
                               llvm::ArrayRef<ScheduledStatement> stmts,
@@ -192,12 +206,10 @@ comprehend::poly::planKernels(llvm::ArrayRef<std::string> params,
   }
 }
 
-llvm::Expected<TiledKernel>
-comprehend::poly::tileKernel(llvm::ArrayRef<std::string> params,
-                             llvm::ArrayRef<ScheduledStatement> stmts,
-                             const Kernel &kernel,
-                             llvm::ArrayRef<int64_t> tileSizes,
-                             const PlanOptions &options) {
+llvm::Expected<TiledKernel> comprehend::poly::tileKernel(
+    llvm::ArrayRef<std::string> params,
+    llvm::ArrayRef<ScheduledStatement> stmts, const Kernel &kernel,
+    llvm::ArrayRef<int64_t> tileSizes, const PlanOptions &options) {
   unsigned numDims = options.groupDims;
   if (numDims == 0 || tileSizes.size() != numDims)
     return planError("expected " + llvm::Twine(numDims) +
@@ -206,8 +218,7 @@ comprehend::poly::tileKernel(llvm::ArrayRef<std::string> params,
     return planError("tile sizes must be positive");
   if (kernel.statements.empty() ||
       llvm::any_of(kernel.statements, [&](unsigned stmt) {
-        return stmt >= stmts.size() ||
-               stmts[stmt].lhsIndices.size() < numDims;
+        return stmt >= stmts.size() || stmts[stmt].lhsIndices.size() < numDims;
       }))
     return planError("every statement of the kernel needs " +
                      llvm::Twine(numDims) + " group dimensions");

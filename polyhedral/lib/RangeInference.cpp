@@ -74,6 +74,7 @@ struct InferenceState {
   /// domain of symbolic results, which never depend on the given sizes.
   isl::set symbolicContext;
   bool allSizesKnown = true;
+  unsigned long maxOperations = kDefaultMaxOperations;
   /// Set when isl failed while building the context.
   std::string setupError;
 
@@ -538,10 +539,17 @@ RangeInference::inferStatement(const StatementInfo &stmt) {
         << "range inference failed: " << impl->setupError;
     return std::nullopt;
   }
-  MaxOperationsGuard guard(impl->isl, kDefaultMaxOperations);
+  MaxOperationsGuard guard(impl->isl, impl->maxOperations);
   try {
     return StatementSolver(*impl, stmt).run();
+  } catch (const isl::exception_quota &) {
+    impl->diags.emitError(stmt.loc)
+        << "range inference for this statement exceeds the isl operation "
+           "limit";
+    return std::nullopt;
   } catch (const isl::exception &error) {
+    // Errors raised inside our C helpers surface as a null result; the
+    // context still knows why.
     if (isl_ctx_last_error(impl->isl.getRaw()) == isl_error_quota)
       impl->diags.emitError(stmt.loc)
           << "range inference for this statement exceeds the isl "
@@ -551,6 +559,10 @@ RangeInference::inferStatement(const StatementInfo &stmt) {
           << "range inference failed: " << error.what();
     return std::nullopt;
   }
+}
+
+void RangeInference::setMaxOperations(unsigned long maxOperations) {
+  impl->maxOperations = maxOperations;
 }
 
 std::optional<TensorShape>

@@ -33,8 +33,7 @@ static isl::space anonymousSpace(const isl::space &space, unsigned numDims) {
 }
 
 static llvm::Error modelError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 message.str());
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
 }
 
 /// `{ S[x] -> T[subscripts] }` on \p domain; a non-affine subscript spans the
@@ -68,7 +67,8 @@ static isl::map scheduleOf(const isl::set &domain, unsigned index,
                            unsigned width) {
   unsigned numDims = numSetDims(domain);
   isl_space *space = isl_space_map_from_domain_and_range(
-      domain.space().release(), anonymousSpace(domain.space(), width).release());
+      domain.space().release(),
+      anonymousSpace(domain.space(), width).release());
   isl_map *map = isl_map_universe(space);
   map = isl_map_fix_si(map, isl_dim_out, 0, index);
   for (unsigned dim = 0; dim < numDims; ++dim)
@@ -86,8 +86,8 @@ llvm::Expected<StatementModel> comprehend::poly::buildStatementModel(
   unsigned width = 1;
   for (const ScheduledStatement &stmt : stmts)
     width = std::max<unsigned>(width, stmt.iterators.size() + 1);
-  model.schedule = isl::union_map(isl::manage(
-      isl_union_map_empty(isl_space_params(paramSpace.copy()))));
+  model.schedule = isl::union_map(
+      isl::manage(isl_union_map_empty(isl_space_params(paramSpace.copy()))));
 
   for (unsigned index = 0; index < stmts.size(); ++index) {
     const ScheduledStatement &stmt = stmts[index];
@@ -116,8 +116,8 @@ llvm::Expected<StatementModel> comprehend::poly::buildStatementModel(
       for (auto &[name, accesses] : model.accesses)
         if (name == tensor)
           return accesses;
-      isl::union_map empty = isl::manage(
-          isl_union_map_empty(isl_space_params(paramSpace.copy())));
+      isl::union_map empty =
+          isl::manage(isl_union_map_empty(isl_space_params(paramSpace.copy())));
       model.accesses.emplace_back(tensor.str(), TensorAccesses{empty, empty});
       return model.accesses.back().second;
     };

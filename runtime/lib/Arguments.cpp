@@ -20,8 +20,8 @@ SmallVector<int64_t, 4> runtime::getPackedStrides(ArrayRef<int64_t> shape) {
   int64_t stride = 1;
   for (int64_t size : shape) {
     strides.push_back(stride);
-    stride = (stride == kDynamic || size == kDynamic) ? kDynamic
-                                                       : stride * size;
+    stride =
+        (stride == kDynamic || size == kDynamic) ? kDynamic : stride * size;
   }
   return strides;
 }
@@ -193,9 +193,9 @@ ParamType ParamType::memref(StringRef name, DType dtype,
   return type;
 }
 
-ParamType ParamType::group(StringRef name, DType dtype,
-                           ArrayRef<int64_t> shape, int64_t size,
-                           ArrayRef<int64_t> strides, int64_t offset) {
+ParamType ParamType::group(StringRef name, DType dtype, ArrayRef<int64_t> shape,
+                           int64_t size, ArrayRef<int64_t> strides,
+                           int64_t offset) {
   ParamType type = memref(name, dtype, shape, strides);
   type.kind = Kind::Group;
   type.groupSize = size;
@@ -251,8 +251,8 @@ runtime::computeArgLayout(ArrayRef<ParamType> params) {
   for (unsigned paramIndex = 0; paramIndex < params.size(); ++paramIndex) {
     const ParamType &param = params[paramIndex];
     if (param.kind == ParamType::Kind::Scalar) {
-      layout.push_back(makeArg(Kind::Scalar, paramIndex, 0,
-                               getDTypeSize(param.dtype)));
+      layout.push_back(
+          makeArg(Kind::Scalar, paramIndex, 0, getDTypeSize(param.dtype)));
       continue;
     }
     bool isGroup = param.kind == ParamType::Kind::Group;
@@ -264,9 +264,9 @@ runtime::computeArgLayout(ArrayRef<ParamType> params) {
             isGroup ? Kind::GroupShape : Kind::DynamicShape, paramIndex, mode));
     for (unsigned mode = 0; mode < param.strides.size(); ++mode)
       if (param.strides[mode] == kDynamic)
-        layout.push_back(makeArg(isGroup ? Kind::GroupStride
-                                         : Kind::DynamicStride,
-                                 paramIndex, mode));
+        layout.push_back(
+            makeArg(isGroup ? Kind::GroupStride : Kind::DynamicStride,
+                    paramIndex, mode));
     if (isGroup && param.groupSize == kDynamic)
       layout.push_back(makeArg(Kind::GroupSize, paramIndex));
     if (isGroup && param.groupOffset == kDynamic)
@@ -353,8 +353,8 @@ llvm::Error runtime::checkArguments(ArrayRef<ParamType> params,
         return makeInputError("argument '" + param.name + "' must be a " +
                               param.str() + ", but got " +
                               describeValue(value));
-      if (llvm::Error err = checkShape(param, value, group->dtype,
-                                       group->shape, group->getStrides()))
+      if (llvm::Error err = checkShape(param, value, group->dtype, group->shape,
+                                       group->getStrides()))
         return err;
       if (param.groupSize != kDynamic && param.groupSize != group->getSize())
         return makeInputError("argument '" + param.name + "' must have " +
@@ -364,9 +364,9 @@ llvm::Error runtime::checkArguments(ArrayRef<ParamType> params,
       if (group->byteOffsets.size() != group->buffers.size())
         return makeInputError("argument '" + param.name +
                               "' needs one byte offset per member");
-      uint64_t bytes =
-          static_cast<uint64_t>(getExtentOf(group->shape, group->getStrides())) *
-          getDTypeSize(group->dtype);
+      uint64_t bytes = static_cast<uint64_t>(
+                           getExtentOf(group->shape, group->getStrides())) *
+                       getDTypeSize(group->dtype);
       for (auto [buffer, offset] :
            llvm::zip(group->buffers, group->byteOffsets))
         if (!buffer || buffer->getSize() < offset + bytes)

@@ -40,9 +40,8 @@ std::string DeviceInfo::getFullName() const {
 // Queries
 //===----------------------------------------------------------------------===//
 
-static Expected<std::string> getDeviceString(cl_device_id device,
-                                             cl_device_info param,
-                                             StringRef what) {
+static Expected<std::string>
+getDeviceString(cl_device_id device, cl_device_info param, StringRef what) {
   size_t size = 0;
   if (cl_int err = clGetDeviceInfo(device, param, 0, nullptr, &size))
     return makeCLError(("clGetDeviceInfo(" + what + ")").str(), err);
@@ -72,8 +71,7 @@ template <typename T>
 static Expected<T> getDeviceValue(cl_device_id device, cl_device_info param,
                                   StringRef what) {
   T value{};
-  if (cl_int err =
-          clGetDeviceInfo(device, param, sizeof(T), &value, nullptr))
+  if (cl_int err = clGetDeviceInfo(device, param, sizeof(T), &value, nullptr))
     return makeCLError(("clGetDeviceInfo(" + what + ")").str(), err);
   return value;
 }
@@ -99,8 +97,8 @@ static uint32_t getMaxSpirvVersion(StringRef ilVersions) {
 /// Sub-group sizes: the Intel query lists them; cl_khr_subgroups alone
 /// gives no list without a kernel, so such devices (and all others) get {1}
 /// and the backend does not rely on sub-groups there.
-static llvm::SmallVector<unsigned, 4> querySubgroupSizes(cl_device_id device,
-                                                         const DeviceInfo &info) {
+static llvm::SmallVector<unsigned, 4>
+querySubgroupSizes(cl_device_id device, const DeviceInfo &info) {
   llvm::SmallVector<unsigned, 4> sizes;
   if (info.hasExtension("cl_intel_required_subgroup_size")) {
     size_t bytes = 0;
@@ -135,8 +133,8 @@ Expected<DeviceInfo> runtime::queryDeviceInfo(cl_platform_id platform,
   QUERY_STRING(driverVersion, CL_DRIVER_VERSION)
   QUERY_STRING(openCLCVersion, CL_DEVICE_OPENCL_C_VERSION)
 #undef QUERY_STRING
-  if (auto value = getPlatformString(platform, CL_PLATFORM_NAME,
-                                     "CL_PLATFORM_NAME"))
+  if (auto value =
+          getPlatformString(platform, CL_PLATFORM_NAME, "CL_PLATFORM_NAME"))
     info.platformName = std::move(*value);
   else
     return value.takeError();
@@ -156,14 +154,14 @@ Expected<DeviceInfo> runtime::queryDeviceInfo(cl_platform_id platform,
 
   // CL_DEVICE_IL_VERSION exists from OpenCL 2.1; older drivers reject the
   // query, which just means "no IL".
-  if (auto il = getDeviceString(device, CL_DEVICE_IL_VERSION,
-                                "CL_DEVICE_IL_VERSION"))
+  if (auto il =
+          getDeviceString(device, CL_DEVICE_IL_VERSION, "CL_DEVICE_IL_VERSION"))
     info.ilVersions = std::move(*il);
   else
     llvm::consumeError(il.takeError());
 
-  auto type = getDeviceValue<cl_device_type>(device, CL_DEVICE_TYPE,
-                                             "CL_DEVICE_TYPE");
+  auto type =
+      getDeviceValue<cl_device_type>(device, CL_DEVICE_TYPE, "CL_DEVICE_TYPE");
   if (!type)
     return type.takeError();
   info.type = (*type & CL_DEVICE_TYPE_GPU)           ? "gpu"
@@ -219,12 +217,10 @@ Expected<DeviceInfo> runtime::queryDeviceInfo(cl_platform_id platform,
       info.hasExtension("cl_khr_int64_base_atomics") &&
       info.hasExtension("cl_khr_int64_extended_atomics");
   core.features.floatAtomics = info.hasExtension("cl_ext_float_atomics");
-  core.features.subgroups =
-      core.subgroupSizes.back() > 1 &&
-      (info.hasExtension("cl_khr_subgroups") ||
-       info.hasExtension("cl_intel_subgroups"));
-  core.features.blockIO2d =
-      info.hasExtension("cl_intel_subgroup_2d_block_io");
+  core.features.subgroups = core.subgroupSizes.back() > 1 &&
+                            (info.hasExtension("cl_khr_subgroups") ||
+                             info.hasExtension("cl_intel_subgroups"));
+  core.features.blockIO2d = info.hasExtension("cl_intel_subgroup_2d_block_io");
   core.spirv.maxVersion = spirvVersion != 0 ? spirvVersion : 0x00010000;
   core.spirv.openCL12Shaped = info.format != ModuleFormat::Spirv;
   return info;
@@ -374,8 +370,8 @@ void runtime::printDevice(llvm::raw_ostream &os, const DeviceInfo &info) {
      << ")\n";
   os << "  platform:       " << info.platformName << " ("
      << info.platformVersion << ")\n";
-  os << "  driver:         " << info.driverVersion << ", "
-     << info.deviceVersion << "\n";
+  os << "  driver:         " << info.driverVersion << ", " << info.deviceVersion
+     << "\n";
   os << "  kernels from:   " << getModuleFormatName(info.format);
   if (info.format == ModuleFormat::Spir12)
     os << " (SPIR-V translated in-process)";
@@ -385,8 +381,7 @@ void runtime::printDevice(llvm::raw_ostream &os, const DeviceInfo &info) {
   os << "  subgroup sizes:";
   for (unsigned size : core.subgroupSizes)
     os << ' ' << size;
-  os << "\n  work-group:     max " << core.maxWorkGroupSize
-     << " work-items\n";
+  os << "\n  work-group:     max " << core.maxWorkGroupSize << " work-items\n";
   os << "  local memory:   " << core.localMemoryBytes << " bytes\n";
   os << "  features:      ";
   auto feature = [&](StringRef name, bool on) {

@@ -128,8 +128,10 @@ std::vector<std::string> Executable::getEntryNames() const { return order; }
 Expected<KernelEntry &> Executable::getEntry(llvm::StringRef name) {
   auto it = entries.find(name);
   if (it == entries.end())
-    return makeInputError("no function '@" + name + "' in the program; it "
-                          "has '@" + llvm::join(order, "', '@") + "'");
+    return makeInputError("no function '@" + name +
+                          "' in the program; it "
+                          "has '@" +
+                          llvm::join(order, "', '@") + "'");
   KernelEntry &entry = it->second;
   if (!entry.kernel) {
     auto kernel = program->getKernel(name);
@@ -149,8 +151,7 @@ Expected<Timing> Executable::run(llvm::StringRef name,
     return entry.takeError();
   if (llvm::Error err = checkArguments(entry->params, values))
     return std::move(err);
-  auto bound =
-      runtime.bindArguments(*entry->kernel, entry->info.args, values);
+  auto bound = runtime.bindArguments(*entry->kernel, entry->info.args, values);
   if (!bound)
     return bound.takeError();
   LaunchConfig config;

@@ -103,8 +103,8 @@ comprehend::runtime::uploadArgument(Runtime &runtime, const ParamType &param,
 
   DeviceLayout layout = getLayout(param, tensor.shape);
   size_t elementSize = getDTypeSize(param.dtype);
-  size_t bytes = static_cast<size_t>(layout.count * layout.memberElements) *
-                 elementSize;
+  size_t bytes =
+      static_cast<size_t>(layout.count * layout.memberElements) * elementSize;
   std::vector<unsigned char> staging(bytes, 0);
   forEachElement(layout, [&](int64_t host, int64_t device) {
     std::memcpy(staging.data() + device * elementSize,
@@ -118,8 +118,8 @@ comprehend::runtime::uploadArgument(Runtime &runtime, const ParamType &param,
   argument.type = param;
   argument.buffer = std::make_unique<Buffer>(std::move(*buffer));
   if (param.kind == ParamType::Kind::MemRef) {
-    argument.value = TensorArg{argument.buffer.get(), param.dtype,
-                               layout.shape, layout.strides};
+    argument.value = TensorArg{argument.buffer.get(), param.dtype, layout.shape,
+                               layout.strides};
   } else {
     GroupArg group;
     group.dtype = param.dtype;

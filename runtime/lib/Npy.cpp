@@ -102,8 +102,9 @@ public:
     }
     if (!haveDescr || !haveOrder || !haveShape)
       return error(llvm::Twine("the header has no '") +
-                   (!haveDescr ? "descr" : !haveOrder ? "fortran_order"
-                                                       : "shape") +
+                   (!haveDescr   ? "descr"
+                    : !haveOrder ? "fortran_order"
+                                 : "shape") +
                    "'");
     return header;
   }
@@ -171,8 +172,7 @@ static Expected<DType> parseDescr(StringRef descr, StringRef name,
     order = '=';
   swap = order == '>';
   bool raw2 = code == "V2" || code == "u2";
-  if (raw2 && expected &&
-      (*expected == DType::BF16 || *expected == DType::F16))
+  if (raw2 && expected && (*expected == DType::BF16 || *expected == DType::F16))
     return *expected;
   std::optional<DType> type;
   if (code == "b1" || code == "?")
@@ -207,8 +207,7 @@ static Expected<DType> parseDescr(StringRef descr, StringRef name,
 
 /// Copies row-major `src` to column-major `dst` (elements of `elementSize`
 /// bytes).
-static void transposeToColumnMajor(const unsigned char *src,
-                                   unsigned char *dst,
+static void transposeToColumnMajor(const unsigned char *src, unsigned char *dst,
                                    llvm::ArrayRef<int64_t> shape,
                                    size_t elementSize) {
   size_t rank = shape.size();
@@ -295,8 +294,7 @@ comprehend::runtime::parseNpy(StringRef bytes, StringRef name,
   if (header->fortranOrder || header->shape.size() <= 1)
     std::memcpy(tensor.data.data(), src, payload.size());
   else
-    transposeToColumnMajor(src, tensor.data.data(), header->shape,
-                           elementSize);
+    transposeToColumnMajor(src, tensor.data.data(), header->shape, elementSize);
   if (swap && elementSize > 1) {
     // Complex numbers swap each component separately.
     size_t unit = isComplexDType(*dtype) ? elementSize / 2 : elementSize;

@@ -30,8 +30,8 @@ Program::~Program() {
 
 Expected<std::vector<std::string>> Program::getKernelNames() const {
   size_t size = 0;
-  if (cl_int err = clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, 0,
-                                    nullptr, &size))
+  if (cl_int err =
+          clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &size))
     return makeCLError("clGetProgramInfo(CL_PROGRAM_KERNEL_NAMES)", err);
   std::string text(size, '\0');
   if (cl_int err = clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, size,
@@ -57,9 +57,9 @@ Expected<Kernel &> Program::getKernel(StringRef name) {
     if (!names)
       return names.takeError();
     return makeInputError("no kernel '" + name + "' in the module; it has " +
-                          (names->empty() ? std::string("none")
-                                          : "'" + llvm::join(*names, "', '") +
-                                                "'"));
+                          (names->empty()
+                               ? std::string("none")
+                               : "'" + llvm::join(*names, "', '") + "'"));
   }
   if (err)
     return makeCLError("clCreateKernel('" + nameText + "')", err);
@@ -79,14 +79,15 @@ Expected<Kernel &> Program::getKernel(StringRef name) {
 // Building
 //===----------------------------------------------------------------------===//
 
-std::string comprehend::runtime::getProgramCacheKey(
-    llvm::ArrayRef<uint32_t> spirv, const Device &device) {
+std::string
+comprehend::runtime::getProgramCacheKey(llvm::ArrayRef<uint32_t> spirv,
+                                        const Device &device) {
   const DeviceInfo &info = device.getInfo();
   uint64_t moduleHash = llvm::xxHash64(llvm::StringRef(
       reinterpret_cast<const char *>(spirv.data()), spirv.size() * 4));
-  uint64_t deviceHash = llvm::xxHash64(info.platformName + "\n" + info.name +
-                                       "\n" + info.driverVersion + "\n" +
-                                       info.deviceVersion);
+  uint64_t deviceHash =
+      llvm::xxHash64(info.platformName + "\n" + info.name + "\n" +
+                     info.driverVersion + "\n" + info.deviceVersion);
   return llvm::utohexstr(moduleHash, /*LowerCase=*/true) + "-" +
          llvm::utohexstr(deviceHash, /*LowerCase=*/true);
 }
@@ -136,9 +137,8 @@ static Expected<cl_program> createFromIL(cl_context context,
   return program;
 }
 
-static Expected<cl_program> createFromBinary(cl_context context,
-                                             const Device &device,
-                                             StringRef binary) {
+static Expected<cl_program>
+createFromBinary(cl_context context, const Device &device, StringRef binary) {
   cl_device_id id = device.getId();
   const size_t length = binary.size();
   const auto *bytes = reinterpret_cast<const unsigned char *>(binary.data());
@@ -156,8 +156,7 @@ static Expected<cl_program> createFromBinary(cl_context context,
   return program;
 }
 
-static std::string getCachePath(const ProgramOptions &options,
-                                StringRef key) {
+static std::string getCachePath(const ProgramOptions &options, StringRef key) {
   llvm::SmallString<256> path(options.cacheDir);
   llvm::sys::path::append(path, key + ".clbin");
   return std::string(path);

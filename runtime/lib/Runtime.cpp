@@ -42,8 +42,8 @@ Runtime::~Runtime() {
     clReleaseContext(context);
 }
 
-Expected<std::unique_ptr<Runtime>>
-Runtime::create(llvm::StringRef deviceSpec, RuntimeOptions options) {
+Expected<std::unique_ptr<Runtime>> Runtime::create(llvm::StringRef deviceSpec,
+                                                   RuntimeOptions options) {
   auto device = selectDevice(deviceSpec);
   if (!device)
     return device.takeError();
@@ -132,8 +132,8 @@ Expected<Buffer> Runtime::upload(const void *data, size_t bytes) {
   return buffer;
 }
 
-llvm::Error Runtime::write(const Buffer &buffer, const void *data,
-                           size_t bytes, size_t offset) {
+llvm::Error Runtime::write(const Buffer &buffer, const void *data, size_t bytes,
+                           size_t offset) {
   if (bytes == 0)
     return llvm::Error::success();
   return checkCL(clEnqueueWriteBuffer(queue, buffer.get(), CL_TRUE, offset,
@@ -153,10 +153,10 @@ llvm::Error Runtime::read(const Buffer &buffer, void *data, size_t bytes,
 llvm::Error Runtime::fill(const Buffer &buffer, uint8_t byte) {
   if (buffer.getSize() == 0)
     return llvm::Error::success();
-  if (llvm::Error err = checkCL(
-          clEnqueueFillBuffer(queue, buffer.get(), &byte, 1, 0,
-                              buffer.getSize(), 0, nullptr, nullptr),
-          "clEnqueueFillBuffer"))
+  if (llvm::Error err =
+          checkCL(clEnqueueFillBuffer(queue, buffer.get(), &byte, 1, 0,
+                                      buffer.getSize(), 0, nullptr, nullptr),
+                  "clEnqueueFillBuffer"))
     return err;
   return finish();
 }
@@ -205,16 +205,15 @@ Expected<uint64_t> Runtime::getDeviceAddress(const Buffer &buffer) {
   }
   cl_mem args[] = {buffer.get(), addressResult.get()};
   for (unsigned i = 0; i < 2; ++i)
-    if (llvm::Error err = checkCL(clSetKernelArg(addressKernel->get(), i,
-                                                 sizeof(cl_mem), &args[i]),
-                                  "clSetKernelArg"))
+    if (llvm::Error err = checkCL(
+            clSetKernelArg(addressKernel->get(), i, sizeof(cl_mem), &args[i]),
+            "clSetKernelArg"))
       return err;
   size_t one = 1;
-  if (llvm::Error err =
-          checkCL(clEnqueueNDRangeKernel(queue, addressKernel->get(), 1,
-                                         nullptr, &one, &one, 0, nullptr,
-                                         nullptr),
-                  "clEnqueueNDRangeKernel"))
+  if (llvm::Error err = checkCL(
+          clEnqueueNDRangeKernel(queue, addressKernel->get(), 1, nullptr, &one,
+                                 &one, 0, nullptr, nullptr),
+          "clEnqueueNDRangeKernel"))
     return err;
   uint64_t address = 0;
   if (llvm::Error err = read(addressResult, &address, sizeof(address)))
@@ -270,8 +269,8 @@ Runtime::bindArguments(Kernel &kernel,
     const auto *group = std::get_if<GroupArg>(&value);
     auto wrongKind = [&](llvm::StringRef expected) {
       return makeInputError("parameter " + llvm::Twine(arg.paramIndex) +
-                            " of kernel '" + kernel.getName() +
-                            "' must be a " + expected);
+                            " of kernel '" + kernel.getName() + "' must be a " +
+                            expected);
     };
     cl_uint argIndex = static_cast<cl_uint>(index);
     auto setValue = [&](size_t size, const void *data) {
@@ -297,10 +296,10 @@ Runtime::bindArguments(Kernel &kernel,
       if (!scalar)
         return wrongKind("scalar");
       if (arg.sizeInBytes != scalar->getSize())
-        return makeInputError(
-            "parameter " + llvm::Twine(arg.paramIndex) + " of kernel '" +
-            kernel.getName() + "' takes " + llvm::Twine(arg.sizeInBytes) +
-            " bytes, but a " + getDTypeName(scalar->dtype) + " was given");
+        return makeInputError("parameter " + llvm::Twine(arg.paramIndex) +
+                              " of kernel '" + kernel.getName() + "' takes " +
+                              llvm::Twine(arg.sizeInBytes) + " bytes, but a " +
+                              getDTypeName(scalar->dtype) + " was given");
       err = setValue(scalar->getSize(), scalar->bytes.data());
       break;
     case Kind::Pointer: {
@@ -392,14 +391,12 @@ Expected<Timing> Runtime::time(Kernel &kernel, const LaunchConfig &config,
   for (unsigned i = 0; i < std::max(repeat, 1u); ++i) {
     cl_event event = nullptr;
     auto start = std::chrono::steady_clock::now();
-    cl_int err = clEnqueueNDRangeKernel(queue, kernel.get(), 3, nullptr,
-                                        global.data(),
-                                        config.workGroupSize.data(), 0,
-                                        nullptr, &event);
+    cl_int err =
+        clEnqueueNDRangeKernel(queue, kernel.get(), 3, nullptr, global.data(),
+                               config.workGroupSize.data(), 0, nullptr, &event);
     if (err)
-      return makeCLError(("clEnqueueNDRangeKernel(" + kernel.getName() + ")")
-                             .str(),
-                         err);
+      return makeCLError(
+          ("clEnqueueNDRangeKernel(" + kernel.getName() + ")").str(), err);
     err = clWaitForEvents(1, &event);
     auto stop = std::chrono::steady_clock::now();
     if (err) {
@@ -425,6 +422,4 @@ Expected<double> Runtime::launch(Kernel &kernel, const LaunchConfig &config) {
   return timing->kernelMs.front();
 }
 
-llvm::Error Runtime::finish() {
-  return checkCL(clFinish(queue), "clFinish");
-}
+llvm::Error Runtime::finish() { return checkCL(clFinish(queue), "clFinish"); }

@@ -2,6 +2,7 @@
 #include "comprehend/runtime/SpirBridge.h"
 #include "comprehend/runtime/Error.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -15,6 +16,60 @@
 
 using namespace comprehend::runtime;
 
+namespace {
+// Opcodes from the SPIR-V specification (spirv.hpp), kept local so that the
+// rewrite below needs no SPIR-V headers.
+enum : uint32_t {
+  OpTypeBool = 20,
+  OpTypeInt = 21,
+  OpTypeFloat = 22,
+  OpConstantFalse = 42,
+  OpConstant = 43,
+  OpConstantNull = 46,
+};
+} // namespace
+
+/// Rewrites what is valid SPIR-V but makes LLVMSPIRVLib 15 abort (it asserts
+/// instead of reporting): OpConstantNull of a scalar type becomes OpConstant
+/// 0 (OpConstantFalse for bool). Other instructions are copied unchanged.
+static std::vector<uint32_t>
+legalizeForTranslator(llvm::ArrayRef<uint32_t> words) {
+  // Scalar type id -> width in words (0 for bool).
+  llvm::DenseMap<uint32_t, unsigned> scalarTypes;
+  std::vector<uint32_t> out(words.begin(), words.begin() + 5);
+  for (size_t i = 5; i < words.size();) {
+    uint32_t opcode = words[i] & 0xffff;
+    uint32_t count = words[i] >> 16;
+    if (count == 0 || i + count > words.size()) {
+      // Malformed: leave the rest to the translator's own checks.
+      out.insert(out.end(), words.begin() + i, words.end());
+      break;
+    }
+    llvm::ArrayRef<uint32_t> inst = words.slice(i, count);
+    if ((opcode == OpTypeInt || opcode == OpTypeFloat) && count >= 3)
+      scalarTypes[inst[1]] = inst[2] > 32 ? 2 : 1;
+    else if (opcode == OpTypeBool && count >= 2)
+      scalarTypes[inst[1]] = 0;
+    auto scalar = scalarTypes.find(count == 3 ? inst[1] : 0);
+    if (opcode == OpConstantNull && count == 3 &&
+        scalar != scalarTypes.end()) {
+      unsigned width = scalar->second;
+      if (width == 0) {
+        out.push_back((3u << 16) | OpConstantFalse);
+      } else {
+        out.push_back(((3u + width) << 16) | OpConstant);
+      }
+      out.push_back(inst[1]);
+      out.push_back(inst[2]);
+      out.insert(out.end(), width, 0u);
+    } else {
+      out.insert(out.end(), inst.begin(), inst.end());
+    }
+    i += count;
+  }
+  return out;
+}
+
 llvm::Expected<std::string>
 comprehend::runtime::translateSpirvToSpir12(llvm::ArrayRef<uint32_t> words) {
   if (words.size() < 5 || words[0] != 0x07230203)
@@ -27,8 +82,9 @@ comprehend::runtime::translateSpirvToSpir12(llvm::ArrayRef<uint32_t> words) {
   SPIRV::TranslatorOpts opts;
   opts.setDesiredBIsRepresentation(SPIRV::BIsRepresentation::OpenCL12);
 
+  std::vector<uint32_t> legal = legalizeForTranslator(words);
   std::istringstream stream(std::string(
-      reinterpret_cast<const char *>(words.data()), words.size() * 4));
+      reinterpret_cast<const char *>(legal.data()), legal.size() * 4));
   llvm::Module *rawModule = nullptr;
   std::string message;
   bool ok = llvm::readSpirv(context, opts, stream, rawModule, message);

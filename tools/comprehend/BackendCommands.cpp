@@ -25,6 +25,7 @@ static LogicalResult getCompileOptions(backend::CompileOptions &options) {
   }
   options.optLevel = static_cast<unsigned>(OptLevel - '0');
   options.validate = VerifySpirv;
+  options.verifyEachPass = VerifySpirv;
   llvm::SmallVector<llvm::StringRef, 8> names;
   llvm::StringRef(Passes).split(names, ',', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef name : names) {
@@ -62,7 +63,9 @@ int emitBackendOutput(ir::Program &program, DiagnosticEngine &diags) {
 
   std::error_code error;
   bool binary = Emit == EmitKind::Spirv;
-  llvm::ToolOutputFile output(OutputFilename.empty() ? "-" : OutputFilename,
+  std::string outputPath =
+      OutputFilename.empty() ? std::string("-") : OutputFilename.getValue();
+  llvm::ToolOutputFile output(outputPath,
                               error,
                               binary ? llvm::sys::fs::OF_None
                                      : llvm::sys::fs::OF_Text);

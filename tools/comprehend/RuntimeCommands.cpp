@@ -38,8 +38,8 @@ namespace comprehend::tools {
 
 /// Prints `error` and maps it to an exit code.
 static int fail(llvm::Error error, StringRef command) {
-  ErrorKind kind =
-      reportError(std::move(error), llvm::errs(), "comprehend " + command.str());
+  ErrorKind kind = reportError(std::move(error), llvm::errs(),
+                               "comprehend " + command.str());
   return kind == ErrorKind::Input ? ExitInvalidInput : ExitRuntime;
 }
 
@@ -127,7 +127,8 @@ static llvm::Expected<Bindings> bindParameters(Runtime &runtime,
     name = name.trim();
     name.consume_front("%");
     if (name.empty() || !StringRef(arg).contains('='))
-      return makeInputError("--arg '" + arg + "' must be NAME=FILE.npy or "
+      return makeInputError("--arg '" + arg +
+                            "' must be NAME=FILE.npy or "
                             "NAME=VALUE");
     if (!llvm::any_of(entry.params, [&](const ParamType &param) {
           return param.name == name;
@@ -135,8 +136,7 @@ static llvm::Expected<Bindings> bindParameters(Runtime &runtime,
       return makeInputError("--arg '" + arg + "': '@" + entryName +
                             "' has no parameter '%" + name + "'");
     if (!given.try_emplace(name, value.str()).second)
-      return makeInputError("--arg: parameter '%" + name +
-                            "' is given twice");
+      return makeInputError("--arg: parameter '%" + name + "' is given twice");
   }
 
   std::mt19937_64 rng(std::random_device{}());
@@ -150,10 +150,11 @@ static llvm::Expected<Bindings> bindParameters(Runtime &runtime,
       if (it == given.end()) {
         // Random integers would be random loop bounds and sizes.
         if (isIntegerDType(param.dtype) || param.dtype == DType::Bool)
-          return makeInputError("missing argument '%" + param.name + "' of "
-                                "type " + param.str() +
-                                ": give it with --arg " + param.name +
-                                "=VALUE");
+          return makeInputError("missing argument '%" + param.name +
+                                "' of "
+                                "type " +
+                                param.str() + ": give it with --arg " +
+                                param.name + "=VALUE");
         bindings.values.push_back(makeRandomScalar(param.dtype, rng));
         continue;
       }
@@ -189,7 +190,31 @@ static llvm::Expected<Bindings> bindParameters(Runtime &runtime,
   return bindings;
 }
 
+/// Checks the syntax of --grid and --arg (usage errors, exit 2).
+static bool checkRunUsage() {
+  for (const std::string &arg : Args) {
+    StringRef name = StringRef(arg).split('=').first.trim();
+    if (!StringRef(arg).contains('=') || name.empty() || name == "%") {
+      llvm::errs() << "comprehend run: --arg '" << arg
+                   << "' must be NAME=FILE.npy or NAME=VALUE\n";
+      return false;
+    }
+  }
+  auto grid = parseGrid(Grid);
+  if (!grid) {
+    llvm::errs() << "comprehend run: " << llvm::toString(grid.takeError())
+                 << "\n";
+    return false;
+  }
+  return true;
+}
+
 static int runIrFile() {
+  if (!checkRunUsage())
+    return ExitUsage;
+  auto grid = parseGrid(Grid);
+  if (!grid)
+    return fail(grid.takeError(), "run");
   llvm::SourceMgr sourceMgr;
   DiagnosticEngine diags(sourceMgr);
   diags.setWarningsAsErrors(WarningsAsErrors);
@@ -215,9 +240,6 @@ static int runIrFile() {
                  << "' in '" << InputFilename << "'\n";
     return ExitInvalidInput;
   }
-  auto grid = parseGrid(Grid);
-  if (!grid)
-    return fail(grid.takeError(), "run");
 
   auto runtime = Runtime::create(Device);
   if (!runtime)
@@ -264,8 +286,7 @@ static int runIrFile() {
     }
   }
   unsigned repeat = std::max(1u, unsigned(Repeat));
-  auto timing =
-      (*executable)->run(entryName, *grid, bindings->values, repeat);
+  auto timing = (*executable)->run(entryName, *grid, bindings->values, repeat);
   if (!timing)
     return fail(timing.takeError(), "run");
 

@@ -3,9 +3,16 @@
 #include "Input.h"
 #include "Options.h"
 
+#include "comprehend/ir/Context.h"
 #include "comprehend/ir/Diagnostics.h"
+#include "comprehend/ir/Printer.h"
+#include "comprehend/ir/Program.h"
+#include "comprehend/ir/Verifier.h"
 #include "comprehend/tc/Frontend.h"
+#include "comprehend/tc/Lowering.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -45,9 +52,41 @@ int compileTcFile() {
   TcInput input;
   if (int code = loadTcInput(input, /*inferAllRanges=*/true))
     return code;
-  errs() << "comprehend compile: lowering of TC is not available yet; use "
-            "'comprehend check' or 'comprehend ranges'\n";
-  return ExitUsage;
+  const tc::Def *entry = tc::findEntry(*input.program, Entry);
+  if (!entry) {
+    errs() << "comprehend compile: "
+           << (Entry.empty() ? "the file defines no function"
+                             : "no def named '" + Entry + "' in '" +
+                                   InputFilename + "'")
+           << "\n";
+    return ExitUsage;
+  }
+  StringMap<int64_t> sizes;
+  if (failed(parseSizes(Sizes, sizes)))
+    return ExitUsage;
+  ir::Context ctx;
+  ir::Program lowered(ctx);
+  if (!tc::lowerDef(*input.program, *entry, sizes, lowered, input.diags) ||
+      input.diags.hasErrors())
+    return ExitInvalidInput;
+  // The lowering must produce valid IR; a verifier error here is a bug of
+  // the lowering, reported with the TC locations it carries.
+  if (failed(ir::verify(lowered, input.diags)))
+    return ExitInvalidInput;
+  if (Emit != EmitKind::IR)
+    return emitBackendOutput(lowered, input.diags);
+  std::error_code error;
+  ToolOutputFile output(OutputFilename.empty() ? std::string("-")
+                                               : OutputFilename.getValue(),
+                        error, sys::fs::OF_Text);
+  if (error) {
+    errs() << "comprehend compile: error: cannot write '" << OutputFilename
+           << "': " << error.message() << "\n";
+    return ExitInvalidInput;
+  }
+  ir::print(lowered, output.os());
+  output.keep();
+  return ExitSuccess;
 }
 
 int runRanges() {

@@ -132,15 +132,16 @@ private:
     b.setInsertionPointToEnd(parallel.getBody());
     ir::Value *zero = b.createConstant(b.getLoc(), int64_t(0),
                                        b.getScalarType(ScalarKind::I32));
+    // One statement per instruction: argument evaluation order is
+    // unspecified, and the printed IR must not depend on the compiler.
     ir::Value *linear = b.create<ir::SubgroupLinearIdInst>(b.getLoc()).getResult();
     ir::Value *lane = b.create<ir::SubgroupLocalIdInst>(b.getLoc()).getResult();
-    ir::Value *first = b.create<ir::AndInst>(
-                            b.getLoc(),
-                            b.create<ir::EqualInst>(b.getLoc(), linear, zero)
-                                .getResult(),
-                            b.create<ir::EqualInst>(b.getLoc(), lane, zero)
-                                .getResult())
-                           .getResult();
+    ir::Value *firstGroup =
+        b.create<ir::EqualInst>(b.getLoc(), linear, zero).getResult();
+    ir::Value *firstLane =
+        b.create<ir::EqualInst>(b.getLoc(), lane, zero).getResult();
+    ir::Value *first =
+        b.create<ir::AndInst>(b.getLoc(), firstGroup, firstLane).getResult();
     auto guard = b.create<ir::IfInst>(b.getLoc(),
                                       llvm::ArrayRef<const ir::Type *>(), first);
     b.setInsertionPointToEnd(guard.getThen());
@@ -382,8 +383,10 @@ void LowerCollectivePass::emitGemmTile(ir::GemmInst inst, LoweringBuilder &b,
       ir::CoopMatrixType::get(*ctx, kb, tileK, tileN, ir::MatrixUse::B);
 
   ir::Value *init = b.zero(accType);
-  auto loop = b.create<ir::ForInst>(loc, b.index(0), b.size(inst.getA(), kMode),
-                                    b.index(tileK),
+  ir::Value *lower = b.index(0);
+  ir::Value *upper = b.size(inst.getA(), kMode);
+  ir::Value *step = b.index(tileK);
+  auto loop = b.create<ir::ForInst>(loc, lower, upper, step,
                                     llvm::ArrayRef<ir::Value *>{init});
   LoweringBuilder l(*ctx, loc);
   l.setInsertionPointToEnd(loop.getBody());

@@ -129,14 +129,12 @@ private:
     llvm::SmallVector<ir::Value *, 2> counts;
     ir::Value *total = nullptr;
     for (unsigned mode = 0; mode < numModes; ++mode) {
-      ir::Value *extent = b.create<ir::SubInst>(
-                               loc, b.castTo(to[mode], ScalarKind::Index),
-                               b.castTo(from[mode], ScalarKind::Index))
-                              .getResult();
+      ir::Value *upper = b.castTo(to[mode], ScalarKind::Index);
+      ir::Value *lower = b.castTo(from[mode], ScalarKind::Index);
+      ir::Value *extent = b.create<ir::SubInst>(loc, upper, lower).getResult();
+      ir::Value *rounded = b.add(extent, b.index(tileShape[mode] - 1));
       ir::Value *count =
-          b.create<ir::DivInst>(loc,
-                                b.add(extent, b.index(tileShape[mode] - 1)),
-                                b.index(tileShape[mode]))
+          b.create<ir::DivInst>(loc, rounded, b.index(tileShape[mode]))
               .getResult();
       counts.push_back(count);
       total = total ? b.mul(total, count) : count;

@@ -44,8 +44,8 @@ Id TypeMapper::getStorageType(ScalarKind kind) {
     builder.addCapability(::spv::CapabilityInt16);
     return builder.getIntType(16);
   case ScalarKind::F16:
-    // Half in memory only (Float16Buffer, implied by Kernel): accessed with
-    // vload_half/vstore_half.
+    // Half in memory only: accessed with vload_half/vstore_half.
+    builder.addCapability(::spv::CapabilityFloat16Buffer);
     return builder.getFloatType(16);
   default:
     return getValueType(kind);

@@ -59,14 +59,14 @@ TEST(DefinitionTableTest, SiblingScopesMayReuseNames) {
 }
 
 TEST(DefinitionTest, Descriptions) {
-  EXPECT_EQ(integerDef(1).getDescription(), "integer constant");
+  EXPECT_EQ(integerDef(1).getDescription(), "an integer constant");
   EXPECT_EQ((Definition{ConstantLiteral(true), {}}.getDescription()),
-            "boolean constant");
+            "a boolean constant");
   EXPECT_EQ((Definition{ConstantLiteral(1.5), {}}.getDescription()),
-            "floating constant");
+            "a floating constant");
   EXPECT_EQ(
       (Definition{static_cast<const Type *>(nullptr), {}}.getDescription()),
-      "type");
+      "a type");
 }
 
 TEST(CalcTest, OperatorSpellings) {

@@ -13,8 +13,7 @@ namespace {
 /// `lhs(lhsIndices) = reads` over the box `iterators[d] in [0, extents[d])`.
 ScheduledStatement box(llvm::StringRef lhs, std::vector<std::string> lhsIndices,
                        std::vector<std::pair<std::string, IndexExpr>> ranges,
-                       std::vector<TensorAccess> reads,
-                       bool readsLhs = false) {
+                       std::vector<TensorAccess> reads, bool readsLhs = false) {
   ScheduledStatement stmt;
   stmt.lhsTensor = lhs.str();
   stmt.lhsIndices.assign(lhsIndices.begin(), lhsIndices.end());
@@ -40,8 +39,8 @@ KernelPlan plan(llvm::ArrayRef<std::string> params,
   return std::move(*result);
 }
 
-const Dependence *find(const KernelPlan &plan, unsigned source,
-                       unsigned target, Dependence::Kind kind) {
+const Dependence *find(const KernelPlan &plan, unsigned source, unsigned target,
+                       Dependence::Kind kind) {
   for (const Dependence &dependence : plan.dependences)
     if (dependence.source == source && dependence.target == target &&
         dependence.kind == kind)
@@ -144,8 +143,7 @@ TEST(KernelPlan, ScalarReductionRunsAlone) {
   // s() +=! A(i); O(i) = A(i) / s()
   std::vector<ScheduledStatement> stmts = {
       box("s", {}, {{"i", P("N")}}, {read("A", {V("i")})}),
-      box("O", {"i"}, {{"i", P("N")}},
-          {read("A", {V("i")}), read("s", {})})};
+      box("O", {"i"}, {{"i", P("N")}}, {read("A", {V("i")}), read("s", {})})};
   KernelPlan result = plan({"N"}, stmts);
   EXPECT_EQ(find(result, 0, 1, Kind::ReadAfterWrite)->sync,
             SyncKind::NewLaunch);
@@ -199,6 +197,30 @@ TEST(KernelPlan, NonAffineRangeIsAnError) {
             "the range of 'i' is not affine in the size variables");
 }
 
+TEST(KernelPlan, FromInferredRanges) {
+  // pad(h) = I(h - 5); O(h) +=! pad(h + kh) * W(kh): pad's range starts at 5.
+  Def def{{"H", "KH"},
+          {{"I", {P("H")}}, {"W", {P("KH")}}},
+          {statement("pad", {"h"}, {read("I", {V("h") - 5})}),
+           statement("O", {"h"},
+                     {read("pad", {V("h") + V("kh")}), read("W", {V("kh")})})}};
+  Outcome outcome = infer(def);
+  ASSERT_TRUE(outcome.ok);
+  std::vector<ScheduledStatement> stmts;
+  for (unsigned index = 0; index < 2; ++index) {
+    llvm::Expected<ScheduledStatement> stmt = makeScheduledStatement(
+        def.statements[index], outcome.statements[index], false);
+    ASSERT_TRUE(bool(stmt)) << llvm::toString(stmt.takeError());
+    stmts.push_back(std::move(*stmt));
+  }
+  EXPECT_EQ(stmts[0].lo[0].str(), "5");
+  KernelPlan result = plan({"H", "KH"}, stmts);
+  // O(h) reads pad(h + kh): other work-items' values, and the grids differ.
+  EXPECT_EQ(find(result, 0, 1, Kind::ReadAfterWrite)->sync,
+            SyncKind::NewLaunch);
+  EXPECT_EQ(kernelsOf(result), (Kernels{{0}, {1}}));
+}
+
 std::vector<ScheduledStatement> matmul() {
   return {box("C", {"i", "j"}, {{"i", P("M")}, {"j", P("N")}, {"k", P("K")}},
               {read("A", {V("i"), V("k")}), read("B", {V("k"), V("j")})})};
@@ -213,8 +235,7 @@ TEST(KernelPlan, TilesTheGroupBand) {
             "[M, N, K] -> { S0[i, j, k] -> [o0, o1, i, j] : 0 <= i < M and "
             "0 <= j < N and 0 <= k < K and -31 + i <= 32o0 <= i and -15 + j "
             "<= 16o1 <= j }");
-  EXPECT_NE(tiled->scheduleTree.find("coincident: [ 1, 1 ]"),
-            std::string::npos)
+  EXPECT_NE(tiled->scheduleTree.find("coincident: [ 1, 1 ]"), std::string::npos)
       << tiled->scheduleTree;
 }
 

@@ -572,6 +572,91 @@ TEST(RangeInference, NonAffineWhereIsAnError) {
             "variables");
 }
 
+TEST(RangeInference, BoundsAsIndexExprs) {
+  Outcome conv = infer(conv1d());
+  ASSERT_TRUE(conv.ok);
+  ASSERT_TRUE(conv.range(0, "i").hiExpr);
+  EXPECT_EQ(conv.range(0, "i").hiExpr->str(), "N - K + 1");
+  EXPECT_EQ(conv.range(0, "i").loExpr->str(), "0");
+  EXPECT_EQ(conv.shapes["O"].extentExprs[0]->str(), "N - K + 1");
+
+  Outcome strided = infer(stridedConv());
+  ASSERT_TRUE(strided.ok);
+  EXPECT_EQ(strided.range(0, "h").hiExpr->str(), "floord(H - KH, 2) + 1");
+
+  // TCF: a minimum of two sizes.
+  Def tcf{{"B0", "A1"},
+          {{"B", {P("B0")}}, {"A", {P("A1")}}},
+          {statement("O", {"j"}, {read("B", {V("j")}), read("A", {V("j")})})}};
+  Outcome min = infer(tcf);
+  ASSERT_TRUE(min.ok);
+  EXPECT_EQ(min.range(0, "j").hiExpr->str(), "min(B0, A1)");
+}
+
+TEST(RangeInference, Conv2DWithSevenIndices) {
+  // tmp(n, m, h, w) +=! I(n, c, h + kh, w + kw) * W1(m, c, kh, kw)
+  Def def{{"N", "C", "H", "W", "M", "KH", "KW"},
+          {{"I", {P("N"), P("C"), P("H"), P("W")}},
+           {"W1", {P("M"), P("C"), P("KH"), P("KW")}}},
+          {statement(
+              "tmp", {"n", "m", "h", "w"},
+              {read("I", {V("n"), V("c"), V("h") + V("kh"), V("w") + V("kw")}),
+               read("W1", {V("m"), V("c"), V("kh"), V("kw")})})}};
+  Outcome outcome = infer(def);
+  ASSERT_TRUE(outcome.ok);
+  EXPECT_EQ(outcome.shapes["tmp"].symbolicExtent,
+            (llvm::SmallVector<std::string, 4>{"N", "M", "H - KH + 1",
+                                               "W - KW + 1"}));
+  EXPECT_EQ(outcome.range(0, "c").symbolicHi, "C");
+  EXPECT_TRUE(outcome.diagnostics.empty());
+}
+
+TEST(RangeInference, EmptyWhereRangeWarns) {
+  // TC accepts `8:4` silently (extent -4); we keep the range and warn.
+  Def def{{"N"},
+          {{"I", {P("N")}}},
+          {statement("O", {"i"}, {}, {where("i", C(8), C(4))})}};
+  Outcome outcome = infer(def, Sizes{{"N", 5}});
+  ASSERT_TRUE(outcome.ok);
+  EXPECT_EQ(outcome.firstMessage(Severity::Warning),
+            "the range of 'i' is empty");
+  EXPECT_EQ(outcome.shapes["O"].extent[0], -4);
+}
+
+TEST(RangeInference, OperationBudget) {
+  llvm::SourceMgr sourceMgr;
+  DiagnosticEngine diags(sourceMgr);
+  std::vector<Diagnostic> reported;
+  diags.setHandler([&](const Diagnostic &diag) { reported.push_back(diag); });
+  Def def = tcc();
+  RangeInference inference(def.params, diags);
+  for (const auto &[name, extents] : def.inputs)
+    inference.declareInput(name, extents);
+  inference.setMaxOperations(5);
+  EXPECT_FALSE(inference.inferStatement(def.statements[0]));
+  ASSERT_EQ(reported.size(), 1u);
+  EXPECT_EQ(reported[0].message,
+            "range inference for this statement exceeds the isl operation "
+            "limit");
+  // The context recovers for the next statement.
+  inference.setMaxOperations(0);
+  EXPECT_TRUE(inference.inferStatement(def.statements[0]));
+
+  // Whatever step runs out of budget, the outcome is a result or the quota
+  // error, never a crash or another isl error.
+  for (unsigned long budget = 1; budget < 20000; budget = budget * 3 + 1) {
+    reported.clear();
+    inference.setMaxOperations(budget);
+    if (inference.inferStatement(def.statements[0]))
+      continue;
+    ASSERT_FALSE(reported.empty()) << budget;
+    EXPECT_EQ(reported[0].message,
+              "range inference for this statement exceeds the isl operation "
+              "limit")
+        << budget;
+  }
+}
+
 TEST(RangeInference, InputShapes) {
   llvm::SourceMgr sourceMgr;
   DiagnosticEngine diags(sourceMgr);

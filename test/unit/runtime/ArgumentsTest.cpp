@@ -64,8 +64,8 @@ TEST(ArgumentsTest, LayoutFollowsTheCallingConvention) {
       ParamType::scalar("alpha", DType::F64),
       ParamType::memref("A", DType::F32, {kDynamic, 8}),
       ParamType::memref("B", DType::F32, {4, kDynamic}, {1, kDynamic}),
-      ParamType::group("G", DType::F32, {kDynamic, kDynamic}, kDynamic,
-                       {}, kDynamic),
+      ParamType::group("G", DType::F32, {kDynamic, kDynamic}, kDynamic, {},
+                       kDynamic),
       ParamType::group("H", DType::C32, {4}, 10),
       ParamType::scalar("z", DType::C64)};
   // A: pointer, shape 0, stride 1 (after a '?'); B: pointer, shape 1,
@@ -121,8 +121,7 @@ TEST(ArgumentsTest, ChecksDTypeShapeAndStrides) {
 
 TEST(ArgumentsTest, ChecksBufferSizeAndCounts) {
   Buffer small(nullptr, 15);
-  std::vector<ParamType> params = {
-      ParamType::memref("A", DType::F32, {4})};
+  std::vector<ParamType> params = {ParamType::memref("A", DType::F32, {4})};
   llvm::Error err =
       checkArguments(params, {TensorArg{&small, DType::F32, {4}, {}}});
   ASSERT_TRUE(bool(err));
@@ -136,8 +135,7 @@ TEST(ArgumentsTest, ChecksBufferSizeAndCounts) {
 
 TEST(ArgumentsTest, ChecksGroups) {
   Buffer buffer(nullptr, 5 * 4 * sizeof(float));
-  std::vector<ParamType> params = {
-      ParamType::group("G", DType::F32, {4}, 6)};
+  std::vector<ParamType> params = {ParamType::group("G", DType::F32, {4}, 6)};
   GroupArg group = GroupArg::stacked(buffer, DType::F32, {4}, 5);
   EXPECT_EQ(group.byteOffsets[4], 4u * 4 * sizeof(float));
   llvm::Error err = checkArguments(params, {group});

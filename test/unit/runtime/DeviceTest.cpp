@@ -61,8 +61,8 @@ TEST(DeviceTest, CoreInfoFollowsTheQueries) {
   EXPECT_GE(core.maxWorkGroupSize, 1u);
   EXPECT_GT(core.localMemoryBytes, 0u);
   ASSERT_FALSE(core.subgroupSizes.empty());
-  EXPECT_TRUE(std::is_sorted(core.subgroupSizes.begin(),
-                             core.subgroupSizes.end()));
+  EXPECT_TRUE(
+      std::is_sorted(core.subgroupSizes.begin(), core.subgroupSizes.end()));
   EXPECT_EQ(core.features.fp16, info.hasExtension("cl_khr_fp16"));
   EXPECT_EQ(core.spirv.openCL12Shaped, info.format != ModuleFormat::Spirv);
   if (info.format == ModuleFormat::Spir12) {

@@ -17,8 +17,7 @@ TEST(ErrorTest, NamesOfStatusCodes) {
 }
 
 TEST(ErrorTest, MessageNamesCallCodeAndRemedy) {
-  std::string message =
-      llvm::toString(makeCLError("clSetKernelArg", -51));
+  std::string message = llvm::toString(makeCLError("clSetKernelArg", -51));
   EXPECT_EQ(message, "clSetKernelArg failed with CL_INVALID_ARG_SIZE (-51): "
                      "an argument's size does not match the kernel "
                      "parameter; check the scalar types");
@@ -54,12 +53,12 @@ TEST(ErrorTest, ReportPicksTheMostSevereKind) {
   llvm::raw_string_ostream os(text);
   EXPECT_EQ(reportError(makeInputError("bad file"), os, "comprehend run"),
             ErrorKind::Input);
-  EXPECT_EQ(reportError(llvm::joinErrors(makeInputError("a"),
-                                         makeDeviceError("b")),
-                        os, "x"),
-            ErrorKind::Device);
-  EXPECT_EQ(reportError(llvm::createStringError(
-                            llvm::inconvertibleErrorCode(), "other"),
+  EXPECT_EQ(
+      reportError(llvm::joinErrors(makeInputError("a"), makeDeviceError("b")),
+                  os, "x"),
+      ErrorKind::Device);
+  EXPECT_EQ(reportError(llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                                "other"),
                         os, "y"),
             ErrorKind::Device);
   EXPECT_EQ(os.str(), "comprehend run: error: bad file\nx: error: a\n"

@@ -34,15 +34,14 @@ TEST_F(LaunchTest, VectorAdd) {
       ParamType::memref("b", DType::F32, {kDynamic}),
       ParamType::memref("c", DType::F32, {kDynamic})};
   // The kernel reads no sizes: its layout is three pointers.
-  std::vector<comprehend::backend::KernelArg> layout =
-      computeArgLayout(params);
-  layout.erase(std::remove_if(layout.begin(), layout.end(),
-                              [](const auto &arg) {
-                                return arg.kind !=
-                                       comprehend::backend::KernelArg::Kind::
-                                           Pointer;
-                              }),
-               layout.end());
+  std::vector<comprehend::backend::KernelArg> layout = computeArgLayout(params);
+  layout.erase(
+      std::remove_if(layout.begin(), layout.end(),
+                     [](const auto &arg) {
+                       return arg.kind !=
+                              comprehend::backend::KernelArg::Kind::Pointer;
+                     }),
+      layout.end());
   std::vector<ArgValue> values = {
       TensorArg{&da, DType::F32, {int64_t(n)}, {}},
       TensorArg{&db, DType::F32, {int64_t(n)}, {}},
@@ -67,11 +66,11 @@ TEST_F(LaunchTest, FusedMultiplyAddOnFloat4) {
   std::vector<float> poison(4 * n, NAN);
   Buffer dd = upload(poison);
   Kernel &kernel = getKernel("fma4");
-  std::vector<comprehend::backend::KernelArg> layout = computeArgLayout(
-      {ParamType::memref("a", DType::F32, {int64_t(4 * n)}),
-       ParamType::memref("b", DType::F32, {int64_t(4 * n)}),
-       ParamType::memref("c", DType::F32, {int64_t(4 * n)}),
-       ParamType::memref("d", DType::F32, {int64_t(4 * n)})});
+  std::vector<comprehend::backend::KernelArg> layout =
+      computeArgLayout({ParamType::memref("a", DType::F32, {int64_t(4 * n)}),
+                        ParamType::memref("b", DType::F32, {int64_t(4 * n)}),
+                        ParamType::memref("c", DType::F32, {int64_t(4 * n)}),
+                        ParamType::memref("d", DType::F32, {int64_t(4 * n)})});
   std::vector<ArgValue> values;
   for (Buffer *buffer : {&da, &db, &dc, &dd})
     values.push_back(TensorArg{buffer, DType::F32, {int64_t(4 * n)}, {}});
@@ -86,30 +85,27 @@ TEST_F(LaunchTest, FusedMultiplyAddOnFloat4) {
 TEST_F(LaunchTest, ScalarsOfEveryWidth) {
   std::vector<uint64_t> poison(16, ~uint64_t(0));
   Buffer out = upload(poison);
-  std::vector<ParamType> params = {
-      ParamType::memref("out", DType::I64, {16}),
-      ParamType::scalar("a", DType::I8),
-      ParamType::scalar("b", DType::I16),
-      ParamType::scalar("c", DType::I32),
-      ParamType::scalar("d", DType::I64),
-      ParamType::scalar("e", DType::F32),
-      ParamType::scalar("f", DType::F64),
-      ParamType::scalar("g", DType::C32),
-      ParamType::scalar("h", DType::C64)};
-  std::vector<ArgValue> values = {
-      TensorArg{&out, DType::I64, {16}, {}},
-      ScalarArg::i8(-5),
-      ScalarArg::i16(-1234),
-      ScalarArg::i32(123456789),
-      ScalarArg::i64(-9876543210123LL),
-      ScalarArg::f32(1.5f),
-      ScalarArg::f64(-2.25),
-      ScalarArg::c32({3.5f, -4.5f}),
-      ScalarArg::c64({5.25, 6.75})};
+  std::vector<ParamType> params = {ParamType::memref("out", DType::I64, {16}),
+                                   ParamType::scalar("a", DType::I8),
+                                   ParamType::scalar("b", DType::I16),
+                                   ParamType::scalar("c", DType::I32),
+                                   ParamType::scalar("d", DType::I64),
+                                   ParamType::scalar("e", DType::F32),
+                                   ParamType::scalar("f", DType::F64),
+                                   ParamType::scalar("g", DType::C32),
+                                   ParamType::scalar("h", DType::C64)};
+  std::vector<ArgValue> values = {TensorArg{&out, DType::I64, {16}, {}},
+                                  ScalarArg::i8(-5),
+                                  ScalarArg::i16(-1234),
+                                  ScalarArg::i32(123456789),
+                                  ScalarArg::i64(-9876543210123LL),
+                                  ScalarArg::f32(1.5f),
+                                  ScalarArg::f64(-2.25),
+                                  ScalarArg::c32({3.5f, -4.5f}),
+                                  ScalarArg::c64({5.25, 6.75})};
   ASSERT_OK(checkArguments(params, values));
   Kernel &kernel = getKernel("scalars");
-  auto bound =
-      runtime->bindArguments(kernel, computeArgLayout(params), values);
+  auto bound = runtime->bindArguments(kernel, computeArgLayout(params), values);
   ASSERT_TRUE(bool(bound)) << llvm::toString(bound.takeError());
   ASSERT_TRUE(bool(runtime->launch(kernel, {})));
   auto bytes = download<unsigned char>(out);
@@ -133,12 +129,12 @@ TEST_F(LaunchTest, DynamicMemRefOfAStridedView) {
   const int64_t m = 5, n = 3, ld = 7;
   auto data = randomFloats(ld * n, 6);
   Buffer buffer = upload(data);
-  ParamType param = ParamType::memref("A", DType::F32, {kDynamic, kDynamic},
-                                      {1, kDynamic});
-  std::vector<ParamType> params = {param, ParamType::scalar("alpha",
-                                                            DType::F32)};
-  std::vector<ArgValue> values = {TensorArg{&buffer, DType::F32, {m, n}, {1, ld}},
-                                  ScalarArg::f32(3.0f)};
+  ParamType param =
+      ParamType::memref("A", DType::F32, {kDynamic, kDynamic}, {1, kDynamic});
+  std::vector<ParamType> params = {param,
+                                   ParamType::scalar("alpha", DType::F32)};
+  std::vector<ArgValue> values = {
+      TensorArg{&buffer, DType::F32, {m, n}, {1, ld}}, ScalarArg::f32(3.0f)};
   ASSERT_OK(checkArguments(params, values));
   auto layout = computeArgLayout(params);
   // pointer, m, n, stride 1, alpha
@@ -204,8 +200,7 @@ TEST_F(LaunchTest, GroupOfSeparateBuffers) {
   std::vector<ArgValue> values = {group, ScalarArg::f32(0.5f)};
   ASSERT_OK(checkArguments(params, values));
   Kernel &kernel = getKernel("group_scale");
-  auto bound =
-      runtime->bindArguments(kernel, computeArgLayout(params), values);
+  auto bound = runtime->bindArguments(kernel, computeArgLayout(params), values);
   ASSERT_TRUE(bool(bound)) << llvm::toString(bound.takeError());
   ASSERT_TRUE(bool(runtime->launch(kernel, {{length, 2, 1}, {1, 1, 1}})));
   auto rx = download<float>(bx), ry = download<float>(by);

@@ -1,6 +1,6 @@
 //===- NpyTest.cpp - .npy reading and writing -----------------------------===//
-#include "comprehend/runtime/Error.h"
 #include "comprehend/runtime/Npy.h"
+#include "comprehend/runtime/Error.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -73,9 +73,9 @@ TEST(NpyTest, ReadsCOrderAsColumnMajor) {
 }
 
 TEST(NpyTest, ReadsFortranOrderUnchanged) {
-  std::string file = makeNpy(
-      "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 2), }",
-      rawBytes<double>({1.0, 2.0, 3.0, 4.0}));
+  std::string file =
+      makeNpy("{'descr': '<f8', 'fortran_order': True, 'shape': (2, 2), }",
+              rawBytes<double>({1.0, 2.0, 3.0, 4.0}));
   auto tensor = parseNpy(file);
   ASSERT_TRUE(bool(tensor)) << llvm::toString(tensor.takeError());
   EXPECT_EQ(tensor->dtype, DType::F64);
@@ -102,9 +102,9 @@ TEST(NpyTest, ThreeDimensionalCOrder) {
 }
 
 TEST(NpyTest, ScalarAndEmptyShapes) {
-  auto scalar = parseNpy(makeNpy(
-      "{'descr': '<f4', 'fortran_order': False, 'shape': (), }",
-      rawBytes<float>({2.5f})));
+  auto scalar = parseNpy(
+      makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (), }",
+              rawBytes<float>({2.5f})));
   ASSERT_TRUE(bool(scalar)) << llvm::toString(scalar.takeError());
   EXPECT_TRUE(scalar->shape.empty());
   EXPECT_EQ(scalar->getNumElements(), 1);
@@ -116,9 +116,8 @@ TEST(NpyTest, ScalarAndEmptyShapes) {
 
 TEST(NpyTest, EveryDTypeRoundTrips) {
   for (DType dtype :
-       {DType::Bool, DType::I8, DType::I16, DType::I32, DType::I64,
-        DType::BF16, DType::F16, DType::F32, DType::F64, DType::C32,
-        DType::C64}) {
+       {DType::Bool, DType::I8, DType::I16, DType::I32, DType::I64, DType::BF16,
+        DType::F16, DType::F32, DType::F64, DType::C32, DType::C64}) {
     HostTensor tensor(dtype, {3, 2});
     for (size_t i = 0; i < tensor.data.size(); ++i)
       tensor.data[i] = static_cast<unsigned char>(
@@ -149,9 +148,9 @@ TEST(NpyTest, HeaderOfWrittenFiles) {
 }
 
 TEST(NpyTest, RawTwoByteDataIsBF16OrF16AsExpected) {
-  std::string file = makeNpy(
-      "{'descr': '<u2', 'fortran_order': False, 'shape': (2,), }",
-      rawBytes<uint16_t>({0x3f80, 0x4000}));
+  std::string file =
+      makeNpy("{'descr': '<u2', 'fortran_order': False, 'shape': (2,), }",
+              rawBytes<uint16_t>({0x3f80, 0x4000}));
   auto bf16 = parseNpy(file, "x.npy", DType::BF16);
   ASSERT_TRUE(bool(bf16)) << llvm::toString(bf16.takeError());
   EXPECT_EQ(bf16->dtype, DType::BF16);
@@ -183,9 +182,9 @@ TEST(NpyTest, BigEndianIsSwapped) {
 }
 
 TEST(NpyTest, Version2Header) {
-  auto tensor = parseNpy(makeNpy(
-      "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }",
-      rawBytes<float>({7.0f}), 2));
+  auto tensor = parseNpy(
+      makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }",
+              rawBytes<float>({7.0f}), 2));
   ASSERT_TRUE(bool(tensor)) << llvm::toString(tensor.takeError());
   EXPECT_EQ(tensor->getData<float>()[0], 7.0f);
 }
@@ -200,8 +199,7 @@ TEST(NpyTest, MalformedFiles) {
   EXPECT_EQ(errorOf(parseNpy(truncated, "a.npy")),
             "a.npy: malformed .npy file: the data has 8 bytes, but the "
             "header promises 12");
-  EXPECT_EQ(errorOf(parseNpy(makeNpy("{'descr': '<f4', 'shape': (3,), }",
-                                     ""),
+  EXPECT_EQ(errorOf(parseNpy(makeNpy("{'descr': '<f4', 'shape': (3,), }", ""),
                              "a.npy")),
             "a.npy: malformed .npy file: the header has no 'fortran_order'");
   EXPECT_EQ(errorOf(parseNpy(makeNpy("{'descr': '<f4', 'fortran_order': "

@@ -1,4 +1,5 @@
-//===- RuntimeFixture.h - One runtime + test module per test binary -*- C++ -*-===//
+//===- RuntimeFixture.h - One runtime + test module per test binary -*- C++
+//-*-===//
 #ifndef COMPREHEND_TEST_UNIT_RUNTIME_RUNTIMEFIXTURE_H
 #define COMPREHEND_TEST_UNIT_RUNTIME_RUNTIMEFIXTURE_H
 

@@ -1,4 +1,5 @@
-//===- TestKernels.h - Hand-written SPIR-V kernels for runtime tests -*- C++ -*-===//
+//===- TestKernels.h - Hand-written SPIR-V kernels for runtime tests -*- C++
+//-*-===//
 //
 // The runtime tests do not depend on the backend: they run SPIR-V assembled
 // from text, in the OpenCL 1.2 shape the SPIR bridge needs (Addresses,

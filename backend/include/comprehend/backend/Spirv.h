@@ -17,10 +17,13 @@ namespace comprehend::backend {
 
 struct CoreInfo;
 
-/// The SPIRV-Tools target environment used for \p core: OpenCL 1.2 for
-/// OpenCL 1.2-shaped cores, OpenCL 2.2 otherwise. Returned as the name
-/// `spirv-val --target-env` accepts ("opencl1.2", "opencl2.2").
-llvm::StringRef getSpirvTargetEnvName(const CoreInfo &core);
+/// The SPIRV-Tools target environment that validates module \p words for
+/// \p core: OpenCL 1.2 for OpenCL 1.2-shaped cores, OpenCL 2.2 otherwise;
+/// plain SPIR-V 1.0/1.2 for modules with 64-bit atomics, which the OpenCL
+/// environments of SPIRV-Tools reject. Returned as the name
+/// `spirv-val --target-env` accepts ("opencl1.2", "spv1.0", ...).
+llvm::StringRef getSpirvTargetEnvName(llvm::ArrayRef<uint32_t> words,
+                                      const CoreInfo &core);
 
 /// Validates \p words with SPIRV-Tools in the environment of \p core.
 /// Returns an error carrying every validator message (one per line).

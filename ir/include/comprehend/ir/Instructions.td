@@ -65,39 +65,47 @@ def ForeachTileInst : Inst<"foreach_tile", Collective> {
 
 // Shared shape of gemm, gemv, ger and hadamard:
 //   C := alpha * f(A, B) + beta * C
-class Blas3<string m, string s, int oa, int ob, int oc> : Inst<m, Collective> {
+// with the spec's operand names (A, B, C for gemm; A, b, c for gemv; ...).
+class Blas3<string m, string s> : Inst<m, Collective> {
   let summary = s;
-  let operands = (ins (Number $ta):$alpha, (MemRef $ea, oa):$A,
-                      (MemRef $eb, ob):$B, (Number $tb):$beta,
-                      (MemRef $ec, oc):$C);
   let where = [(Promotable $ta, (Promote $ea, $eb)),
                (Promotable (Promote $ea, $eb), $ec), (Promotable $tb, $ec)];
 }
 
-def GemmInst : Blas3<"gemm", "C := alpha * op(A) * op(B) + beta * C", 2, 2, 2> {
+def GemmInst : Blas3<"gemm", "C := alpha * op(A) * op(B) + beta * C"> {
   let props = (prop FlagProp<".atomic">:$atomic, TransposeProp:$transpose_a,
                      TransposeProp:$transpose_b);
+  let operands = (ins (Number $ta):$alpha, (MemRef $ea, 2):$A,
+                      (MemRef $eb, 2):$B, (Number $tb):$beta,
+                      (MemRef $ec, 2):$C);
   let format = "$atomic $transpose_a $transpose_b $alpha `,` $A `,` $B `,` "
                "$beta `,` $C";
   let verify = "verifyGemm";
 }
 
-def GemvInst : Blas3<"gemv", "c := alpha * op(A) * b + beta * c", 2, 1, 1> {
+def GemvInst : Blas3<"gemv", "c := alpha * op(A) * b + beta * c"> {
   let props = (prop FlagProp<".atomic">:$atomic, TransposeProp:$transpose_a);
-  let format = "$atomic $transpose_a $alpha `,` $A `,` $B `,` $beta `,` $C";
+  let operands = (ins (Number $ta):$alpha, (MemRef $ea, 2):$A,
+                      (MemRef $eb, 1):$b, (Number $tb):$beta,
+                      (MemRef $ec, 1):$c);
+  let format = "$atomic $transpose_a $alpha `,` $A `,` $b `,` $beta `,` $c";
   let verify = "verifyGemv";
 }
 
-def GerInst : Blas3<"ger", "C := alpha * a * b^T + beta * C", 1, 1, 2> {
+def GerInst : Blas3<"ger", "C := alpha * a * b^T + beta * C"> {
   let props = (prop FlagProp<".atomic">:$atomic);
-  let format = "$atomic $alpha `,` $A `,` $B `,` $beta `,` $C";
+  let operands = (ins (Number $ta):$alpha, (MemRef $ea, 1):$a,
+                      (MemRef $eb, 1):$b, (Number $tb):$beta,
+                      (MemRef $ec, 2):$C);
+  let format = "$atomic $alpha `,` $a `,` $b `,` $beta `,` $C";
   let verify = "verifyGer";
 }
 
-def HadamardInst : Blas3<"hadamard", "C := alpha * A .* B + beta * C",
-                         -1, -1, -1> {
+def HadamardInst : Blas3<"hadamard", "c := alpha * a .* b + beta * c"> {
   let props = (prop FlagProp<".atomic">:$atomic);
-  let format = "$atomic $alpha `,` $A `,` $B `,` $beta `,` $C";
+  let operands = (ins (Number $ta):$alpha, (MemRef $ea):$a,
+                      (MemRef $eb):$b, (Number $tb):$beta, (MemRef $ec):$c);
+  let format = "$atomic $alpha `,` $a `,` $b `,` $beta `,` $c";
   let verify = "verifyHadamard";
 }
 
@@ -111,10 +119,10 @@ def SumInst : Inst<"sum", Collective> {
   let summary = "b := alpha * op(A) * 1 + beta * b";
   let props = (prop FlagProp<".atomic">:$atomic, TransposeProp:$transpose_a);
   let operands = (ins (Number $ta):$alpha, (MemRef $ea):$A,
-                      (Number $tb):$beta, (MemRef $eb):$B);
+                      (Number $tb):$beta, (MemRef $eb):$b);
   let where = [(Promotable $ta, $ea), (Promotable $ea, $eb),
                (Promotable $tb, $eb)];
-  let format = "$atomic $transpose_a $alpha `,` $A `,` $beta `,` $B";
+  let format = "$atomic $transpose_a $alpha `,` $A `,` $beta `,` $b";
   let verify = "verifySum";
 }
 

@@ -1,4 +1,5 @@
-//===- IndexExpr.h - Integer expressions handed to the polyhedral layer -*- C++ -*-===//
+//===- IndexExpr.h - Integer expressions handed to the polyhedral layer -*- C++
+//-*-===//
 //
 // The TC frontend describes subscripts, where-bounds and tensor extents as
 // IndexExpr trees over size parameters and index variables; the polyhedral

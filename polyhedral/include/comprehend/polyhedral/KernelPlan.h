@@ -1,4 +1,5 @@
-//===- KernelPlan.h - Statement order, kernels and tiling with isl -*- C++ -*-===//
+//===- KernelPlan.h - Statement order, kernels and tiling with isl -*- C++
+//-*-===//
 //
 // Groundwork for lowering a TC def: the statements' iteration domains and
 // access relations become isl objects, isl's dataflow analysis gives the
@@ -48,6 +49,13 @@ struct ScheduledStatement {
   /// an update such as `O(i) = O(i) + 1` listed among the reads anyway).
   bool readsLhs = false;
 };
+
+/// The scheduler's view of a statement whose ranges were inferred: every
+/// iterator gets its inferred [lo, hi). Fails when a bound has no
+/// IndexExpr form (see VarRange::loExpr).
+llvm::Expected<ScheduledStatement>
+makeScheduledStatement(const StatementInfo &stmt, const StatementRanges &ranges,
+                       bool readsLhs);
 
 /// How two statements in textual order must be separated.
 enum class SyncKind {
@@ -107,10 +115,11 @@ struct TiledKernel {
 /// dimension, the autotuner's parameters), with the statements in textual
 /// order below it. isl's band tiling needs constant sizes, so the autotuner
 /// calls this once per configuration.
-llvm::Expected<TiledKernel>
-tileKernel(llvm::ArrayRef<std::string> params,
-           llvm::ArrayRef<ScheduledStatement> stmts, const Kernel &kernel,
-           llvm::ArrayRef<int64_t> tileSizes, const PlanOptions &options = {});
+llvm::Expected<TiledKernel> tileKernel(llvm::ArrayRef<std::string> params,
+                                       llvm::ArrayRef<ScheduledStatement> stmts,
+                                       const Kernel &kernel,
+                                       llvm::ArrayRef<int64_t> tileSizes,
+                                       const PlanOptions &options = {});
 
 } // namespace comprehend::poly
 

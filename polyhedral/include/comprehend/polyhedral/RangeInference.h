@@ -102,6 +102,10 @@ public:
   /// the same tensor overwrite them, as in TC).
   std::optional<StatementRanges> inferStatement(const StatementInfo &stmt);
 
+  /// Caps the isl operations spent on one statement (0: no limit); a
+  /// statement over the budget is reported as an error.
+  void setMaxOperations(unsigned long maxOperations);
+
   /// The shape of a tensor defined by an earlier statement or declared as
   /// an input.
   std::optional<TensorShape> getShape(llvm::StringRef tensor) const;

@@ -1,4 +1,5 @@
-//===- Executable.h - Compiled tensor-language programs on a device -*- C++ -*-===//
+//===- Executable.h - Compiled tensor-language programs on a device -*- C++
+//-*-===//
 //
 // Joins the compiler and the runtime: an ir::Program compiled by the backend
 // for the runtime's device, its SPIR-V built into a program, and per kernel
@@ -66,8 +67,7 @@ public:
 
   /// Checks `values` against the kernel's parameters, binds them and
   /// launches `repeat` times over `grid` work-groups.
-  llvm::Expected<Timing> run(llvm::StringRef entry,
-                             std::array<size_t, 3> grid,
+  llvm::Expected<Timing> run(llvm::StringRef entry, std::array<size_t, 3> grid,
                              llvm::ArrayRef<ArgValue> values,
                              unsigned repeat = 1);
 
