@@ -91,6 +91,8 @@ private:
   llvm::StringSet<> defined;
   /// Names on the left of some statement (even one that failed).
   llvm::StringSet<> written;
+  /// Names whose declaration was rejected: their uses report nothing more.
+  llvm::StringSet<> poisoned;
   bool failedAny = false;
 };
 
@@ -151,6 +153,7 @@ void DefChecker::declareParams() {
     if (failed(checkNewName(param.name, nullptr)))
       continue;
     if (!param.type) {
+      poisoned.insert(param.name.name);
       error(param.name.loc) << "input '" << param.name.name
                             << "' needs a type, e.g. 'float(N) "
                             << param.name.name << "'";
@@ -281,10 +284,8 @@ void DefChecker::checkStmt(ComprehensionStmt &stmt) {
   bool ok = true;
   written.insert(stmt.getLhs().name);
   for (const Ident &index : stmt.getIndices()) {
-    if (failed(checkNewName(index, &scope))) {
-      ok = false;
-      continue;
-    }
+    // A rejected index is still entered, so its uses add no more errors.
+    ok &= succeeded(checkNewName(index, &scope));
     addIndex(scope, index.name, index.loc);
   }
   for (WhereClause &where : stmt.getWheres())
@@ -368,11 +369,11 @@ LogicalResult DefChecker::checkWhere(WhereClause &where, StmtScope &scope) {
     return success();
   }
   case WhereClause::Kind::Let: {
-    if (failed(checkNewName(where.getVar(), &scope)) ||
-        failed(checkExpr(where.getFirst(), scope, ExprContext::Value)))
-      return failure();
-    scope.lets[where.getVar().name] = &where;
-    return success();
+    bool ok = succeeded(checkNewName(where.getVar(), &scope));
+    ok &= succeeded(checkExpr(where.getFirst(), scope, ExprContext::Value));
+    // Bound even when rejected, so its uses add no more errors.
+    scope.lets.try_emplace(where.getVar().name, &where);
+    return success(ok);
   }
   case WhereClause::Kind::Exists:
     return checkExpr(where.getFirst(), scope, ExprContext::Value);
@@ -630,6 +631,8 @@ LogicalResult DefChecker::checkApply(ApplyExpr &apply, StmtScope &scope,
     return error(callee.loc) << "expected a tensor but found " << scalarKind
                              << " '" << callee.name << "'";
   if (!def.lookupTensor(callee.name)) {
+    if (poisoned.contains(callee.name))
+      return failure();
     if (program.lookup(callee.name))
       return error(apply.getLoc())
              << "'" << callee.name

@@ -241,7 +241,7 @@ LogicalResult Parser::parseDefinition() {
           definitions.define(nameTok.getIdentifierName(), def))
     return (emitError(nameTok.getRange())
             << "compile-time variable '" << nameTok.getSpelling()
-            << "' is already assigned in this scope")
+            << "' is already assigned")
         .note(previous->loc, "previous assignment here");
   return success();
 }

@@ -216,7 +216,12 @@ void FunctionVerifier::verifyRegion(const Region &region, ExecContext context) {
   for (const Instruction &inst : region) {
     verifyStructure(inst);
     verifyNesting(inst, context);
-    if (inst.getKind() == InstKind::Yield && &inst != &region.back())
+    const Instruction *parent = region.getParentInstruction();
+    if (inst.getKind() == InstKind::Yield && &inst != &region.back() &&
+        parent &&
+        llvm::is_contained({InstKind::For, InstKind::If,
+                            InstKind::CooperativeMatrixApply},
+                           parent->getKind()))
       vc.emitError(inst.getLoc())
           << "'yield' must be the last instruction of its region";
     verifyGenerated(inst, vc);

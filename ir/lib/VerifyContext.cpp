@@ -29,8 +29,11 @@ void VerifyContext::noteDefinition(InFlightDiagnostic &diag,
                                    llvm::StringRef fallbackName) {
   if (!value || !value->getLoc().isValid())
     return;
-  diag.note(value->getLoc(),
-            quoteValueName(value, fallbackName) + " defined here");
+  if (!value->hasName()) {
+    diag.note(value->getLoc(), "value defined here");
+    return;
+  }
+  diag.note(value->getLoc(), "'" + value->getName() + "' defined here");
 }
 
 std::pair<unsigned, unsigned>
@@ -123,14 +126,17 @@ bool VerifyContext::capture(const Instruction &inst, KindVar &var,
   InFlightDiagnostic diag = emitError(loc);
   diag << what << " of '" << inst.getName() << "' must equal " << var.what
        << " (" << stringify(*var.kind) << "), but is " << stringify(kind);
-  if (value && value->getLoc().isValid())
+  // A result is defined by this very instruction: no note.
+  if (value && value->getDefiningInstruction() != &inst)
     noteDefinition(diag, value, "value");
   return false;
 }
 
-InFlightDiagnostic VerifyContext::emitAt(const KindVar &var) {
+InFlightDiagnostic VerifyContext::emitAt(const Instruction &inst,
+                                         const KindVar &var) {
   InFlightDiagnostic diag = emitError(var.loc);
-  noteDefinition(diag, var.value, "value");
+  if (var.value && var.value->getDefiningInstruction() != &inst)
+    noteDefinition(diag, var.value, "value");
   return diag;
 }
 
@@ -145,7 +151,7 @@ KindVar VerifyContext::promote(const Instruction &inst, const KindVar &a,
       return KindVar{};
     lastPromoteInst = &inst;
     lastPromoteWhat = what;
-    emitAt(b) << "'" << inst.getName() << "' cannot promote " << a.what
+    emitAt(inst, b) << "'" << inst.getName() << "' cannot promote " << a.what
               << " (" << stringify(*a.kind) << ") and " << b.what << " ("
               << stringify(*b.kind) << ") to a common type";
     return KindVar{};
@@ -159,7 +165,7 @@ bool VerifyContext::promotable(const Instruction &inst, const KindVar &a,
     return false;
   if (isPromotable(*a.kind, *b.kind))
     return true;
-  emitAt(a) << a.what << " of '" << inst.getName()
+  emitAt(inst, a) << a.what << " of '" << inst.getName()
             << "' must be promotable to " << b.what << ", but "
             << stringify(*a.kind) << " is not promotable to "
             << stringify(*b.kind);
@@ -172,7 +178,7 @@ bool VerifyContext::castAllowed(const Instruction &inst, const KindVar &a,
     return false;
   if (isCastAllowed(*a.kind, *b.kind))
     return true;
-  emitAt(b) << "'" << inst.getName() << "' cannot cast " << a.what << " ("
+  emitAt(inst, b) << "'" << inst.getName() << "' cannot cast " << a.what << " ("
             << stringify(*a.kind) << ") to " << b.what << " ("
             << stringify(*b.kind) << ")";
   return false;
@@ -186,7 +192,7 @@ bool VerifyContext::kindIn(const Instruction &inst, const KindVar &a,
       constraints::parseTypeClass(typeClass);
   if (cls && constraints::isKindIn(*a.kind, *cls))
     return true;
-  emitAt(a) << a.what << " of '" << inst.getName() << "' must be "
+  emitAt(inst, a) << a.what << " of '" << inst.getName() << "' must be "
             << (cls ? constraints::describeTypeClass(*cls) : typeClass)
             << ", but is " << stringify(*a.kind);
   return false;

@@ -83,7 +83,7 @@ public:
               llvm::StringRef typeClass);
 
 private:
-  InFlightDiagnostic emitAt(const KindVar &var);
+  InFlightDiagnostic emitAt(const Instruction &inst, const KindVar &var);
 
   DiagnosticEngine &diags;
   const Function *function;

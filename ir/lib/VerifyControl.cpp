@@ -136,8 +136,10 @@ static void checkParams(const Instruction &inst, VerifyContext &vc,
 /// Checks that \p region ends with a yield (the yield checks its values).
 static void checkEndsWithYield(const Instruction &inst, VerifyContext &vc,
                                const Region &region, llvm::StringRef which) {
-  if (!region.empty() && region.back().getKind() == InstKind::Yield)
-    return;
+  // A yield that is not last is reported by the yield itself.
+  for (const Instruction &child : region)
+    if (child.getKind() == InstKind::Yield)
+      return;
   Location loc = region.empty() ? inst.getLoc() : region.back().getLoc();
   vc.emitError(loc) << which << " of '" << inst.getName()
                     << "' must end with 'yield'";
@@ -200,7 +202,8 @@ void detail::verifyYield(const Instruction &inst, VerifyContext &vc) {
   }
   if (inst.getNumOperands() != expected.size()) {
     vc.emitError(inst.getLoc())
-        << "'yield' must return " << expected.size() << " values as '"
+        << "'yield' must return " << expected.size()
+        << (expected.size() == 1 ? " value" : " values") << " as '"
         << parent->getName() << "' declares, but returns "
         << inst.getNumOperands();
     return;

@@ -62,7 +62,8 @@ static void checkViewResult(const Instruction &inst, VerifyContext &vc,
   }
   for (unsigned i = 0; i < shape.size(); ++i) {
     if (result->getShape(i) != shape[i]) {
-      fail() << "mode " << i << " must have size " << dimText(shape[i]);
+      fail() << "mode " << i << " must have size "
+             << (isDynamic(shape[i]) ? "'?'" : dimText(shape[i]));
       return;
     }
     if (!result->isDynamicStride(i) && result->getStride(i) != stride[i]) {

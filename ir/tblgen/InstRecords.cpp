@@ -61,7 +61,10 @@ std::string Constraint::describe() const {
   if (order)
     text += *order >= 0 ? " of order " + std::to_string(*order) : "";
   if (!strArg.empty())
-    text += " with use " + strArg;
+    text += " with use " + StringSwitch<std::string>(strArg)
+                               .Case("A", "matrix_a")
+                               .Case("B", "matrix_b")
+                               .Default("matrix_acc");
   return text;
 }
 

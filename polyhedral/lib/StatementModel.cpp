@@ -10,7 +10,7 @@
 using namespace comprehend::poly;
 
 std::string comprehend::poly::statementTupleName(unsigned index) {
-  return "S" + std::to_string(index);
+  return ("S" + llvm::Twine(index)).str();
 }
 
 /// `[params] -> { S<index>[iterators] }` with named dimensions (for dumps).

@@ -117,6 +117,78 @@ func @elementwise(%A: memref<f32x?>, %B: memref<f32x?>) {
     store %r, %B[%i]
   }
 }
+func @atomics(%S: memref<i32x3>, %n: index) {
+  %c0 = constant 0 : index
+  %i1 = constant 1 : index
+  %i2 = constant 2 : index
+  %one = constant 1 : i32
+  foreach (%i) = (%c0), (%n) {
+    %v = cast %i : i32
+    %nv = neg %v : i32
+    %a = atomic_add %one, %S[%c0] : i32
+    %b = atomic_max %v, %S[%i1] : i32
+    %c = atomic_min %nv, %S[%i2] : i32
+  }
+}
+func @positive_sum(%A: memref<f64x?>, %S: memref<f64>) {
+  %c0 = constant 0 : index
+  %n = size %A[0] : index
+  %zero = constant 0.0 : f64
+  %s = for %i = %c0, %n init(%acc = %zero) -> (f64) {
+    %a = load %A[%i] : f64
+    %pos = greater_than %a, %zero : bool
+    %r = if %pos -> (f64) {
+      %t = add %acc, %a : f64
+      yield (%t)
+    } else {
+      yield (%acc)
+    }
+    yield (%r)
+  }
+  store %s, %S[]
+}
+func @casts(%A: memref<f32x?>, %I: memref<i32x?>, %D: memref<f64x?>) {
+  %c0 = constant 0 : index
+  %n = size %A[0] : index
+  %ten = constant 10.0 : f32
+  foreach (%i) = (%c0), (%n) {
+    %a = load %A[%i] : f32
+    %s = mul %a, %ten : f32
+    %k = cast %s : i32
+    store %k, %I[%i]
+    %d = cast %k : f64
+    %h = cast %s : f64
+    %r = add %d, %h : f64
+    store %r, %D[%i]
+  }
+}
+func @reverse_local(%A: memref<f32x64>, %B: memref<f32x64>) {
+  %tmp = alloca : memref<f32x64,local>
+  %c0 = constant 0 : index
+  %c63 = constant 63 : index
+  %c64 = constant 64 : index
+  foreach (%i) = (%c0), (%c64) {
+    %a = load %A[%i] : f32
+    store %a, %tmp[%i]
+  }
+  barrier.local
+  foreach (%i) = (%c0), (%c64) {
+    %j = sub %c63, %i : index
+    %t = load %tmp[%j] : f32
+    store %t, %B[%i]
+  }
+}
+func @views(%A: memref<f32x8x6>, %B: memref<f32x4x3>, %V: memref<f32x12>,
+            %E: memref<f32x3x4>, %F: memref<f32x48>) {
+  %one = constant 1.0 : f32
+  %zero = constant 0.0 : f32
+  %s = subview %A[2:4, 1:3] : memref<f32x4x3,strided<1,8>>
+  axpby %one, %s, %zero, %B
+  %e = expand %V[0 -> 3x4] : memref<f32x3x4>
+  axpby %one, %e, %zero, %E
+  %f = fuse %A[0,1] : memref<f32x48>
+  axpby %one, %f, %zero, %F
+}
 )";
 
 /// An argument: a host tensor (memref or stacked group) or a scalar.
@@ -331,8 +403,8 @@ TEST_F(E2ETest, Ger) {
 
 TEST_F(E2ETest, Axpby) {
   HostTensor a = random(DType::F32, {65}), b = random(DType::F32, {65});
-  auto out = run("axpby", {1, 1, 1},
-                 {ScalarArg::f32(0.5f), a, ScalarArg::f32(-2), b});
+  auto out =
+      run("axpby", {1, 1, 1}, {ScalarArg::f32(0.5f), a, ScalarArg::f32(-2), b});
   std::vector<double> want(65);
   for (int i = 0; i < 65; ++i)
     want[i] = 0.5 * at<float>(a, i) - 2.0 * at<float>(b, i);
@@ -352,8 +424,8 @@ TEST_F(E2ETest, Hadamard) {
 
 TEST_F(E2ETest, SumAndCumsum) {
   HostTensor a = random(DType::F64, {16, 8}), b = random(DType::F64, {16});
-  auto out = run("sum", {1, 1, 1},
-                 {ScalarArg::f64(1.5), a, ScalarArg::f64(0.5), b});
+  auto out =
+      run("sum", {1, 1, 1}, {ScalarArg::f64(1.5), a, ScalarArg::f64(0.5), b});
   std::vector<double> want(16, 0);
   for (int i = 0; i < 16; ++i) {
     for (int j = 0; j < 8; ++j)
@@ -363,8 +435,8 @@ TEST_F(E2ETest, SumAndCumsum) {
   expectNear<double>(out[3], want, 1e-12);
 
   HostTensor x = random(DType::F32, {16, 8}), y = random(DType::F32, {16, 8});
-  auto cum = run("cumsum", {1, 1, 1},
-                 {ScalarArg::f32(1), x, ScalarArg::f32(2), y});
+  auto cum =
+      run("cumsum", {1, 1, 1}, {ScalarArg::f32(1), x, ScalarArg::f32(2), y});
   std::vector<double> prefix(16 * 8);
   for (int j = 0; j < 8; ++j) {
     double running = 0;
@@ -381,18 +453,18 @@ TEST_F(E2ETest, SumAndCumsum) {
 /// output stays NaN: disabled until the backend skips the read.
 TEST_F(E2ETest, DISABLED_BetaZeroIgnoresPoisonedOutputs) {
   HostTensor x = random(DType::F32, {33}), y = random(DType::F32, {33});
-  auto had = run("hadamard", {1, 1, 1},
-                 {ScalarArg::f32(1), x, y, ScalarArg::f32(0),
-                  poisoned(DType::F32, {33})});
+  auto had = run(
+      "hadamard", {1, 1, 1},
+      {ScalarArg::f32(1), x, y, ScalarArg::f32(0), poisoned(DType::F32, {33})});
   std::vector<double> product(33);
   for (int i = 0; i < 33; ++i)
     product[i] = double(at<float>(x, i)) * at<float>(y, i);
   expectNear<float>(had[4], product, 1e-6);
 
   HostTensor a = random(DType::F64, {16, 8});
-  auto out = run("sum", {1, 1, 1},
-                 {ScalarArg::f64(1), a, ScalarArg::f64(0),
-                  poisoned(DType::F64, {16})});
+  auto out = run(
+      "sum", {1, 1, 1},
+      {ScalarArg::f64(1), a, ScalarArg::f64(0), poisoned(DType::F64, {16})});
   std::vector<double> want(16, 0);
   for (int j = 0; j < 8; ++j)
     for (int i = 0; i < 16; ++i)
@@ -469,6 +541,71 @@ TEST_F(E2ETest, ElementwiseMath) {
     want[i] = 2 * std::exp(x) - std::abs(x);
   }
   expectNear<float>(out[1], want, 1e-5);
+}
+
+TEST_F(E2ETest, AtomicsUnderContention) {
+  const int64_t n = 1000;
+  const size_t groups = 4;
+  HostTensor s(DType::I32, {3});
+  s.getData<int32_t>()[0] = 5;
+  s.getData<int32_t>()[1] = -1;
+  s.getData<int32_t>()[2] = 1;
+  auto out = run("atomics", {groups, 1, 1}, {s, ScalarArg::index(n)});
+  ASSERT_EQ(out[0].getNumElements(), 3);
+  EXPECT_EQ(at<int32_t>(out[0], 0), 5 + int32_t(groups * n));
+  EXPECT_EQ(at<int32_t>(out[0], 1), n - 1);
+  EXPECT_EQ(at<int32_t>(out[0], 2), -(n - 1));
+}
+
+TEST_F(E2ETest, ForWithYieldsAndIf) {
+  for (int64_t n : {1, 7, 65}) {
+    SCOPED_TRACE(n);
+    HostTensor a = random(DType::F64, {n});
+    auto out = run("positive_sum", {1, 1, 1}, {a, poisoned(DType::F64, {})});
+    double want = 0;
+    for (int64_t i = 0; i < n; ++i)
+      want += std::max(0.0, at<double>(a, i));
+    expectNear<double>(out[1], {want}, 1e-12);
+  }
+}
+
+TEST_F(E2ETest, Casts) {
+  const int64_t n = 33;
+  HostTensor a = random(DType::F32, {n});
+  auto out = run("casts", {1, 1, 1},
+                 {a, poisoned(DType::I32, {n}), poisoned(DType::F64, {n})});
+  ASSERT_EQ(out[1].getNumElements(), n);
+  for (int64_t i = 0; i < n; ++i) {
+    float scaled = at<float>(a, i) * 10.0f;
+    int32_t truncated = static_cast<int32_t>(scaled);
+    EXPECT_EQ(at<int32_t>(out[1], i), truncated) << i;
+    EXPECT_EQ(at<double>(out[2], i), double(truncated) + double(scaled)) << i;
+  }
+}
+
+TEST_F(E2ETest, AllocaAndBarrier) {
+  HostTensor a = random(DType::F32, {64});
+  auto out = run("reverse_local", {1, 1, 1}, {a, poisoned(DType::F32, {64})});
+  ASSERT_EQ(out[1].getNumElements(), 64);
+  for (int i = 0; i < 64; ++i)
+    EXPECT_EQ(at<float>(out[1], i), at<float>(a, 63 - i)) << i;
+}
+
+TEST_F(E2ETest, SubviewExpandFuse) {
+  HostTensor a = random(DType::F32, {8, 6});
+  HostTensor v = random(DType::F32, {12});
+  auto out = run("views", {1, 1, 1},
+                 {a, random(DType::F32, {4, 3}), v, random(DType::F32, {3, 4}),
+                  random(DType::F32, {48})});
+  ASSERT_EQ(out[1].getNumElements(), 12);
+  for (int j = 0; j < 3; ++j)
+    for (int i = 0; i < 4; ++i)
+      EXPECT_EQ(at<float>(out[1], i + 4 * j),
+                at<float>(a, (i + 2) + 8 * (j + 1)))
+          << i << "," << j;
+  // expand and fuse keep the column-major element order.
+  EXPECT_EQ(out[3].data, v.data);
+  EXPECT_EQ(out[4].data, a.data);
 }
 
 /// Prints (does not assert) the 256^3 f32 gemm time for the report.

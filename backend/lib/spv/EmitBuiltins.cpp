@@ -179,11 +179,13 @@ LogicalResult FunctionEmitter::emitBuiltinInst(ir::Instruction &inst) {
   }
   case InstKind::SubgroupLinearId: {
     Id i32 = types.getI32Type();
-    Id y = emitValue(::spv::OpIMul, i32,
-                     {getSubgroupIdY(), constI32(shape.getNumSubgroupsX())});
-    setValue(result, castTo(emitValue(::spv::OpIAdd, i32,
-                                      {getSubgroupIdX(), y}),
-                            true));
+    Id linear = getSubgroupIdX();
+    if (shape.workGroupSize[1] > 1) {
+      Id y = emitValue(::spv::OpIMul, i32,
+                       {getSubgroupIdY(), constI32(shape.getNumSubgroupsX())});
+      linear = emitValue(::spv::OpIAdd, i32, {linear, y});
+    }
+    setValue(result, castTo(linear, true));
     return success();
   }
   case InstKind::SubgroupLocalId:

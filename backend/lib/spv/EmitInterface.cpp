@@ -27,21 +27,46 @@ void FunctionEmitter::emitParameters(llvm::SmallVectorImpl<Id> &paramTypes,
                                      std::vector<KernelArg> &args) {
   using Kind = KernelArg::Kind;
   Id i64 = types.getIndexType();
+  // Hidden arguments are named after their parameter (`A_shape1`), so the
+  // convention can be read off the disassembly.
+  llvm::StringRef paramName;
   auto add = [&](Id type, Kind kind, unsigned index, unsigned mode,
                  unsigned size) {
     paramTypes.push_back(type);
-    return addParameter(type, args, KernelArg{kind, index, mode, size});
+    Id id = addParameter(type, args, KernelArg{kind, index, mode, size});
+    if (paramName.empty())
+      return id;
+    std::string name = paramName.str();
+    switch (kind) {
+    case Kind::DynamicShape:
+    case Kind::GroupShape:
+      name += "_shape" + std::to_string(mode);
+      break;
+    case Kind::DynamicStride:
+    case Kind::GroupStride:
+      name += "_stride" + std::to_string(mode);
+      break;
+    case Kind::GroupSize:
+      name += "_size";
+      break;
+    case Kind::GroupOffset:
+      name += "_offset";
+      break;
+    default:
+      break;
+    }
+    builder.addName(id, name);
+    return id;
   };
 
   for (unsigned i = 0, e = function.getNumParameters(); i < e; ++i) {
     const ir::Value *param = function.getParameter(i);
     const ir::Type *type = param->getType();
+    paramName = param->getName();
     if (auto *scalar = llvm::dyn_cast<ir::ScalarType>(type)) {
       ir::ScalarKind kind = scalar->getScalarKind();
       Id id = add(types.getValueType(kind), Kind::Scalar, i, 0,
                   ir::getSizeInBytes(kind));
-      if (param->hasName())
-        builder.addName(id, param->getName());
       setValue(param, id);
       continue;
     }
@@ -63,8 +88,6 @@ void FunctionEmitter::emitParameters(llvm::SmallVectorImpl<Id> &paramTypes,
                              memrefType->getElementKind(),
                              memrefType->getAddressSpace()),
                          Kind::Pointer, i, 0, 8);
-      if (param->hasName())
-        builder.addName(desc.pointer, param->getName());
       for (unsigned mode = 0; mode < memrefType->getOrder(); ++mode)
         desc.shape.push_back(
             memrefType->isDynamicShape(mode)
@@ -89,8 +112,6 @@ void FunctionEmitter::emitParameters(llvm::SmallVectorImpl<Id> &paramTypes,
     desc.pointer = add(builder.getPointerType(
                            ::spv::StorageClassCrossWorkgroup, elementPointer),
                        Kind::GroupPointer, i, 0, 8);
-    if (param->hasName())
-      builder.addName(desc.pointer, param->getName());
     for (unsigned mode = 0; mode < memrefType->getOrder(); ++mode)
       desc.shapeArrays.push_back(
           memrefType->isDynamicShape(mode)

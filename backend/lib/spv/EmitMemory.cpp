@@ -17,10 +17,13 @@ Id FunctionEmitter::linearOffset(const MemRefDesc &memref,
                                  llvm::ArrayRef<Id> indices) {
   Id i64 = types.getIndexType();
   Id offset = 0;
+  Id zero = constI64(0), one = constI64(1);
   for (auto [index, stride] : llvm::zip(indices, memref.stride)) {
-    Id term = stride == constI64(1)
-                  ? index
-                  : emitValue(::spv::OpIMul, i64, {index, stride});
+    if (index == zero || stride == zero)
+      continue;
+    Id term = stride == one  ? index
+              : index == one ? stride
+                             : emitValue(::spv::OpIMul, i64, {index, stride});
     offset = offset ? emitValue(::spv::OpIAdd, i64, {offset, term}) : term;
   }
   return offset ? offset : constI64(0);

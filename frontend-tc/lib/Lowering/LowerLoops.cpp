@@ -48,6 +48,9 @@ public:
 
   /// The value of \p expr, of the IR type of its TC type.
   ir::Value *lowerValue(const Expr &expr);
+  /// The value of \p expr converted to \p type; literals are emitted in
+  /// \p type directly.
+  ir::Value *lowerValueAs(const Expr &expr, ScalarType type);
   /// The value of the integer expression \p expr as an `index`.
   ir::Value *lowerIndex(const Expr &expr);
   /// \p value converted from TC type \p from to TC type \p to.
@@ -117,6 +120,16 @@ ir::Value *ExprLowerer::convert(ir::Value *value, ScalarType from,
                          getSpelling(to) + "' cannot be lowered yet");
   return b.create<ir::CastInst>(loc, ir::ScalarType::get(ctx, *toKind), value)
       ->getResult(0);
+}
+
+ir::Value *ExprLowerer::lowerValueAs(const Expr &expr, ScalarType type) {
+  if (type != ScalarType::Bool) {
+    if (const auto *literal = llvm::dyn_cast<IntLitExpr>(&expr))
+      return constant(expr.getLoc(), type, literal->getValue());
+    if (const auto *literal = llvm::dyn_cast<FloatLitExpr>(&expr))
+      return constant(expr.getLoc(), type, literal->getValue());
+  }
+  return convert(lowerValue(expr), expr.getType(), type, expr.getLoc());
 }
 
 ir::Value *ExprLowerer::lowerIndex(const Expr &expr) {
@@ -264,8 +277,7 @@ ir::Value *ExprLowerer::lowerValue(const Expr &expr) {
   }
   case Expr::Kind::Unary: {
     const auto &unary = llvm::cast<UnaryExpr>(expr);
-    ir::Value *operand = convert(lowerValue(unary.getOperand()),
-                                 unary.getOperand().getType(), type, loc);
+    ir::Value *operand = lowerValueAs(unary.getOperand(), type);
     if (!operand)
       return nullptr;
     return unary.getOp() == UnaryOp::Neg ? create<ir::NegInst>(loc, operand)
@@ -295,10 +307,8 @@ ir::Value *ExprLowerer::lowerBinary(const BinaryExpr &expr) {
   ScalarType operandType =
       isComparison ? promote(expr.getLhs().getType(), expr.getRhs().getType())
                    : expr.getType();
-  ir::Value *lhs = convert(lowerValue(expr.getLhs()), expr.getLhs().getType(),
-                           operandType, loc);
-  ir::Value *rhs = convert(lowerValue(expr.getRhs()), expr.getRhs().getType(),
-                           operandType, loc);
+  ir::Value *lhs = lowerValueAs(expr.getLhs(), operandType);
+  ir::Value *rhs = lowerValueAs(expr.getRhs(), operandType);
   if (!lhs || !rhs)
     return nullptr;
   switch (op) {
@@ -347,8 +357,7 @@ ir::Value *ExprLowerer::lowerTernary(const TernaryExpr &expr) {
   ir::Region *outer = b.getInsertionRegion();
   auto branch = [&](ir::Region &region, const Expr &value) {
     b.setInsertionPointToEnd(region);
-    ir::Value *result =
-        convert(lowerValue(value), value.getType(), expr.getType(), loc);
+    ir::Value *result = lowerValueAs(value, expr.getType());
     if (result)
       b.create<ir::YieldInst>(loc, llvm::ArrayRef<ir::Value *>{result});
   };
@@ -382,8 +391,7 @@ ir::Value *ExprLowerer::lowerBuiltin(const ApplyExpr &expr) {
                          "' cannot be lowered; convert its argument to float");
   llvm::SmallVector<ir::Value *, 2> args;
   for (const ExprPtr &arg : expr.getArgs()) {
-    ir::Value *value =
-        convert(lowerValue(*arg), arg->getType(), type, arg->getLoc());
+    ir::Value *value = lowerValueAs(*arg, type);
     if (!value)
       return nullptr;
     args.push_back(value);
@@ -551,10 +559,7 @@ LogicalResult lowering::lowerAsLoops(DefContext &def,
       lowerer.lowerLhsSubscripts(*lhs);
   ScalarType lhsType = lhs->type;
   ReductionKind kind = stmt.getReduction();
-  auto lowerRhs = [&]() {
-    return lowerer.convert(lowerer.lowerValue(stmt.getRhs()),
-                           stmt.getRhs().getType(), lhsType, loc);
-  };
+  auto lowerRhs = [&]() { return lowerer.lowerValueAs(stmt.getRhs(), lhsType); };
 
   ir::Value *result = nullptr;
   if (kind == ReductionKind::None) {

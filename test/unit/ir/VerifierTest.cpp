@@ -168,7 +168,7 @@ TEST_F(VerifierTest, YieldAndLoopResults) {
   Value *wrong = constant(1.0, ScalarKind::F64);
   b.create<YieldInst>(Location(), llvm::ArrayRef<Value *>{wrong});
   EXPECT_EQ(run(), (std::vector<std::string>{
-                       "'yield' must return 1 values as 'for' declares, but "
+                       "'yield' must return 1 value as 'for' declares, but "
                        "returns 0",
                        "value 0 of 'yield' has type f64, but 'for' declares "
                        "f32"}));

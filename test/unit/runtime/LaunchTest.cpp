@@ -152,6 +152,32 @@ TEST_F(LaunchTest, DynamicMemRefOfAStridedView) {
     }
 }
 
+/// The two patterns the SPIR bridge rewrites before LLVMSPIRVLib sees them.
+TEST_F(LaunchTest, BridgeRewritesCompositeConstructAndScalarNull) {
+  const size_t n = 16;
+  auto a = randomFloats(4 * n, 10);
+  std::vector<float> poison(4 * n, NAN);
+  Buffer da = upload(a), dout = upload(poison), dzero = upload(poison);
+  std::vector<ParamType> params = {
+      ParamType::memref("a", DType::F32, {int64_t(4 * n)}),
+      ParamType::memref("out", DType::F32, {int64_t(4 * n)}),
+      ParamType::memref("zero", DType::F32, {int64_t(4 * n)})};
+  std::vector<ArgValue> values = {
+      TensorArg{&da, DType::F32, {int64_t(4 * n)}, {}},
+      TensorArg{&dout, DType::F32, {int64_t(4 * n)}, {}},
+      TensorArg{&dzero, DType::F32, {int64_t(4 * n)}, {}}};
+  Kernel &kernel = getKernel("make_vec");
+  auto bound = runtime->bindArguments(kernel, computeArgLayout(params), values);
+  ASSERT_TRUE(bool(bound)) << llvm::toString(bound.takeError());
+  ASSERT_TRUE(bool(runtime->launch(kernel, {{n, 1, 1}, {1, 1, 1}})));
+  auto out = download<float>(dout), zero = download<float>(dzero);
+  for (size_t x = 0; x < n; ++x) {
+    for (size_t c = 0; c < 4; ++c)
+      ASSERT_EQ(out[4 * x + c], a[4 * x + 3 - c]) << x << "," << c;
+    ASSERT_EQ(zero[x], 0.0f) << x;
+  }
+}
+
 TEST_F(LaunchTest, DeviceAddressesAreStable) {
   auto a = runtime->allocate(256);
   ASSERT_TRUE(bool(a));

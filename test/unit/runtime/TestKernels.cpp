@@ -21,6 +21,7 @@ static const char *const kModule = R"(
                OpEntryPoint Kernel %scalars "scalars"
                OpEntryPoint Kernel %scale2d "scale2d" %gid
                OpEntryPoint Kernel %group_scale "group_scale" %gid
+               OpEntryPoint Kernel %make_vec "make_vec" %gid
                OpDecorate %gid BuiltIn GlobalInvocationId
                OpDecorate %gid Constant
                OpDecorate %gid LinkageAttributes "__spirv_BuiltInGlobalInvocationId" Import
@@ -55,6 +56,9 @@ static const char *const kModule = R"(
    %ulong_10 = OpConstant %ulong 10
    %ulong_12 = OpConstant %ulong 12
    %ulong_14 = OpConstant %ulong 14
+    %ulong_1 = OpConstant %ulong 1
+    %ulong_3 = OpConstant %ulong 3
+ %float_null = OpConstantNull %float
         %gid = OpVariable %pulong3 Input
      %fn_void = OpTypeFunction %void
      %fn_3buf = OpTypeFunction %void %pfloat %pfloat %pfloat
@@ -62,6 +66,7 @@ static const char *const kModule = R"(
   %fn_scalars = OpTypeFunction %void %pulong %uchar %ushort %uint %ulong %float %double %float2 %double2
   %fn_scale2d = OpTypeFunction %void %pfloat %ulong %ulong %ulong %float
     %fn_group = OpTypeFunction %void %ppfloat %pulong %ulong %float
+      %fn_vec = OpTypeFunction %void %pfloat %pfloat4 %pfloat
 
       %empty = OpFunction %void None %fn_void
          %e0 = OpLabel
@@ -198,6 +203,33 @@ static const char *const kModule = R"(
   %gbodyend = OpLabel
               OpBranch %gend
       %gend = OpLabel
+              OpReturn
+              OpFunctionEnd
+
+   %make_vec = OpFunction %void None %fn_vec
+        %ma = OpFunctionParameter %pfloat
+      %mout = OpFunctionParameter %pfloat4
+     %mzero = OpFunctionParameter %pfloat
+        %m0 = OpLabel
+       %mg3 = OpLoad %ulong3 %gid Aligned 32
+        %mx = OpCompositeExtract %ulong %mg3 0
+       %mx4 = OpIMul %ulong %mx %ulong_4
+       %mi1 = OpIAdd %ulong %mx4 %ulong_1
+       %mi2 = OpIAdd %ulong %mx4 %ulong_2
+       %mi3 = OpIAdd %ulong %mx4 %ulong_3
+       %mp0 = OpInBoundsPtrAccessChain %pfloat %ma %mx4
+       %mp1 = OpInBoundsPtrAccessChain %pfloat %ma %mi1
+       %mp2 = OpInBoundsPtrAccessChain %pfloat %ma %mi2
+       %mp3 = OpInBoundsPtrAccessChain %pfloat %ma %mi3
+       %mv0 = OpLoad %float %mp0 Aligned 4
+       %mv1 = OpLoad %float %mp1 Aligned 4
+       %mv2 = OpLoad %float %mp2 Aligned 4
+       %mv3 = OpLoad %float %mp3 Aligned 4
+      %mvec = OpCompositeConstruct %float4 %mv3 %mv2 %mv1 %mv0
+       %mpo = OpInBoundsPtrAccessChain %pfloat4 %mout %mx
+              OpStore %mpo %mvec Aligned 16
+       %mpz = OpInBoundsPtrAccessChain %pfloat %mzero %mx
+              OpStore %mpz %float_null Aligned 4
               OpReturn
               OpFunctionEnd
 )";

@@ -29,6 +29,10 @@ namespace comprehend::runtime::test {
 ///       memref<f32x?x?,strided<1,?>>: A[x + y*s1] *= alpha if x<m, y<n
 ///   group_scale(float **G, long *shape0, long size, float alpha)
 ///       group<memref<f32x?>x?>: G[y][x] *= alpha if y<size, x<shape0[y]
+///   make_vec(float *a, float4 *out, float *zero)
+///       out[x] = (a[4x+3], a[4x+2], a[4x+1], a[4x]) built with
+///       OpCompositeConstruct of loaded scalars; zero[x] = OpConstantNull:
+///       both crash LLVMSPIRVLib 15 unless the bridge rewrites them
 llvm::StringRef getTestModuleText();
 
 /// Assembles and validates (OpenCL 1.2 environment) a SPIR-V text.

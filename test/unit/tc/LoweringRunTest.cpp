@@ -1,0 +1,268 @@
+//===- LoweringRunTest.cpp - Lowered TC kernels run against the evaluator -===//
+//
+// Lowers a TC def with concrete sizes, compiles it with the backend for the
+// default OpenCL device (PoCL), runs it through the runtime's C++ API on
+// random inputs with poisoned outputs and compares every output with the
+// reference evaluator. Odd sizes so no tile divides evenly.
+//
+//===----------------------------------------------------------------------===//
+#include "TcTestUtil.h"
+
+#include "comprehend/ir/Context.h"
+#include "comprehend/ir/Printer.h"
+#include "comprehend/ir/Verifier.h"
+#include "comprehend/runtime/Executable.h"
+#include "comprehend/runtime/Runtime.h"
+#include "comprehend/tc/Evaluator.h"
+#include "comprehend/tc/Lowering.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <random>
+
+using namespace comprehend;
+using namespace comprehend::tc;
+using comprehend::tc::test::TcSource;
+
+namespace {
+
+std::string readExample(llvm::StringRef name) {
+  std::string path = std::string(COMPREHEND_EXAMPLES_DIR) + "/" + name.str();
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  return buffer ? (*buffer)->getBuffer().str() : std::string();
+}
+
+class LoweringRunTest : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    auto created = runtime::Runtime::create();
+    if (!created) {
+      skipReason = llvm::toString(created.takeError());
+      return;
+    }
+    rt = std::move(*created);
+  }
+  static void TearDownTestSuite() { rt.reset(); }
+
+  void SetUp() override {
+    if (!rt)
+      GTEST_SKIP() << "no OpenCL device: " << skipReason;
+  }
+
+  /// Runs def \p entry of \p text with \p sizes on the device and on the
+  /// evaluator; returns the largest relative error over all outputs (or a
+  /// huge value after a failure, which has been reported).
+  double runAndCompare(llvm::StringRef text, llvm::StringRef entry,
+                       const llvm::StringMap<int64_t> &sizes,
+                       LoweringOptions options = {});
+
+  static std::unique_ptr<runtime::Runtime> rt;
+  static std::string skipReason;
+};
+
+std::unique_ptr<runtime::Runtime> LoweringRunTest::rt;
+std::string LoweringRunTest::skipReason;
+
+double LoweringRunTest::runAndCompare(llvm::StringRef text,
+                                      llvm::StringRef entry,
+                                      const llvm::StringMap<int64_t> &sizes,
+                                      LoweringOptions options) {
+  constexpr double kFailed = 1e30;
+  TcSource source(text);
+  Program *program = source.load();
+  EXPECT_NE(program, nullptr) << testing::PrintToString(source.messages);
+  if (!program)
+    return kFailed;
+  const Def *def = findEntry(*program, entry);
+  EXPECT_NE(def, nullptr);
+  if (!def)
+    return kFailed;
+
+  ir::Context ctx;
+  ir::Program lowered(ctx);
+  std::optional<LoweredDef> result =
+      lowerDef(*program, *def, sizes, lowered, source.diags, options);
+  EXPECT_TRUE(result.has_value()) << testing::PrintToString(source.messages);
+  if (!result)
+    return kFailed;
+  EXPECT_TRUE(succeeded(ir::verify(lowered, source.diags)))
+      << testing::PrintToString(source.messages);
+  std::string irText;
+  llvm::raw_string_ostream irStream(irText);
+  ir::print(lowered, irStream);
+
+  auto exe = runtime::Executable::compile(*rt, lowered, source.diags);
+  EXPECT_TRUE(bool(exe)) << llvm::toString(exe.takeError()) << "\n"
+                         << irText
+                         << testing::PrintToString(source.messages);
+  if (!exe)
+    return kFailed;
+
+  // Random inputs; outputs and temporaries poisoned with NaN bytes.
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  llvm::StringMap<Tensor> args;
+  std::vector<runtime::Buffer> buffers;
+  buffers.reserve(result->tensors.size());
+  std::vector<runtime::ArgValue> values;
+  for (const LoweredTensor &tensor : result->tensors) {
+    int64_t count = 1;
+    for (int64_t extent : tensor.shape)
+      count *= extent;
+    std::vector<float> host(count);
+    if (tensor.role == TensorInfo::Role::Input) {
+      Tensor arg(tensor.type, tensor.shape);
+      arg.data.resize(count);
+      for (int64_t i = 0; i < count; ++i) {
+        arg.data[i] = convertTo(dist(rng), tensor.type);
+        host[i] = static_cast<float>(arg.data[i]);
+      }
+      args[tensor.name] = std::move(arg);
+    }
+    auto buffer = rt->upload(host.data(), host.size() * sizeof(float));
+    EXPECT_TRUE(bool(buffer)) << llvm::toString(buffer.takeError());
+    if (!buffer)
+      return kFailed;
+    if (tensor.role != TensorInfo::Role::Input)
+      EXPECT_FALSE(bool(rt->fill(*buffer, 0xff)));
+    buffers.push_back(std::move(*buffer));
+    // Row-major TC data is the column-major memref with reversed modes.
+    runtime::TensorArg arg;
+    arg.buffer = &buffers.back();
+    arg.dtype = runtime::DType::F32;
+    arg.shape.assign(tensor.shape.rbegin(), tensor.shape.rend());
+    values.push_back(arg);
+  }
+
+  std::array<size_t, 3> grid;
+  for (unsigned d = 0; d < 3; ++d)
+    grid[d] = result->grid[d];
+  auto timing = (*exe)->run(def->getName().name, grid, values);
+  EXPECT_TRUE(bool(timing)) << llvm::toString(timing.takeError()) << "\n"
+                            << irText;
+  if (!timing)
+    return kFailed;
+
+  std::optional<llvm::StringMap<Tensor>> expected =
+      evaluate(*program, *def, args, source.diags, sizes);
+  EXPECT_TRUE(expected.has_value())
+      << testing::PrintToString(source.messages);
+  if (!expected)
+    return kFailed;
+
+  double maxError = 0;
+  for (size_t index = 0; index < result->tensors.size(); ++index) {
+    const LoweredTensor &tensor = result->tensors[index];
+    if (tensor.role != TensorInfo::Role::Output)
+      continue;
+    const Tensor &want = expected->find(tensor.name)->second;
+    std::vector<float> got(want.data.size());
+    EXPECT_FALSE(bool(rt->read(buffers[index], got.data(),
+                               got.size() * sizeof(float))));
+    for (size_t i = 0; i < got.size(); ++i) {
+      double error = std::abs(got[i] - want.data[i]) /
+                     std::max(1.0, std::abs(want.data[i]));
+      if (!(error <= maxError)) // NaN (poison left behind) counts as failure
+        maxError = std::isnan(error) ? kFailed : error;
+    }
+  }
+  EXPECT_LT(maxError, 1e-4) << irText;
+  return maxError;
+}
+
+TEST_F(LoweringRunTest, Matmul) {
+  runAndCompare(readExample("matmul.tc"), "matmul",
+                {{"M", 7}, {"K", 33}, {"N", 5}});
+}
+
+TEST_F(LoweringRunTest, MatmulLoops) {
+  runAndCompare(readExample("matmul.tc"), "matmul",
+                {{"M", 7}, {"K", 33}, {"N", 5}}, {/*matchBlas=*/false});
+}
+
+TEST_F(LoweringRunTest, MatmulTransposes) {
+  const char *text = R"TC(
+def tn(float(K, M) A, float(K, N) B) -> (C) {
+  C(i, j) +=! A(k, i) * B(k, j)
+}
+def nt(float(M, K) A, float(N, K) B) -> (C) {
+  C(i, j) +=! A(i, k) * B(j, k)
+}
+def tt(float(K, M) A, float(N, K) B) -> (C) {
+  C(i, j) +=! 2 * B(j, k) * A(k, i)
+}
+)TC";
+  llvm::StringMap<int64_t> sizes{{"M", 7}, {"K", 9}, {"N", 5}};
+  for (const char *entry : {"tn", "nt", "tt"}) {
+    SCOPED_TRACE(entry);
+    runAndCompare(text, entry, sizes);
+  }
+}
+
+TEST_F(LoweringRunTest, BatchMatmul) {
+  runAndCompare(readExample("batch_matmul.tc"), "batch_matmul",
+                {{"B", 3}, {"N", 7}, {"M", 5}, {"K", 9}});
+}
+
+TEST_F(LoweringRunTest, OtherBlasForms) {
+  const char *text = R"TC(
+def gemv(float(M, K) A, float(K) x) -> (y) {
+  y(i) +=! A(i, k) * x(k)
+}
+def ger(float(M) x, float(N) y) -> (C) {
+  C(i, j) = x(i) * y(j)
+}
+def colsum(float(M, N) A) -> (s) {
+  s(j) +=! A(i, j)
+}
+def rowsum(float(M, N) A) -> (s) {
+  s(i) +=! A(i, j)
+}
+def hadamard(float(M, N) A, float(M, N) B) -> (C) {
+  C(i, j) = A(i, j) * B(i, j)
+}
+def transpose(float(M, N) A) -> (B) {
+  B(j, i) = 3 * A(i, j)
+}
+def batch_gemv(float(B, M, K) A, float(B, K) x) -> (y) {
+  y(b, i) +=! A(b, i, k) * x(b, k)
+}
+)TC";
+  llvm::StringMap<int64_t> sizes{{"M", 7}, {"K", 9}, {"N", 5}, {"B", 3}};
+  for (const char *entry : {"gemv", "ger", "colsum", "rowsum", "hadamard",
+                            "transpose", "batch_gemv"}) {
+    SCOPED_TRACE(entry);
+    runAndCompare(text, entry, sizes);
+  }
+}
+
+TEST_F(LoweringRunTest, Softmax) {
+  runAndCompare(readExample("softmax.tc"), "softmax", {{"N", 7}, {"D", 33}});
+}
+
+TEST_F(LoweringRunTest, Conv2d) {
+  runAndCompare(readExample("conv2d.tc"), "conv2d",
+                {{"N", 2},
+                 {"C", 3},
+                 {"H", 7},
+                 {"W", 9},
+                 {"M", 5},
+                 {"KH", 3},
+                 {"KW", 2}});
+}
+
+TEST_F(LoweringRunTest, MaxPool) {
+  runAndCompare(readExample("max_pool.tc"), "max_pool",
+                {{"N", 2}, {"C", 3}, {"H", 7}, {"W", 9}});
+}
+
+TEST_F(LoweringRunTest, LayerNormAndMoments) {
+  runAndCompare(readExample("layer_norm.tc"), "layer_norm",
+                {{"N", 7}, {"D", 33}});
+  runAndCompare(readExample("moments.tc"), "moments", {{"N", 7}, {"K", 33}});
+}
+
+} // namespace
