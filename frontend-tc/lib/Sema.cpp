@@ -209,6 +209,7 @@ LogicalResult DefChecker::defineTensor(const Ident &lhs, unsigned rank,
     info.type = type;
     info.rank = rank;
     info.loc = lhs.loc;
+    info.firstDef = lhs.loc;
     tensors.insert({lhs.name, info});
     defined.insert(lhs.name);
     return success();
@@ -235,7 +236,7 @@ LogicalResult DefChecker::defineTensor(const Ident &lhs, unsigned rank,
     diag << "tensor '" << lhs.name << "' has "
          << plural(info.rank, "dimension") << " but is written with "
          << plural(rank, "index variable");
-    diag.note(info.loc, "first defined here");
+    diag.note(info.firstDef, "first defined here");
     return diag;
   }
   bool fixedType = info.declared || !first;
@@ -244,7 +245,7 @@ LogicalResult DefChecker::defineTensor(const Ident &lhs, unsigned rank,
     diag << "attempting to assign type " << quoted(type)
          << " to narrower type " << quoted(info.type) << " of '" << lhs.name
          << "' without an explicit cast";
-    diag.note(info.declared ? info.declared->loc : info.loc,
+    diag.note(info.declared ? info.declared->loc : info.firstDef,
               "type of '" + lhs.name + "' set here");
     return diag;
   }
@@ -252,8 +253,7 @@ LogicalResult DefChecker::defineTensor(const Ident &lhs, unsigned rank,
     if (!info.declared)
       info.type = type;
     info.rank = rank;
-    if (info.role == TensorInfo::Role::Temporary)
-      info.loc = lhs.loc;
+    info.firstDef = lhs.loc;
   }
   defined.insert(lhs.name);
   return success();
@@ -314,14 +314,12 @@ void DefChecker::checkStmt(ComprehensionStmt &stmt) {
       !definedBefore && !sizeVars.count(lhs.name) &&
       !getBuiltinArity(lhs.name)) {
     std::string op = getReductionSpelling(stmt.getReduction()).str();
-    if (!existing) {
+    if (!existing)
       error(stmt.getOpLoc())
           << "reduction into temporary '" << lhs.name
           << "' without initialization; use '" << op << "!' instead of '"
           << op << "'";
-      return;
-    }
-    if (existing->role == TensorInfo::Role::Output)
+    else if (existing->role == TensorInfo::Role::Output)
       diags.emitWarning(stmt.getOpLoc())
           << "reduction without initialization: if '" << lhs.name
           << "' is not pre-initialized before calling the TC function, "

@@ -52,8 +52,8 @@ static std::optional<unsigned> findIndex(llvm::ArrayRef<RegionDescriptor> list,
   return std::nullopt;
 }
 
-static std::optional<unsigned>
-findIndex(llvm::ArrayRef<OperandDescriptor> list, llvm::StringRef name) {
+static std::optional<unsigned> findIndex(llvm::ArrayRef<OperandDescriptor> list,
+                                         llvm::StringRef name) {
   for (unsigned i = 0; i < list.size(); ++i)
     if (list[i].name == name)
       return i;
@@ -163,10 +163,10 @@ bool FormatSplitter::split() {
           dict = i;
       if (!dict)
         return fail("'attr-dict' without a dictionary property");
-      result.elements.push_back(
-          {withKeyword ? FormatElement::Kind::AttrDictWithKeyword
-                       : FormatElement::Kind::AttrDict,
-           "attr-dict", *dict});
+      result.elements.push_back({withKeyword
+                                     ? FormatElement::Kind::AttrDictWithKeyword
+                                     : FormatElement::Kind::AttrDict,
+                                 "attr-dict", *dict});
       continue;
     }
     if (rest.consume_front("custom<")) {

@@ -1,4 +1,5 @@
-//===- AsmFormat.h - The `format` strings of the instruction table -*- C++ -*-===//
+//===- AsmFormat.h - The `format` strings of the instruction table -*- C++
+//-*-===//
 //
 // The parser and printer interpret each instruction's `format` (IR.md "Format
 // directives") at run time. A format is split once into elements:
@@ -38,7 +39,7 @@ struct FormatElement {
     Type,      ///< index: a result whose type is written as `: type`
     AttrDict,  ///< index: the dictionary property, optional `{...}`
     AttrDictWithKeyword, ///< index: the same, written `attributes {...}`
-    Custom     ///< text: the hook name; args: its `$name` arguments
+    Custom               ///< text: the hook name; args: its `$name` arguments
   };
   FormatElement(Kind kind, llvm::StringRef text, unsigned index = 0)
       : kind(kind), text(text), index(index) {}

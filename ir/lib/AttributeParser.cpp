@@ -30,8 +30,8 @@ static LogicalResult resolveAttributeDefinition(Parser &parser,
     }
   }
   return (parser.emitError(nameTok.getRange())
-          << "expected attribute, but '" << nameTok.getSpelling()
-          << "' is " << def->getDescription())
+          << "expected attribute, but '" << nameTok.getSpelling() << "' is "
+          << def->getDescription())
       .note(def->loc, "assigned here");
 }
 
@@ -102,8 +102,8 @@ LogicalResult Parser::parseDictionaryAttr(const DictionaryAttr *&attr) {
     attr = llvm::dyn_cast<DictionaryAttr>(defined);
     if (!attr)
       return emitError(nameTok.getRange())
-             << "expected dictionary attribute, but '"
-             << nameTok.getSpelling() << "' is " << *defined;
+             << "expected dictionary attribute, but '" << nameTok.getSpelling()
+             << "' is " << *defined;
     return success();
   }
   NestingGuard guard(*this, "attribute");

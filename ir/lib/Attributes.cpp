@@ -9,7 +9,8 @@ using namespace comprehend::ir;
 bool comprehend::ir::isBareAttributeName(llvm::StringRef name) {
   if (name.empty() || !llvm::isAlpha(name.front()))
     return false;
-  return llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+  return llvm::all_of(name,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
 void Attribute::print(llvm::raw_ostream &os) const {
@@ -74,8 +75,8 @@ const IntegerAttr *IntegerAttr::get(Context &ctx, int64_t value) {
   void *pos = nullptr;
   if (IntegerAttr *existing = set.FindNodeOrInsertPos(id, pos))
     return existing;
-  auto *attr = new (ctx.getAllocator().Allocate<IntegerAttr>())
-      IntegerAttr(value);
+  auto *attr =
+      new (ctx.getAllocator().Allocate<IntegerAttr>()) IntegerAttr(value);
   set.InsertNode(attr, pos);
   return attr;
 }
@@ -139,10 +140,10 @@ const DictionaryAttr *
 DictionaryAttr::get(Context &ctx, llvm::ArrayRef<NamedAttribute> entries) {
   // Sort by name; a later duplicate replaces an earlier one.
   llvm::SmallVector<NamedAttribute, 8> sorted(entries.begin(), entries.end());
-  llvm::stable_sort(sorted, [](const NamedAttribute &a,
-                               const NamedAttribute &b) {
-    return a.name < b.name;
-  });
+  llvm::stable_sort(sorted,
+                    [](const NamedAttribute &a, const NamedAttribute &b) {
+                      return a.name < b.name;
+                    });
   llvm::SmallVector<NamedAttribute, 8> unique;
   for (const NamedAttribute &entry : sorted) {
     if (!unique.empty() && unique.back().name == entry.name)

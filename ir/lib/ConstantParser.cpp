@@ -151,8 +151,8 @@ LogicalResult Parser::parseConstant(ConstantValue &value) {
       return success();
     }
     return (emitError(nameTok.getRange())
-            << "expected constant, but '" << nameTok.getSpelling()
-            << "' is " << def->getDescription())
+            << "expected constant, but '" << nameTok.getSpelling() << "' is "
+            << def->getDescription())
         .note(def->loc, "assigned here");
   }
   default:

@@ -58,8 +58,7 @@ bool constraints::isKindIn(ScalarKind kind, TypeClass cls) {
   return false;
 }
 
-bool constraints::matchAny(const Type *type, ScalarKind *, int64_t,
-                           StringRef) {
+bool constraints::matchAny(const Type *type, ScalarKind *, int64_t, StringRef) {
   return type != nullptr;
 }
 
@@ -103,8 +102,8 @@ bool constraints::matchInteger(const Type *type, ScalarKind *kind, int64_t,
   return true;
 }
 
-bool constraints::matchMemRef(const Type *type, ScalarKind *kind,
-                              int64_t order, StringRef) {
+bool constraints::matchMemRef(const Type *type, ScalarKind *kind, int64_t order,
+                              StringRef) {
   const auto *memref = llvm::dyn_cast_or_null<MemRefType>(type);
   if (!memref || (order >= 0 && memref->getOrder() != order))
     return false;

@@ -117,8 +117,7 @@ CustomParser::parseTypeList(llvm::SmallVectorImpl<const Type *> &types) {
   return parser.parseToken(Token::r_paren);
 }
 
-LogicalResult CustomParser::parseConstantOrValue(unsigned group,
-                                                 int64_t &value,
+LogicalResult CustomParser::parseConstantOrValue(unsigned group, int64_t &value,
                                                  llvm::StringRef what) {
   if (tok().is(Token::local_identifier)) {
     value = kDynamic;
@@ -257,8 +256,7 @@ LogicalResult CustomParser::parseForeach(bool tiled) {
   };
   if (failed(checkCount(fromLoc, operands.groups[fromGroup].size(),
                         "start values")) ||
-      failed(checkCount(toLoc, operands.groups[toGroup].size(),
-                        "end values")))
+      failed(checkCount(toLoc, operands.groups[toGroup].size(), "end values")))
     return failure();
 
   llvm::SmallVector<Token, 8> names(vars.begin(), vars.end());

@@ -30,7 +30,8 @@ InstDescriptor::findProperty(llvm::StringRef name) const {
   return std::nullopt;
 }
 
-std::optional<unsigned> InstDescriptor::findOperand(llvm::StringRef name) const {
+std::optional<unsigned>
+InstDescriptor::findOperand(llvm::StringRef name) const {
   for (unsigned i = 0; i < operands.size(); ++i)
     if (operands[i].name == name)
       return i;

@@ -56,8 +56,8 @@ void Instruction::setOperand(unsigned i, Value *value) {
 
 void Instruction::setOperands(llvm::ArrayRef<Value *> newOperands,
                               llvm::ArrayRef<unsigned> newSegmentSizes) {
-  assert(std::accumulate(newSegmentSizes.begin(), newSegmentSizes.end(),
-                         0u) == newOperands.size() &&
+  assert(std::accumulate(newSegmentSizes.begin(), newSegmentSizes.end(), 0u) ==
+             newOperands.size() &&
          "segment sizes must add up to the operand count");
   dropAllReferences();
   operands.assign(newOperands.begin(), newOperands.end());

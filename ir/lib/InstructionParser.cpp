@@ -89,8 +89,8 @@ LogicalResult Parser::parseFormat(Instruction &inst, const AsmFormat &format,
   if (tok.is(Token::modifier) &&
       (format.elements.empty() ||
        format.elements.front().kind != FormatElement::Kind::Modifiers))
-    return emitError() << "unknown modifier '" << tok.getSpelling()
-                       << "' for '" << desc.mnemonic << "'";
+    return emitError() << "unknown modifier '" << tok.getSpelling() << "' for '"
+                       << desc.mnemonic << "'";
 
   for (const FormatElement &element : format.elements) {
     switch (element.kind) {
@@ -270,7 +270,8 @@ LogicalResult Parser::parseInstruction(Region &region) {
                           << inst->getNumResults()
                           << (inst->getNumResults() == 1 ? " value" : " values")
                           << ", but " << resultNames.size()
-                          << (resultNames.size() == 1 ? " name is" : " names are")
+                          << (resultNames.size() == 1 ? " name is"
+                                                      : " names are")
                           << " given";
   }
   for (unsigned i = 0; i < resultNames.size(); ++i)

@@ -8,9 +8,7 @@
 
 using namespace comprehend::ir;
 
-static bool isIdentifierChar(char c) {
-  return llvm::isAlnum(c) || c == '_';
-}
+static bool isIdentifierChar(char c) { return llvm::isAlnum(c) || c == '_'; }
 
 Lexer::Lexer(DiagnosticEngine &diags, unsigned bufferId) : diags(diags) {
   const llvm::MemoryBuffer *buffer =
@@ -24,7 +22,8 @@ Token Lexer::emitError(const char *loc, const llvm::Twine &message) {
   llvm::SMLoc start = llvm::SMLoc::getFromPointer(loc);
   if (!suppressDiagnostics)
     diags.emitError(Location(start, start), message).report();
-  return Token(Token::error, llvm::StringRef(loc, curPtr > loc ? curPtr - loc : 0));
+  return Token(Token::error,
+               llvm::StringRef(loc, curPtr > loc ? curPtr - loc : 0));
 }
 
 void Lexer::skipWhitespaceAndComments() {
@@ -116,9 +115,8 @@ Token Lexer::lex() {
         !rest.empty() &&
         (llvm::isDigit(rest[0]) ||
          (rest[0] == '.' && rest.size() > 1 && llvm::isDigit(rest[1])));
-    bool startsSpecial =
-        (rest.startswith("inf") || rest.startswith("nan")) &&
-        (rest.size() == 3 || !isIdentifierChar(rest[3]));
+    bool startsSpecial = (rest.startswith("inf") || rest.startswith("nan")) &&
+                         (rest.size() == 3 || !isIdentifierChar(rest[3]));
     if (startsNumber)
       return lexNumber(tokStart);
     if (startsSpecial) {

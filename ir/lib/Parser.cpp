@@ -56,8 +56,7 @@ LogicalResult Parser::parseToken(Token::Kind kind, llvm::StringRef context) {
   return emitExpected(what + " " + context);
 }
 
-LogicalResult Parser::parseWord(llvm::StringRef word,
-                                llvm::StringRef context) {
+LogicalResult Parser::parseWord(llvm::StringRef word, llvm::StringRef context) {
   if (consumeIfWord(word))
     return success();
   if (context.empty())
@@ -65,8 +64,7 @@ LogicalResult Parser::parseWord(llvm::StringRef word,
   return emitExpected("'" + word + "' " + context);
 }
 
-InFlightDiagnostic Parser::emitError(Location loc,
-                                     const llvm::Twine &message) {
+InFlightDiagnostic Parser::emitError(Location loc, const llvm::Twine &message) {
   InFlightDiagnostic diag = diags.emitError(loc, message);
   if (!regionsOpenAtError)
     regionsOpenAtError = openRegions;
@@ -125,8 +123,7 @@ LogicalResult Parser::parseValueUse(Value *&value, Location &loc) {
       return success();
     }
   }
-  return emitError() << "use of undefined value '" << tok.getSpelling()
-                     << "'";
+  return emitError() << "use of undefined value '" << tok.getSpelling() << "'";
 }
 
 LogicalResult Parser::defineValue(const Token &nameTok, Value *value) {
@@ -310,8 +307,7 @@ LogicalResult Parser::parseFunction(Program &program) {
       const Type *type = nullptr;
       const DictionaryAttr *attrs = nullptr;
       if (failed(parseToken(Token::colon, "after parameter name")) ||
-          failed(parseType(type)) ||
-          failed(parseOptionalDictionaryAttr(attrs)))
+          failed(parseType(type)) || failed(parseOptionalDictionaryAttr(attrs)))
         return failure();
       function->addParameter(type, {}, paramNames.back().getRange(), attrs);
     } while (consumeIf(Token::comma));
@@ -402,10 +398,10 @@ std::unique_ptr<Program> comprehend::ir::parseSource(Context &ctx,
   return Parser(ctx, diags, bufferId).parseProgram();
 }
 
-std::unique_ptr<Program> comprehend::ir::parseSource(Context &ctx,
-                                                     DiagnosticEngine &diags,
-                                                     llvm::StringRef source,
-                                                     llvm::StringRef bufferName) {
+std::unique_ptr<Program>
+comprehend::ir::parseSource(Context &ctx, DiagnosticEngine &diags,
+                            llvm::StringRef source,
+                            llvm::StringRef bufferName) {
   unsigned bufferId = diags.getSourceMgr().AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, bufferName), llvm::SMLoc());
   return parseSource(ctx, diags, bufferId);

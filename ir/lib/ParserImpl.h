@@ -165,8 +165,7 @@ public:
   LogicalResult parseFormat(Instruction &inst, const AsmFormat &format,
                             PendingOperands &operands);
   /// Consecutive flag and enum properties, in any order.
-  LogicalResult parseModifiers(Instruction &inst,
-                               const FormatElement &element);
+  LogicalResult parseModifiers(Instruction &inst, const FormatElement &element);
   /// Dispatches `custom<Name>(...)` to the hooks of CustomParsers.cpp.
   LogicalResult parseCustom(Instruction &inst, const FormatElement &element,
                             PendingOperands &operands);

@@ -43,8 +43,8 @@ const Definition *DefinitionTable::define(llvm::StringRef name,
   return nullptr;
 }
 
-std::optional<CalcOperator> comprehend::ir::lookupCalcOperator(
-    llvm::StringRef spelling) {
+std::optional<CalcOperator>
+comprehend::ir::lookupCalcOperator(llvm::StringRef spelling) {
   return llvm::StringSwitch<std::optional<CalcOperator>>(spelling)
       .Case("^", CalcOperator::Power)
       .Case("-", CalcOperator::Sub)
@@ -63,8 +63,7 @@ static llvm::Error calcError(const llvm::Twine &message) {
 
 static llvm::Expected<int64_t> power(int64_t base, int64_t exponent) {
   if (exponent < 0)
-    return calcError("negative exponent " + llvm::Twine(exponent) +
-                     " in '^'");
+    return calcError("negative exponent " + llvm::Twine(exponent) + " in '^'");
   int64_t result = 1;
   // Square-and-multiply; every step is overflow checked.
   while (exponent > 0) {

@@ -22,11 +22,9 @@ using namespace comprehend::ir::detail;
 
 /// Visits the values of \p region in order of appearance in the text:
 /// an instruction's results, then its regions' parameters and contents.
-template <typename Fn>
-static void walkValues(const Instruction &inst, Fn &&fn);
+template <typename Fn> static void walkValues(const Instruction &inst, Fn &&fn);
 
-template <typename Fn>
-static void walkValues(const Region &region, Fn &&fn) {
+template <typename Fn> static void walkValues(const Region &region, Fn &&fn) {
   for (const Value *param : region.getParameters())
     fn(param);
   for (const Instruction &inst : region)
@@ -96,8 +94,7 @@ std::string AsmPrinter::getName(const Value *value) const {
 // Spacing helpers
 //===----------------------------------------------------------------------===//
 
-void AsmPrinter::emit(llvm::StringRef text, bool spaceBefore,
-                      bool spaceAfter) {
+void AsmPrinter::emit(llvm::StringRef text, bool spaceBefore, bool spaceAfter) {
   if (pendingSpace && spaceBefore)
     os << ' ';
   os << text;
@@ -242,8 +239,7 @@ void AsmPrinter::printModifiers(const Instruction &inst,
   }
 }
 
-void AsmPrinter::printFormat(const Instruction &inst,
-                             const AsmFormat &format) {
+void AsmPrinter::printFormat(const Instruction &inst, const AsmFormat &format) {
   const InstDescriptor &desc = inst.getDescriptor();
   for (const FormatElement &element : format.elements) {
     switch (element.kind) {

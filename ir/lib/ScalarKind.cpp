@@ -48,9 +48,9 @@ ScalarKind comprehend::ir::getComponentKind(ScalarKind kind) {
 }
 
 llvm::StringRef comprehend::ir::stringify(ScalarKind kind) {
-  static constexpr llvm::StringRef names[] = {
-      "i8", "i16", "i32", "i64", "index", "bf16",
-      "f16", "f32", "f64", "c32", "c64"};
+  static constexpr llvm::StringRef names[] = {"i8",    "i16",  "i32", "i64",
+                                              "index", "bf16", "f16", "f32",
+                                              "f64",   "c32",  "c64"};
   return names[static_cast<unsigned>(kind)];
 }
 

@@ -58,13 +58,14 @@ LogicalResult TypeParser::parseElementKind(ScalarKind &kind) {
     const Definition *def = parser.resolveDefinition();
     if (!def)
       return failure();
-    if (const auto *scalar = llvm::dyn_cast_or_null<ScalarType>(def->getType())) {
+    if (const auto *scalar =
+            llvm::dyn_cast_or_null<ScalarType>(def->getType())) {
       kind = scalar->getScalarKind();
       return success();
     }
     return (parser.emitError(nameTok.getRange())
-            << "expected number type, but '" << nameTok.getSpelling()
-            << "' is " << def->getDescription())
+            << "expected number type, but '" << nameTok.getSpelling() << "' is "
+            << def->getDescription())
         .note(def->loc, "assigned here");
   }
   if (tok().isNot(Token::bare_identifier))
@@ -78,7 +79,8 @@ LogicalResult TypeParser::parseElementKind(ScalarKind &kind) {
   // `f32x4x8`: the longest prefix before an `x` that names a number type.
   for (size_t pos = word.find('x'); pos != llvm::StringRef::npos;
        pos = word.find('x', pos + 1)) {
-    if (std::optional<ScalarKind> prefix = parseScalarKind(word.take_front(pos))) {
+    if (std::optional<ScalarKind> prefix =
+            parseScalarKind(word.take_front(pos))) {
       kind = *prefix;
       parser.resetToken(word.data() + pos);
       return success();
@@ -147,9 +149,8 @@ LogicalResult TypeParser::parseMemRef(const Type *&type, llvm::SMLoc start) {
            << "strided layout of a memref of order " << shape.size()
            << " must have " << shape.size() << " entries, but has "
            << stride.size();
-  type = MemRefType::getChecked(ctx, elem, shape, stride, space, [&] {
-    return parser.emitError(loc);
-  });
+  type = MemRefType::getChecked(ctx, elem, shape, stride, space,
+                                [&] { return parser.emitError(loc); });
   return success(type != nullptr);
 }
 

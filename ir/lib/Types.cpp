@@ -184,8 +184,9 @@ const MemRefType *MemRefType::get(Context &ctx, ScalarKind elem,
                                   AddressSpace space) {
   assert(isValidLayout(shape, stride) && "invalid memref layout");
   llvm::SmallVector<int64_t, 4> canonical =
-      stride.empty() ? getPackedStride(shape)
-                     : llvm::SmallVector<int64_t, 4>(stride.begin(), stride.end());
+      stride.empty()
+          ? getPackedStride(shape)
+          : llvm::SmallVector<int64_t, 4>(stride.begin(), stride.end());
   llvm::FoldingSetNodeID id;
   profile(id, elem, shape, canonical, space);
   auto &set = ctx.getImpl().memrefTypes;
@@ -199,10 +200,11 @@ const MemRefType *MemRefType::get(Context &ctx, ScalarKind elem,
   return type;
 }
 
-const MemRefType *MemRefType::getChecked(
-    Context &ctx, ScalarKind elem, llvm::ArrayRef<int64_t> shape,
-    llvm::ArrayRef<int64_t> stride, AddressSpace space,
-    llvm::function_ref<InFlightDiagnostic()> emitError) {
+const MemRefType *
+MemRefType::getChecked(Context &ctx, ScalarKind elem,
+                       llvm::ArrayRef<int64_t> shape,
+                       llvm::ArrayRef<int64_t> stride, AddressSpace space,
+                       llvm::function_ref<InFlightDiagnostic()> emitError) {
   std::string message;
   if (!isValidLayout(shape, stride, &message)) {
     emitError() << message;
@@ -239,8 +241,7 @@ int64_t MemRefType::getNumElements() const {
 
 int64_t MemRefType::getSizeInBytes() const {
   int64_t count = getNumElements();
-  return isDynamic(count) ? kDynamic
-                          : count * ir::getSizeInBytes(elementKind);
+  return isDynamic(count) ? kDynamic : count * ir::getSizeInBytes(elementKind);
 }
 
 //===----------------------------------------------------------------------===//

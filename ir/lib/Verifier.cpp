@@ -43,7 +43,8 @@ private:
   void verifyAttributes();
   void verifyParameter(unsigned i);
   void verifyRegion(const Region &region, ExecContext context);
-  void verifyStructure(const Instruction &inst);
+  /// Returns false if the instruction is too malformed for further checks.
+  bool verifyStructure(const Instruction &inst);
   void verifyNesting(const Instruction &inst, ExecContext context);
 
   const Function &function;
@@ -100,11 +101,11 @@ void FunctionVerifier::verifyParameter(unsigned i) {
   const Value *param = function.getParameter(i);
   const Type *type = param->getType();
   std::string name = quoteValueName(param, "#" + std::to_string(i));
-  Location loc = param->getLoc().isValid() ? param->getLoc() : function.getLoc();
+  Location loc =
+      param->getLoc().isValid() ? param->getLoc() : function.getLoc();
   if (!type || llvm::isa<CoopMatrixType, VoidType>(type)) {
     vc.emitError(loc) << "parameter " << name << " of function '@"
-                      << function.getName()
-                      << "' must not have type " << type;
+                      << function.getName() << "' must not have type " << type;
     return;
   }
   const DictionaryAttr *attrs = function.getParameterAttrs(i);
@@ -114,10 +115,9 @@ void FunctionVerifier::verifyParameter(unsigned i) {
   if (const auto *group = llvm::dyn_cast<GroupType>(type))
     memref = group->getMemRefType();
   if (!memref) {
-    vc.emitError(loc) << "parameter " << name
-                      << " has attributes, but only memref and group "
-                         "parameters accept attributes; type is "
-                      << type;
+    vc.emitError(loc) << "parameter " << name << " of type " << type
+                      << " must not have attributes (only memref and group "
+                         "parameters accept them)";
     return;
   }
   if (const Attribute *attr = attrs->get("alignment")) {
@@ -150,7 +150,7 @@ void FunctionVerifier::verifyParameter(unsigned i) {
   }
 }
 
-void FunctionVerifier::verifyStructure(const Instruction &inst) {
+bool FunctionVerifier::verifyStructure(const Instruction &inst) {
   const InstDescriptor &desc = inst.getDescriptor();
   llvm::ArrayRef<unsigned> sizes = inst.getOperandSegmentSizes();
   bool ok = sizes.size() == desc.operands.size();
@@ -163,42 +163,49 @@ void FunctionVerifier::verifyStructure(const Instruction &inst) {
   if (!ok) {
     vc.emitError(inst.getLoc())
         << "'" << inst.getName() << "' has a malformed operand list";
-    return;
+    return false;
   }
   if (desc.results.empty() ? inst.getNumResults() != 0
                            : desc.results[0].arity == Arity::Single &&
-                                 inst.getNumResults() != 1)
-    vc.emitError(inst.getLoc())
-        << "'" << inst.getName() << "' must have "
-        << (desc.results.empty() ? 0 : 1) << " results, but has "
-        << inst.getNumResults();
+                                 inst.getNumResults() != 1) {
+    vc.emitError(inst.getLoc()) << "'" << inst.getName() << "' must have "
+                                << (desc.results.empty() ? 0 : 1)
+                                << " results, but has " << inst.getNumResults();
+    ok = false;
+  }
   for (unsigned i = 0; i < inst.getNumOperands(); ++i) {
     const Value *operand = inst.getOperand(i);
     if (!operand) {
       vc.emitError(inst.getOperandLoc(i))
-          << "operand " << vc.operandName(inst, i) << " of '"
-          << inst.getName() << "' is missing";
+          << "operand " << vc.operandName(inst, i) << " of '" << inst.getName()
+          << "' is missing";
+      ok = false;
       continue;
     }
     if (!visible.contains(operand))
       vc.emitOperandError(inst, i)
-          << "operand " << vc.operandName(inst, i) << " of '"
-          << inst.getName() << "' is not visible here: its definition does "
+          << "operand " << vc.operandName(inst, i) << " of '" << inst.getName()
+          << "' is not visible here: its definition does "
           << "not precede it in this or an enclosing region";
   }
+  for (const Value *result : inst.getResults())
+    if (!result->getType()) {
+      vc.emitError(inst.getLoc())
+          << "result of '" << inst.getName() << "' has no type";
+      ok = false;
+    }
+  return ok;
 }
 
 void FunctionVerifier::verifyNesting(const Instruction &inst,
                                      ExecContext context) {
   InstCategory category = inst.getDescriptor().category;
   if (category == InstCategory::Collective && context == ExecContext::Spmd)
-    vc.emitError(inst.getLoc())
-        << "collective instruction '" << inst.getName()
-        << "' must not appear in an SPMD region";
+    vc.emitError(inst.getLoc()) << "collective instruction '" << inst.getName()
+                                << "' must not appear in an SPMD region";
   else if (category == InstCategory::Spmd && context == ExecContext::Collective)
-    vc.emitError(inst.getLoc())
-        << "SPMD instruction '" << inst.getName()
-        << "' must not appear in a collective region";
+    vc.emitError(inst.getLoc()) << "SPMD instruction '" << inst.getName()
+                                << "' must not appear in a collective region";
 }
 
 void FunctionVerifier::verifyRegion(const Region &region, ExecContext context) {
@@ -214,17 +221,18 @@ void FunctionVerifier::verifyRegion(const Region &region, ExecContext context) {
   for (const Value *param : region.getParameters())
     define(param);
   for (const Instruction &inst : region) {
-    verifyStructure(inst);
+    bool wellFormed = verifyStructure(inst);
     verifyNesting(inst, context);
     const Instruction *parent = region.getParentInstruction();
     if (inst.getKind() == InstKind::Yield && &inst != &region.back() &&
         parent &&
-        llvm::is_contained({InstKind::For, InstKind::If,
-                            InstKind::CooperativeMatrixApply},
-                           parent->getKind()))
+        llvm::is_contained(
+            {InstKind::For, InstKind::If, InstKind::CooperativeMatrixApply},
+            parent->getKind()))
       vc.emitError(inst.getLoc())
           << "'yield' must be the last instruction of its region";
-    verifyGenerated(inst, vc);
+    if (wellFormed)
+      verifyGenerated(inst, vc);
     for (const Region *child : inst.getRegions())
       verifyRegion(*child, context);
     for (const Value *result : inst.getResults())

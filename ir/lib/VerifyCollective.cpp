@@ -35,8 +35,8 @@ void detail::checkDimsEqual(const Instruction &inst, VerifyContext &vc,
 
 /// The value of a `constant` defining \p value, as a double, if real.
 static std::optional<double> constantValue(const Value *value) {
-  auto constant = llvm::dyn_cast_or_null<ConstantInst>(
-      value->getDefiningInstruction());
+  auto constant =
+      llvm::dyn_cast_or_null<ConstantInst>(value->getDefiningInstruction());
   if (!constant)
     return std::nullopt;
   const ConstantValue &c = constant.getValue();
@@ -62,7 +62,7 @@ void detail::checkAtomicBeta(const Instruction &inst, VerifyContext &vc,
 }
 
 void detail::verifyAlloca(const Instruction &inst, VerifyContext &vc) {
-  AllocaInst allocaInst(const_cast<Instruction *>(&inst));
+  auto allocaInst = viewOf<AllocaInst>(inst);
   const auto *type = memrefOf(allocaInst.getResult());
   if (type->getNumDynamicShape() != 0 || type->getNumDynamicStride() != 0)
     vc.emitError(inst.getLoc())
@@ -100,7 +100,7 @@ void detail::verifyLifetimeStop(const Instruction &inst, VerifyContext &vc) {
 }
 
 void detail::verifyAxpby(const Instruction &inst, VerifyContext &vc) {
-  AxpbyInst axpby(const_cast<Instruction *>(&inst));
+  auto axpby = viewOf<AxpbyInst>(inst);
   const MemRefType *a = memrefOf(axpby.getA());
   const MemRefType *b = memrefOf(axpby.getB());
   if (b->getOrder() > 2) {
@@ -118,13 +118,13 @@ void detail::verifyAxpby(const Instruction &inst, VerifyContext &vc) {
   }
   for (unsigned i = 0; i < shapeA.size(); ++i)
     checkDimsEqual(inst, vc, 3, "shape(B)[" + std::to_string(i) + "]",
-                   b->getShape(i),
-                   "shape(op(A))[" + std::to_string(i) + "]", shapeA[i]);
+                   b->getShape(i), "shape(op(A))[" + std::to_string(i) + "]",
+                   shapeA[i]);
   checkAtomicBeta(inst, vc, axpby.isAtomic(), axpby.getBeta(), 2);
 }
 
 void detail::verifyCumsum(const Instruction &inst, VerifyContext &vc) {
-  CumsumInst cumsum(const_cast<Instruction *>(&inst));
+  auto cumsum = viewOf<CumsumInst>(inst);
   const MemRefType *a = memrefOf(cumsum.getA());
   const MemRefType *b = memrefOf(cumsum.getB());
   if (a->getOrder() < 1) {
@@ -150,7 +150,7 @@ void detail::verifyCumsum(const Instruction &inst, VerifyContext &vc) {
 }
 
 void detail::verifyGemm(const Instruction &inst, VerifyContext &vc) {
-  GemmInst gemm(const_cast<Instruction *>(&inst));
+  auto gemm = viewOf<GemmInst>(inst);
   auto a = opShape(memrefOf(gemm.getA()), gemm.getTransposeA());
   auto b = opShape(memrefOf(gemm.getB()), gemm.getTransposeB());
   const MemRefType *c = memrefOf(gemm.getC());
@@ -162,7 +162,7 @@ void detail::verifyGemm(const Instruction &inst, VerifyContext &vc) {
 }
 
 void detail::verifyGemv(const Instruction &inst, VerifyContext &vc) {
-  GemvInst gemv(const_cast<Instruction *>(&inst));
+  auto gemv = viewOf<GemvInst>(inst);
   auto a = opShape(memrefOf(gemv.getA()), gemv.getTransposeA());
   const MemRefType *b = memrefOf(gemv.getB());
   const MemRefType *c = memrefOf(gemv.getC());
@@ -173,7 +173,7 @@ void detail::verifyGemv(const Instruction &inst, VerifyContext &vc) {
 }
 
 void detail::verifyGer(const Instruction &inst, VerifyContext &vc) {
-  GerInst ger(const_cast<Instruction *>(&inst));
+  auto ger = viewOf<GerInst>(inst);
   const MemRefType *a = memrefOf(ger.getA());
   const MemRefType *b = memrefOf(ger.getB());
   const MemRefType *c = memrefOf(ger.getC());
@@ -185,7 +185,7 @@ void detail::verifyGer(const Instruction &inst, VerifyContext &vc) {
 }
 
 void detail::verifyHadamard(const Instruction &inst, VerifyContext &vc) {
-  HadamardInst hadamard(const_cast<Instruction *>(&inst));
+  auto hadamard = viewOf<HadamardInst>(inst);
   const MemRefType *types[] = {memrefOf(hadamard.getA()),
                                memrefOf(hadamard.getB()),
                                memrefOf(hadamard.getC())};
@@ -197,8 +197,7 @@ void detail::verifyHadamard(const Instruction &inst, VerifyContext &vc) {
       continue;
     vc.emitOperandError(inst, operandIndex[k])
         << "operand '" << names[k]
-        << "' of 'hadamard' must have order 1 or 2, but has type "
-        << types[k];
+        << "' of 'hadamard' must have order 1 or 2, but has type " << types[k];
     return;
   }
   for (unsigned k = 1; k < 3; ++k) {
@@ -209,18 +208,17 @@ void detail::verifyHadamard(const Instruction &inst, VerifyContext &vc) {
       return;
     }
     for (unsigned i = 0; i < types[0]->getOrder(); ++i)
-      checkDimsEqual(inst, vc, operandIndex[k],
-                     "shape(" + std::string(names[k]) + ")[" +
-                         std::to_string(i) + "]",
-                     types[k]->getShape(i),
-                     "shape(a)[" + std::to_string(i) + "]",
-                     types[0]->getShape(i));
+      checkDimsEqual(
+          inst, vc, operandIndex[k],
+          "shape(" + std::string(names[k]) + ")[" + std::to_string(i) + "]",
+          types[k]->getShape(i), "shape(a)[" + std::to_string(i) + "]",
+          types[0]->getShape(i));
   }
   checkAtomicBeta(inst, vc, hadamard.isAtomic(), hadamard.getBeta(), 3);
 }
 
 void detail::verifySum(const Instruction &inst, VerifyContext &vc) {
-  SumInst sum(const_cast<Instruction *>(&inst));
+  auto sum = viewOf<SumInst>(inst);
   const MemRefType *a = memrefOf(sum.getA());
   const MemRefType *b = memrefOf(sum.getB());
   if (b->getOrder() > 1) {

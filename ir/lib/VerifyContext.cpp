@@ -24,8 +24,7 @@ InFlightDiagnostic VerifyContext::emitError(Location loc) {
   return diags.emitError(loc);
 }
 
-void VerifyContext::noteDefinition(InFlightDiagnostic &diag,
-                                   const Value *value,
+void VerifyContext::noteDefinition(InFlightDiagnostic &diag, const Value *value,
                                    llvm::StringRef fallbackName) {
   if (!value || !value->getLoc().isValid())
     return;
@@ -61,8 +60,7 @@ InFlightDiagnostic VerifyContext::emitOperandError(const Instruction &inst,
                                                    unsigned i) {
   InFlightDiagnostic diag = emitError(inst.getOperandLoc(i));
   std::string name = operandName(inst, i);
-  noteDefinition(diag, inst.getOperand(i),
-                 llvm::StringRef(name).trim('\''));
+  noteDefinition(diag, inst.getOperand(i), llvm::StringRef(name).trim('\''));
   return diag;
 }
 
@@ -97,8 +95,7 @@ void VerifyContext::resultTypeError(const Instruction &inst, unsigned i,
 }
 
 void VerifyContext::resultMismatch(const Instruction &inst, unsigned i,
-                                   llvm::StringRef what,
-                                   const Type *expected) {
+                                   llvm::StringRef what, const Type *expected) {
   emitError(inst.getLoc()) << resultName(inst, i) << " of '" << inst.getName()
                            << "' must have " << what << " (" << expected
                            << "), but has type "
@@ -152,8 +149,8 @@ KindVar VerifyContext::promote(const Instruction &inst, const KindVar &a,
     lastPromoteInst = &inst;
     lastPromoteWhat = what;
     emitAt(inst, b) << "'" << inst.getName() << "' cannot promote " << a.what
-              << " (" << stringify(*a.kind) << ") and " << b.what << " ("
-              << stringify(*b.kind) << ") to a common type";
+                    << " (" << stringify(*a.kind) << ") and " << b.what << " ("
+                    << stringify(*b.kind) << ") to a common type";
     return KindVar{};
   }
   return KindVar{kind, a.value, a.loc, what};
@@ -166,9 +163,9 @@ bool VerifyContext::promotable(const Instruction &inst, const KindVar &a,
   if (isPromotable(*a.kind, *b.kind))
     return true;
   emitAt(inst, a) << a.what << " of '" << inst.getName()
-            << "' must be promotable to " << b.what << ", but "
-            << stringify(*a.kind) << " is not promotable to "
-            << stringify(*b.kind);
+                  << "' must be promotable to " << b.what << ", but "
+                  << stringify(*a.kind) << " is not promotable to "
+                  << stringify(*b.kind);
   return false;
 }
 
@@ -179,8 +176,8 @@ bool VerifyContext::castAllowed(const Instruction &inst, const KindVar &a,
   if (isCastAllowed(*a.kind, *b.kind))
     return true;
   emitAt(inst, b) << "'" << inst.getName() << "' cannot cast " << a.what << " ("
-            << stringify(*a.kind) << ") to " << b.what << " ("
-            << stringify(*b.kind) << ")";
+                  << stringify(*a.kind) << ") to " << b.what << " ("
+                  << stringify(*b.kind) << ")";
   return false;
 }
 
@@ -193,7 +190,7 @@ bool VerifyContext::kindIn(const Instruction &inst, const KindVar &a,
   if (cls && constraints::isKindIn(*a.kind, *cls))
     return true;
   emitAt(inst, a) << a.what << " of '" << inst.getName() << "' must be "
-            << (cls ? constraints::describeTypeClass(*cls) : typeClass)
-            << ", but is " << stringify(*a.kind);
+                  << (cls ? constraints::describeTypeClass(*cls) : typeClass)
+                  << ", but is " << stringify(*a.kind);
   return false;
 }

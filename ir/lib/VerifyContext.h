@@ -64,8 +64,8 @@ public:
                        llvm::StringRef what, const Type *expected);
   void resultTypeError(const Instruction &inst, unsigned i,
                        llvm::StringRef expected);
-  void resultMismatch(const Instruction &inst, unsigned i,
-                      llvm::StringRef what, const Type *expected);
+  void resultMismatch(const Instruction &inst, unsigned i, llvm::StringRef what,
+                      const Type *expected);
   void countMismatch(const Instruction &inst, bool isResult,
                      llvm::StringRef name, unsigned count,
                      llvm::StringRef refName, unsigned refCount);
@@ -73,12 +73,9 @@ public:
                const Value *value, Location loc, llvm::StringRef what);
   /// promote(a, b); reports and returns a variable without kind if there is
   /// none. The relations below are false (and silent) for such variables.
-  KindVar promote(const Instruction &inst, const KindVar &a,
-                  const KindVar &b);
-  bool promotable(const Instruction &inst, const KindVar &a,
-                  const KindVar &b);
-  bool castAllowed(const Instruction &inst, const KindVar &a,
-                   const KindVar &b);
+  KindVar promote(const Instruction &inst, const KindVar &a, const KindVar &b);
+  bool promotable(const Instruction &inst, const KindVar &a, const KindVar &b);
+  bool castAllowed(const Instruction &inst, const KindVar &a, const KindVar &b);
   bool kindIn(const Instruction &inst, const KindVar &a,
               llvm::StringRef typeClass);
 

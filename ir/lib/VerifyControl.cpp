@@ -24,8 +24,8 @@ void detail::verifyCast(const Instruction &inst, VerifyContext &vc) {
   if (fromCoop) {
     if (fromCoop->getRows() != toCoop->getRows() ||
         fromCoop->getCols() != toCoop->getCols()) {
-      vc.emitOperandError(inst, 0) << "'cast' cannot convert " << from
-                                   << " to " << to << ": shapes differ";
+      vc.emitOperandError(inst, 0) << "'cast' cannot convert " << from << " to "
+                                   << to << ": shapes differ";
       return;
     }
     if (fromCoop->getUse() != toCoop->getUse() &&
@@ -64,12 +64,12 @@ static bool fitsFloat(double value, ScalarKind kind) {
 }
 
 void detail::verifyConstant(const Instruction &inst, VerifyContext &vc) {
-  ConstantInst constant(const_cast<Instruction *>(&inst));
+  auto constant = viewOf<ConstantInst>(inst);
   const Type *type = constant.getResult()->getType();
   const ConstantValue &value = constant.getValue();
   auto fail = [&](llvm::StringRef expected) {
-    vc.emitError(inst.getLoc()) << "'constant' of type " << type
-                                << " needs " << expected;
+    vc.emitError(inst.getLoc())
+        << "'constant' of type " << type << " needs " << expected;
   };
   if (llvm::isa<BoolType>(type)) {
     if (!std::holds_alternative<bool>(value))
@@ -127,8 +127,8 @@ static void checkParams(const Instruction &inst, VerifyContext &vc,
   for (unsigned i = 0; i < types.size(); ++i)
     if (region.getParameter(i)->getType() != types[i])
       vc.emitError(region.getParameter(i)->getLoc())
-          << "parameter " << quoteValueName(region.getParameter(i),
-                                            std::to_string(i))
+          << "parameter "
+          << quoteValueName(region.getParameter(i), std::to_string(i))
           << " of '" << inst.getName() << "' must have type " << types[i]
           << ", but has type " << region.getParameter(i)->getType();
 }
@@ -146,7 +146,7 @@ static void checkEndsWithYield(const Instruction &inst, VerifyContext &vc,
 }
 
 void detail::verifyFor(const Instruction &inst, VerifyContext &vc) {
-  ForInst loop(const_cast<Instruction *>(&inst));
+  auto loop = viewOf<ForInst>(inst);
   llvm::SmallVector<const Type *, 4> types{loop.getFrom()->getType()};
   for (Value *init : loop.getInit())
     types.push_back(init->getType());
@@ -162,7 +162,7 @@ void detail::verifyFor(const Instruction &inst, VerifyContext &vc) {
 }
 
 void detail::verifyIf(const Instruction &inst, VerifyContext &vc) {
-  IfInst branch(const_cast<Instruction *>(&inst));
+  auto branch = viewOf<IfInst>(inst);
   if (branch.getResults().empty())
     return;
   checkEndsWithYield(inst, vc, branch.getThen(), "then-region");
@@ -189,15 +189,14 @@ void detail::verifyYield(const Instruction &inst, VerifyContext &vc) {
       expected.push_back(result->getType());
     break;
   case InstKind::CooperativeMatrixApply:
-    if (const auto *coop = llvm::dyn_cast<CoopMatrixType>(
-            parent->getOperand(0)->getType()))
+    if (const auto *coop =
+            llvm::dyn_cast<CoopMatrixType>(parent->getOperand(0)->getType()))
       expected.push_back(coop->getComponentType());
     break;
   default:
-    vc.emitError(inst.getLoc())
-        << "'yield' must be inside 'for', 'if' or "
-           "'cooperative_matrix_apply', not '"
-        << parent->getName() << "'";
+    vc.emitError(inst.getLoc()) << "'yield' must be inside 'for', 'if' or "
+                                   "'cooperative_matrix_apply', not '"
+                                << parent->getName() << "'";
     return;
   }
   if (inst.getNumOperands() != expected.size()) {
@@ -218,8 +217,7 @@ void detail::verifyYield(const Instruction &inst, VerifyContext &vc) {
 
 /// Shared rules of foreach and foreach_tile; returns the range types.
 static bool checkRange(const Instruction &inst, VerifyContext &vc,
-                       llvm::ArrayRef<Value *> from,
-                       llvm::ArrayRef<Value *> to,
+                       llvm::ArrayRef<Value *> from, llvm::ArrayRef<Value *> to,
                        llvm::SmallVectorImpl<const Type *> &types) {
   if (from.empty() || from.size() != to.size()) {
     vc.emitError(inst.getLoc())
@@ -243,14 +241,14 @@ static bool checkRange(const Instruction &inst, VerifyContext &vc,
 }
 
 void detail::verifyForeach(const Instruction &inst, VerifyContext &vc) {
-  ForeachInst loop(const_cast<Instruction *>(&inst));
+  auto loop = viewOf<ForeachInst>(inst);
   llvm::SmallVector<const Type *, 4> types;
   if (checkRange(inst, vc, loop.getFrom(), loop.getTo(), types))
     checkParams(inst, vc, loop.getBody(), types);
 }
 
 void detail::verifyForeachTile(const Instruction &inst, VerifyContext &vc) {
-  ForeachTileInst loop(const_cast<Instruction *>(&inst));
+  auto loop = viewOf<ForeachTileInst>(inst);
   llvm::SmallVector<const Type *, 4> types;
   if (!checkRange(inst, vc, loop.getFrom(), loop.getTo(), types))
     return;

@@ -13,8 +13,8 @@ static const CoopMatrixType *coopOf(const Value *value) {
 
 /// rows(X) mod subgroup_size = 0, when the subgroup size is known.
 static void checkRowsMultiple(const Instruction &inst, VerifyContext &vc,
-                              const CoopMatrixType *type,
-                              llvm::StringRef what, Location loc) {
+                              const CoopMatrixType *type, llvm::StringRef what,
+                              Location loc) {
   std::optional<int64_t> sg = vc.getSubgroupSize();
   if (!sg || *sg <= 0 || type->getRows() % *sg == 0)
     return;
@@ -24,7 +24,7 @@ static void checkRowsMultiple(const Instruction &inst, VerifyContext &vc,
 }
 
 void detail::verifyCoopApply(const Instruction &inst, VerifyContext &vc) {
-  CooperativeMatrixApplyInst apply(const_cast<Instruction *>(&inst));
+  auto apply = viewOf<CooperativeMatrixApplyInst>(inst);
   const CoopMatrixType *type = coopOf(apply.getA());
   const Region &body = apply.getBody();
   const Type *i32 = ScalarType::get(type->getContext(), ScalarKind::I32);
@@ -49,9 +49,8 @@ void detail::verifyCoopApply(const Instruction &inst, VerifyContext &vc) {
 
 void detail::verifyCoopElementIndex(const Instruction &inst,
                                     VerifyContext &vc) {
-  unsigned matIndex = inst.getKind() == InstKind::CooperativeMatrixExtract
-                          ? 0
-                          : 1;
+  unsigned matIndex =
+      inst.getKind() == InstKind::CooperativeMatrixExtract ? 0 : 1;
   const CoopMatrixType *type = coopOf(inst.getOperand(matIndex));
   int64_t index = inst.getInteger(*inst.getDescriptor().findProperty("index"));
   if (index < 0) {
@@ -71,7 +70,7 @@ void detail::verifyCoopElementIndex(const Instruction &inst,
 }
 
 void detail::verifyCoopMulAdd(const Instruction &inst, VerifyContext &vc) {
-  CooperativeMatrixMulAddInst mulAdd(const_cast<Instruction *>(&inst));
+  auto mulAdd = viewOf<CooperativeMatrixMulAddInst>(inst);
   const CoopMatrixType *a = coopOf(mulAdd.getA());
   const CoopMatrixType *b = coopOf(mulAdd.getB());
   const CoopMatrixType *c = coopOf(mulAdd.getC());
@@ -94,7 +93,7 @@ void detail::verifyCoopMulAdd(const Instruction &inst, VerifyContext &vc) {
 }
 
 void detail::verifyCoopPrefetch(const Instruction &inst, VerifyContext &vc) {
-  CooperativeMatrixPrefetchInst prefetch(const_cast<Instruction *>(&inst));
+  auto prefetch = viewOf<CooperativeMatrixPrefetchInst>(inst);
   if (prefetch.getCacheLevel() < 0)
     vc.emitError(inst.getLoc())
         << "cache level of 'cooperative_matrix_prefetch' must not be "
@@ -110,17 +109,16 @@ void detail::verifyCoopPrefetch(const Instruction &inst, VerifyContext &vc) {
 void detail::verifyCoopReduce(const Instruction &inst, VerifyContext &vc) {
   const CoopMatrixType *a = coopOf(inst.getOperand(0));
   const CoopMatrixType *result = coopOf(inst.getResult(0));
-  bool rowReduce = static_cast<ReduceMode>(inst.getInteger(0)) ==
-                   ReduceMode::Row;
+  bool rowReduce =
+      static_cast<ReduceMode>(inst.getInteger(0)) == ReduceMode::Row;
   int64_t rows = rowReduce ? a->getRows() : 1;
   int64_t cols = rowReduce ? 1 : a->getCols();
   const CoopMatrixType *expected = CoopMatrixType::get(
       a->getContext(), a->getComponentKind(), rows, cols, a->getUse());
   if (result != expected)
     vc.emitError(inst.getLoc())
-        << "result of '" << inst.getName() << stringify(rowReduce
-                                                           ? ReduceMode::Row
-                                                           : ReduceMode::Column)
+        << "result of '" << inst.getName()
+        << stringify(rowReduce ? ReduceMode::Row : ReduceMode::Column)
         << "' must have type " << expected << ", but has type " << result;
   checkRowsMultiple(inst, vc, a, "the operand", inst.getOperandLoc(0));
 }

@@ -12,6 +12,11 @@ namespace comprehend::ir::detail {
 
 #include "comprehend/ir/InstVerifyHooks.h.inc"
 
+/// The view \p View of \p inst (hooks only read through it).
+template <typename View> View viewOf(const Instruction &inst) {
+  return View(const_cast<Instruction *>(&inst));
+}
+
 /// A mode size or stride as text (`?` for dynamic).
 std::string dimText(int64_t value);
 /// Whether two mode sizes can be equal (equal, or one is dynamic).

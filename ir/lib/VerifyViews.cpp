@@ -26,7 +26,7 @@ void detail::verifyIndexCount(const Instruction &inst, VerifyContext &vc) {
 }
 
 void detail::verifySize(const Instruction &inst, VerifyContext &vc) {
-  SizeInst size(const_cast<Instruction *>(&inst));
+  auto size = viewOf<SizeInst>(inst);
   const Type *type = size.getTensor()->getType();
   int64_t order = 1;
   if (const auto *memref = llvm::dyn_cast<MemRefType>(type))
@@ -42,8 +42,7 @@ void detail::verifySize(const Instruction &inst, VerifyContext &vc) {
 /// must match; a dynamic expected size must be `?`; each stride must be the
 /// expected one or `?`.
 static void checkViewResult(const Instruction &inst, VerifyContext &vc,
-                            const MemRefType *source,
-                            const MemRefType *result,
+                            const MemRefType *source, const MemRefType *result,
                             llvm::ArrayRef<int64_t> shape,
                             llvm::ArrayRef<int64_t> stride) {
   auto fail = [&]() {
@@ -75,7 +74,7 @@ static void checkViewResult(const Instruction &inst, VerifyContext &vc,
 }
 
 void detail::verifySubview(const Instruction &inst, VerifyContext &vc) {
-  SubviewInst subview(const_cast<Instruction *>(&inst));
+  auto subview = viewOf<SubviewInst>(inst);
   const MemRefType *source = memrefOf(subview.getOperand());
   llvm::ArrayRef<int64_t> offsets = subview.getStaticOffsets();
   llvm::ArrayRef<int64_t> sizes = subview.getStaticSizes();
@@ -95,8 +94,8 @@ void detail::verifySubview(const Instruction &inst, VerifyContext &vc) {
   llvm::SmallVector<int64_t, 4> shape, stride;
   for (unsigned i = 0; i < offsets.size(); ++i) {
     if (!isDynamic(offsets[i]) && offsets[i] < 0)
-      vc.emitError(inst.getLoc()) << "offset " << offsets[i] << " of mode "
-                                  << i << " of 'subview' must not be negative";
+      vc.emitError(inst.getLoc()) << "offset " << offsets[i] << " of mode " << i
+                                  << " of 'subview' must not be negative";
     if (!isDynamic(sizes[i]) && sizes[i] < 0)
       vc.emitError(inst.getLoc()) << "size " << sizes[i] << " of mode " << i
                                   << " of 'subview' must not be negative";
@@ -110,7 +109,7 @@ void detail::verifySubview(const Instruction &inst, VerifyContext &vc) {
 }
 
 void detail::verifyExpand(const Instruction &inst, VerifyContext &vc) {
-  ExpandInst expand(const_cast<Instruction *>(&inst));
+  auto expand = viewOf<ExpandInst>(inst);
   const MemRefType *source = memrefOf(expand.getOperand());
   llvm::ArrayRef<int64_t> expandShape = expand.getStaticExpandShape();
   int64_t mode = expand.getMode();
@@ -173,7 +172,7 @@ void detail::verifyExpand(const Instruction &inst, VerifyContext &vc) {
 }
 
 void detail::verifyFuse(const Instruction &inst, VerifyContext &vc) {
-  FuseInst fuse(const_cast<Instruction *>(&inst));
+  auto fuse = viewOf<FuseInst>(inst);
   const MemRefType *source = memrefOf(fuse.getOperand());
   int64_t from = fuse.getFrom(), to = fuse.getTo();
   if (from < 0 || from >= to || to >= source->getOrder()) {
@@ -193,8 +192,8 @@ void detail::verifyFuse(const Instruction &inst, VerifyContext &vc) {
         stride * s != next) {
       vc.emitOperandError(inst, 0)
           << "modes " << k << " and " << k + 1 << " of " << source
-          << " cannot be fused: stride " << next << " != " << stride
-          << " * " << s;
+          << " cannot be fused: stride " << next << " != " << stride << " * "
+          << s;
       return;
     }
   }

@@ -176,8 +176,7 @@ std::vector<RegionSpec> readRegions(const Record *record) {
   return regions;
 }
 
-KindExpr readKindExpr(const Record *record, const DagInit *parent,
-                      unsigned i) {
+KindExpr readKindExpr(const Record *record, const DagInit *parent, unsigned i) {
   KindExpr expr;
   if (const auto *dag = dyn_cast<DagInit>(parent->getArg(i))) {
     if (dag->getOperatorAsDef(record->getLoc())->getName() != "Promote" ||

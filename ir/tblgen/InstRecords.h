@@ -24,13 +24,13 @@ enum class Arity { Single, Optional, Variadic };
 /// type function (`(SameAs $a)`).
 struct Constraint {
   bool isTypeFn = false;
-  std::string name;        // predicate or type function record name
-  std::string desc;        // "a memref", "the type of"
-  std::string function;    // C++ matcher or type function
-  std::string captureVar;  // `$e` of (MemRef $e), empty if none
+  std::string name;             // predicate or type function record name
+  std::string desc;             // "a memref", "the type of"
+  std::string function;         // C++ matcher or type function
+  std::string captureVar;       // `$e` of (MemRef $e), empty if none
   std::optional<int64_t> order; // (MemRef $e, 2)
-  std::string strArg;      // (OfClass "Number"), (Coop $k, "A")
-  std::string refOperand;  // (SameAs $a)
+  std::string strArg;           // (OfClass "Number"), (Coop $k, "A")
+  std::string refOperand;       // (SameAs $a)
 
   /// "a memref of order 2", "the type of 'a'".
   std::string describe() const;

@@ -1,4 +1,5 @@
-//===- Main.cpp - comprehend-tblgen: generates IR code from Instructions.td ===//
+//===- Main.cpp - comprehend-tblgen: generates IR code from Instructions.td
+//===//
 //
 // Usage: comprehend-tblgen -gen-<what> Instructions.td -I <dir> -o <file>
 // Links the static LLVMTableGen + LLVMSupport, never libLLVM-15.so.
@@ -32,8 +33,7 @@ cl::opt<Action> action(
         clEnumValN(Action::Kinds, "gen-inst-kinds", "InstKinds.inc"),
         clEnumValN(Action::Descriptors, "gen-inst-descriptors",
                    "InstDescriptors.cpp.inc"),
-        clEnumValN(Action::ViewDecls, "gen-inst-view-decls",
-                   "InstViews.h.inc"),
+        clEnumValN(Action::ViewDecls, "gen-inst-view-decls", "InstViews.h.inc"),
         clEnumValN(Action::ViewDefs, "gen-inst-view-defs",
                    "InstBuilders.cpp.inc"),
         clEnumValN(Action::Verifier, "gen-inst-verifier", "InstVerify.cpp.inc"),

@@ -38,8 +38,8 @@ int loadProgram(IrInput &input) {
   if (failed(loadInputFile(InputFilename, input.sourceMgr)))
     return ExitInvalidInput;
   input.diags.setWarningsAsErrors(WarningsAsErrors);
-  std::unique_ptr<ir::Program> program = ir::parseSource(
-      input.ctx, input.diags, input.sourceMgr.getMainFileID());
+  std::unique_ptr<ir::Program> program =
+      ir::parseSource(input.ctx, input.diags, input.sourceMgr.getMainFileID());
   if (!program || failed(ir::verify(*program, input.diags)) ||
       input.diags.hasErrors())
     return ExitInvalidInput;

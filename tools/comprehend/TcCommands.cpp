@@ -64,6 +64,13 @@ int compileTcFile() {
   StringMap<int64_t> sizes;
   if (failed(parseSizes(Sizes, sizes)))
     return ExitUsage;
+  for (const auto &size : sizes)
+    if (!is_contained(entry->getSizeVars(), size.first())) {
+      errs() << "comprehend compile: '" << size.first()
+             << "' is not a size variable of '" << entry->getName().name
+             << "'\n";
+      return ExitUsage;
+    }
   ir::Context ctx;
   ir::Program lowered(ctx);
   if (!tc::lowerDef(*input.program, *entry, sizes, lowered, input.diags) ||

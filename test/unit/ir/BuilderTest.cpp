@@ -90,8 +90,7 @@ TEST(BuilderTest, BatchedGemmPrintsAndReparses) {
         "%C: memref<f32x16x32x?>)",
         "%gid = group_id.x : index",
         "%a = subview %A[0:16, 0:8, %gid] : memref<f32x16x8>",
-        "%alpha = constant 1.0 : f32",
-        "gemm.n.t %alpha, %a, %b, %beta, %c"}) {
+        "%alpha = constant 1.0 : f32", "gemm.n.t %alpha, %a, %b, %beta, %c"}) {
     EXPECT_NE(llvm::StringRef(text).find(expected), llvm::StringRef::npos)
         << "missing '" << expected.str() << "' in:\n"
         << text;

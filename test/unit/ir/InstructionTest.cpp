@@ -27,23 +27,67 @@ TEST(InstructionTest, EveryMnemonicRoundTrips) {
 
 TEST(InstructionTest, SpecInstructionsArePresent) {
   // One of each family of the spec.
-  for (const char *name :
-       {"alloca", "axpby", "cumsum", "foreach", "foreach_tile", "gemm",
-        "gemv", "ger", "hadamard", "parallel", "sum", "lifetime_stop", "add",
-        "xor", "abs", "re", "associated", "atomic_load", "atomic_store",
-        "atomic_add", "atomic_min", "atomic_max", "barrier", "group_id",
-        "num_groups", "num_subgroups", "subgroup_size", "cast", "equal",
-        "less_than_equal", "constant", "expand", "for", "fuse", "if", "load",
-        "native_log2", "size", "subview", "store", "yield", "subgroup_id",
-        "subgroup_linear_id", "subgroup_local_id", "cooperative_matrix_apply",
-        "cooperative_matrix_atomic_load", "cooperative_matrix_atomic_store",
-        "cooperative_matrix_atomic_min", "cooperative_matrix_construct",
-        "cooperative_matrix_extract", "cooperative_matrix_insert",
-        "cooperative_matrix_load", "cooperative_matrix_mul_add",
-        "cooperative_matrix_prefetch", "cooperative_matrix_reduce_max",
-        "cooperative_matrix_scale", "cooperative_matrix_store",
-        "subgroup_broadcast", "subgroup_exclusive_scan_min",
-        "subgroup_inclusive_scan_add", "subgroup_reduce_max"})
+  for (const char *name : {"alloca",
+                           "axpby",
+                           "cumsum",
+                           "foreach",
+                           "foreach_tile",
+                           "gemm",
+                           "gemv",
+                           "ger",
+                           "hadamard",
+                           "parallel",
+                           "sum",
+                           "lifetime_stop",
+                           "add",
+                           "xor",
+                           "abs",
+                           "re",
+                           "associated",
+                           "atomic_load",
+                           "atomic_store",
+                           "atomic_add",
+                           "atomic_min",
+                           "atomic_max",
+                           "barrier",
+                           "group_id",
+                           "num_groups",
+                           "num_subgroups",
+                           "subgroup_size",
+                           "cast",
+                           "equal",
+                           "less_than_equal",
+                           "constant",
+                           "expand",
+                           "for",
+                           "fuse",
+                           "if",
+                           "load",
+                           "native_log2",
+                           "size",
+                           "subview",
+                           "store",
+                           "yield",
+                           "subgroup_id",
+                           "subgroup_linear_id",
+                           "subgroup_local_id",
+                           "cooperative_matrix_apply",
+                           "cooperative_matrix_atomic_load",
+                           "cooperative_matrix_atomic_store",
+                           "cooperative_matrix_atomic_min",
+                           "cooperative_matrix_construct",
+                           "cooperative_matrix_extract",
+                           "cooperative_matrix_insert",
+                           "cooperative_matrix_load",
+                           "cooperative_matrix_mul_add",
+                           "cooperative_matrix_prefetch",
+                           "cooperative_matrix_reduce_max",
+                           "cooperative_matrix_scale",
+                           "cooperative_matrix_store",
+                           "subgroup_broadcast",
+                           "subgroup_exclusive_scan_min",
+                           "subgroup_inclusive_scan_add",
+                           "subgroup_reduce_max"})
     EXPECT_TRUE(lookupMnemonic(name)) << name;
 }
 
@@ -65,8 +109,7 @@ TEST(InstructionTest, DescriptorContents) {
   const InstDescriptor &ifDesc = getDescriptor(InstKind::If);
   ASSERT_EQ(ifDesc.regions.size(), 2u);
   EXPECT_TRUE(ifDesc.regions[1].optional);
-  EXPECT_EQ(getDescriptor(InstKind::Foreach).regions[0].kind,
-            RegionKind::Spmd);
+  EXPECT_EQ(getDescriptor(InstKind::Foreach).regions[0].kind, RegionKind::Spmd);
   EXPECT_EQ(getDescriptor(InstKind::SubgroupId).category, InstCategory::Spmd);
   EXPECT_TRUE(getDescriptor(InstKind::SubgroupId).properties[0].alwaysPrint);
   EXPECT_EQ(getDescriptor(InstKind::AtomicAdd).properties[0].defaultValue,
@@ -142,12 +185,14 @@ TEST_F(Fixture, InsertionPoints) {
 
 TEST_F(Fixture, RegionParametersFromBuildHooks) {
   b.createFunction(program, "k", {});
-  Value *from = b.create<ConstantInst>(Location(), ScalarType::get(ctx, ScalarKind::I32),
-                                       ConstantValue(int64_t(0)))
-                    .getResult();
-  Value *to = b.create<ConstantInst>(Location(), ScalarType::get(ctx, ScalarKind::I32),
-                                     ConstantValue(int64_t(8)))
-                  .getResult();
+  Value *from =
+      b.create<ConstantInst>(Location(), ScalarType::get(ctx, ScalarKind::I32),
+                             ConstantValue(int64_t(0)))
+          .getResult();
+  Value *to =
+      b.create<ConstantInst>(Location(), ScalarType::get(ctx, ScalarKind::I32),
+                             ConstantValue(int64_t(8)))
+          .getResult();
   Value *init = b.createConstant({}, 0.0, f32);
   auto loop = b.create<ForInst>(Location(), from, to, nullptr,
                                 llvm::ArrayRef<Value *>{init});
@@ -173,8 +218,7 @@ struct Counter : InstVisitor<Counter> {
 
 TEST_F(Fixture, Visitor) {
   const MemRefType *m = MemRefType::get(ctx, ScalarKind::F32, {4, 4});
-  Function &f =
-      b.createFunction(program, "k", {{"A", m}, {"B", m}, {"C", m}});
+  Function &f = b.createFunction(program, "k", {{"A", m}, {"B", m}, {"C", m}});
   Value *alpha = b.createConstant({}, 1.0, f32);
   b.createIndexConstant({}, 0);
   b.create<GemmInst>(Location(), alpha, f.getParameter(0), f.getParameter(1),

@@ -75,14 +75,15 @@ TEST_F(LexerTest, InvalidIdentifiers) {
 }
 
 TEST_F(LexerTest, Punctuation) {
-  EXPECT_EQ(kinds("( ) { } [ ] < > <= -> , : = ? ! + - * / % ^"),
-            (std::vector<Token::Kind>{
-                Token::l_paren, Token::r_paren, Token::l_brace,
-                Token::r_brace, Token::l_square, Token::r_square, Token::less,
-                Token::greater, Token::less_equal, Token::arrow, Token::comma,
-                Token::colon, Token::equal, Token::question, Token::exclaim,
-                Token::plus, Token::minus, Token::star, Token::slash,
-                Token::percent, Token::caret, Token::eof}));
+  EXPECT_EQ(
+      kinds("( ) { } [ ] < > <= -> , : = ? ! + - * / % ^"),
+      (std::vector<Token::Kind>{
+          Token::l_paren,    Token::r_paren,  Token::l_brace, Token::r_brace,
+          Token::l_square,   Token::r_square, Token::less,    Token::greater,
+          Token::less_equal, Token::arrow,    Token::comma,   Token::colon,
+          Token::equal,      Token::question, Token::exclaim, Token::plus,
+          Token::minus,      Token::star,     Token::slash,   Token::percent,
+          Token::caret,      Token::eof}));
 }
 
 TEST_F(LexerTest, CommentsAndWhitespace) {
@@ -162,11 +163,11 @@ TEST_F(LexerTest, ShapesSplitAtLetters) {
 }
 
 TEST_F(LexerTest, SignsAndArrow) {
-  EXPECT_EQ(kinds("1 - 2 -> -3 -x"),
-            (std::vector<Token::Kind>{Token::integer, Token::minus,
-                                      Token::integer, Token::arrow,
-                                      Token::integer, Token::minus,
-                                      Token::bare_identifier, Token::eof}));
+  EXPECT_EQ(
+      kinds("1 - 2 -> -3 -x"),
+      (std::vector<Token::Kind>{Token::integer, Token::minus, Token::integer,
+                                Token::arrow, Token::integer, Token::minus,
+                                Token::bare_identifier, Token::eof}));
 }
 
 TEST_F(LexerTest, Strings) {

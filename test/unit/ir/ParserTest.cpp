@@ -148,7 +148,7 @@ func @k(%A: memref<$t x $n>) {
   %c = constant $n : index
 })");
   ASSERT_TRUE(program) << (errors.empty() ? "" : errors.front());
-  const Function &function = *program->begin();
+  Function &function = *program->begin();
   EXPECT_EQ(function.getParameter(0)->getType(),
             MemRefType::get(ctx, ScalarKind::F32, {12}));
   const Instruction &constant = function.getBody().front();

@@ -1,6 +1,6 @@
 //===- TypesTest.cpp - Type uniquing, layout rules, promotion -------------===//
-#include "comprehend/ir/Context.h"
 #include "comprehend/ir/Types.h"
+#include "comprehend/ir/Context.h"
 
 #include "llvm/Support/SourceMgr.h"
 
@@ -12,9 +12,9 @@ using namespace comprehend::ir;
 namespace {
 
 constexpr ScalarKind kAllKinds[] = {
-    ScalarKind::I8,  ScalarKind::I16, ScalarKind::I32,  ScalarKind::I64,
+    ScalarKind::I8,    ScalarKind::I16,  ScalarKind::I32, ScalarKind::I64,
     ScalarKind::Index, ScalarKind::BF16, ScalarKind::F16, ScalarKind::F32,
-    ScalarKind::F64, ScalarKind::C32, ScalarKind::C64};
+    ScalarKind::F64,   ScalarKind::C32,  ScalarKind::C64};
 
 TEST(TypesTest, ScalarTypesAreUniquedAndPrint) {
   Context ctx;
@@ -42,7 +42,8 @@ TEST(TypesTest, ScalarKindProperties) {
   EXPECT_EQ(getComponentKind(ScalarKind::I16), ScalarKind::I16);
   const unsigned sizes[] = {1, 2, 4, 8, 8, 2, 2, 4, 8, 8, 16};
   for (unsigned i = 0; i < kNumScalarKinds; ++i)
-    EXPECT_EQ(getSizeInBytes(kAllKinds[i]), sizes[i]) << stringify(kAllKinds[i]).str();
+    EXPECT_EQ(getSizeInBytes(kAllKinds[i]), sizes[i])
+        << stringify(kAllKinds[i]).str();
 }
 
 TEST(TypesTest, PackedLayoutIsTheSameType) {
@@ -68,8 +69,8 @@ TEST(TypesTest, DynamicStridePropagation) {
   Context ctx;
   const MemRefType *type =
       MemRefType::get(ctx, ScalarKind::F64, {4, kDynamic, 5, 2});
-  EXPECT_EQ(type->getStride(), (llvm::ArrayRef<int64_t>{1, 4, kDynamic,
-                                                        kDynamic}));
+  EXPECT_EQ(type->getStride(),
+            (llvm::ArrayRef<int64_t>{1, 4, kDynamic, kDynamic}));
   EXPECT_EQ(type->getNumDynamicShape(), 1u);
   EXPECT_EQ(type->getNumDynamicStride(), 2u);
   EXPECT_TRUE(type->isDynamicShape(1));
@@ -77,15 +78,15 @@ TEST(TypesTest, DynamicStridePropagation) {
   EXPECT_EQ(type->str(), "memref<f64x4x?x5x2>");
   EXPECT_EQ(type, MemRefType::get(ctx, ScalarKind::F64, {4, kDynamic, 5, 2},
                                   {1, 4, kDynamic, kDynamic}));
-  const MemRefType *dynStride = MemRefType::get(
-      ctx, ScalarKind::F32, {8, 8}, {kDynamic, kDynamic});
+  const MemRefType *dynStride =
+      MemRefType::get(ctx, ScalarKind::F32, {8, 8}, {kDynamic, kDynamic});
   EXPECT_EQ(dynStride->str(), "memref<f32x8x8,strided<?,?>>");
 }
 
 TEST(TypesTest, AddressSpaceAndOrderZero) {
   Context ctx;
-  const MemRefType *local = MemRefType::get(ctx, ScalarKind::I32, {16}, {},
-                                            AddressSpace::Local);
+  const MemRefType *local =
+      MemRefType::get(ctx, ScalarKind::I32, {16}, {}, AddressSpace::Local);
   EXPECT_EQ(local->str(), "memref<i32x16,local>");
   EXPECT_NE(local, MemRefType::get(ctx, ScalarKind::I32, {16}));
   const MemRefType *scalar = MemRefType::get(ctx, ScalarKind::F32, {});
@@ -151,9 +152,9 @@ TEST(TypesTest, GroupAndCoopMatrix) {
   EXPECT_EQ(a->str(), "coopmatrix<f16x16x8,matrix_a>");
   EXPECT_EQ(a->withComponent(ScalarKind::F32)->str(),
             "coopmatrix<f32x16x8,matrix_a>");
-  EXPECT_EQ(CoopMatrixType::get(ctx, ScalarKind::C64, 8, 8, MatrixUse::Acc)
-                ->str(),
-            "coopmatrix<c64x8x8,matrix_acc>");
+  EXPECT_EQ(
+      CoopMatrixType::get(ctx, ScalarKind::C64, 8, 8, MatrixUse::Acc)->str(),
+      "coopmatrix<c64x8x8,matrix_acc>");
   EXPECT_EQ(getScalarOrComponentKind(a), ScalarKind::F16);
   EXPECT_EQ(getScalarOrComponentKind(memref), std::nullopt);
 }
@@ -169,15 +170,13 @@ TEST(TypesTest, Isa) {
 /// The spec's matrix, written out once more, row by row (i8 i16 i32 i64
 /// bf16 f16 f32 f64 c32 c64); compared against isPromotable for all pairs.
 TEST(TypesTest, PromotionMatrix) {
-  const ScalarKind kinds[] = {ScalarKind::I8,  ScalarKind::I16,
-                              ScalarKind::I32, ScalarKind::I64,
-                              ScalarKind::BF16, ScalarKind::F16,
-                              ScalarKind::F32, ScalarKind::F64,
-                              ScalarKind::C32, ScalarKind::C64};
-  const char *rows[] = {"1111111111", "0111001111", "0011000101",
-                        "0001000000", "0000101111", "0000011111",
-                        "0000001111", "0000000101", "0000000011",
-                        "0000000001"};
+  const ScalarKind kinds[] = {
+      ScalarKind::I8,   ScalarKind::I16, ScalarKind::I32, ScalarKind::I64,
+      ScalarKind::BF16, ScalarKind::F16, ScalarKind::F32, ScalarKind::F64,
+      ScalarKind::C32,  ScalarKind::C64};
+  const char *rows[] = {"1111111111", "0111001111", "0011000101", "0001000000",
+                        "0000101111", "0000011111", "0000001111", "0000000101",
+                        "0000000011", "0000000001"};
   for (unsigned i = 0; i < 10; ++i)
     for (unsigned j = 0; j < 10; ++j)
       EXPECT_EQ(isPromotable(kinds[i], kinds[j]), rows[i][j] == '1')
@@ -195,7 +194,8 @@ TEST(TypesTest, PromotionIsAPartialOrder) {
       for (ScalarKind c : kAllKinds)
         if (isPromotable(a, b) && isPromotable(b, c))
           EXPECT_TRUE(isPromotable(a, c))
-              << stringify(a).str() << " " << stringify(b).str() << " " << stringify(c).str();
+              << stringify(a).str() << " " << stringify(b).str() << " "
+              << stringify(c).str();
     }
   }
 }

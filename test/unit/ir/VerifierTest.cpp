@@ -5,8 +5,8 @@
 // (no source locations) and the reporting of several errors at once.
 //
 //===----------------------------------------------------------------------===//
-#include "comprehend/ir/Builder.h"
 #include "comprehend/ir/Verifier.h"
+#include "comprehend/ir/Builder.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -52,11 +52,11 @@ struct VerifierTest : public ::testing::Test {
 
 TEST_F(VerifierTest, GemmOrderIsAGeneratedConstraint) {
   Function &f = b.createFunction(
-      program, "k", {{"A", memref({4})}, {"B", memref({4, 4})},
-                     {"C", memref({4, 4})}});
+      program, "k",
+      {{"A", memref({4})}, {"B", memref({4, 4})}, {"C", memref({4, 4})}});
   Value *one = constant(1.0);
-  b.create<GemmInst>(Location(), one, f.getParameter(0), f.getParameter(1),
-                     one, f.getParameter(2));
+  b.create<GemmInst>(Location(), one, f.getParameter(0), f.getParameter(1), one,
+                     f.getParameter(2));
   EXPECT_EQ(run(), std::vector<std::string>{
                        "operand 'A' of 'gemm' must be a memref of order 2, "
                        "but has type memref<f32x4>"});
@@ -64,12 +64,12 @@ TEST_F(VerifierTest, GemmOrderIsAGeneratedConstraint) {
 
 TEST_F(VerifierTest, GemmShapesAndAtomicBeta) {
   Function &f = b.createFunction(
-      program, "k", {{"A", memref({4, 8})}, {"B", memref({4, 4})},
-                     {"C", memref({4, 5})}});
+      program, "k",
+      {{"A", memref({4, 8})}, {"B", memref({4, 4})}, {"C", memref({4, 5})}});
   Value *one = constant(1.0);
   Value *two = constant(2.0);
-  b.create<GemmInst>(Location(), one, f.getParameter(0), f.getParameter(1),
-                     two, f.getParameter(2), /*atomic=*/true);
+  b.create<GemmInst>(Location(), one, f.getParameter(0), f.getParameter(1), two,
+                     f.getParameter(2), /*atomic=*/true);
   EXPECT_EQ(run(),
             (std::vector<std::string>{
                 "'gemm' requires columns(op(A)) = rows(op(B)), but 8 != 4",
@@ -78,9 +78,10 @@ TEST_F(VerifierTest, GemmShapesAndAtomicBeta) {
 }
 
 TEST_F(VerifierTest, PromotionRelations) {
-  Function &f = b.createFunction(
-      program, "k", {{"A", memref({4, 4})}, {"B", memref({4, 4})},
-                     {"C", memref({4, 4}, ScalarKind::F16)}});
+  Function &f = b.createFunction(program, "k",
+                                 {{"A", memref({4, 4})},
+                                  {"B", memref({4, 4})},
+                                  {"C", memref({4, 4}, ScalarKind::F16)}});
   Value *alpha = constant(1.0, ScalarKind::F64);
   Value *beta = constant(1.0);
   b.create<GemmInst>(Location(), alpha, f.getParameter(0), f.getParameter(1),
@@ -142,11 +143,11 @@ TEST_F(VerifierTest, MixedRegionsInheritTheirContext) {
   auto parallel = b.create<ParallelInst>(Location());
   b.setInsertionPointToEnd(parallel.getBody());
   Value *cond = b.createConstant(Location(), true, BoolType::get(ctx));
-  auto branch = b.create<IfInst>(Location(), llvm::ArrayRef<const Type *>{},
-                                 cond);
+  auto branch =
+      b.create<IfInst>(Location(), llvm::ArrayRef<const Type *>{}, cond);
   b.setInsertionPointToEnd(branch.getThen());
   b.create<SubgroupLocalIdInst>(Location()); // fine: SPMD context
-  b.create<ParallelInst>(Location());         // collective in SPMD
+  b.create<ParallelInst>(Location());        // collective in SPMD
   EXPECT_EQ(run(), std::vector<std::string>{
                        "collective instruction 'parallel' must not appear in "
                        "an SPMD region"});
@@ -231,23 +232,21 @@ TEST_F(VerifierTest, ViewResultTypes) {
       llvm::ArrayRef<int64_t>{4, kDynamic}, llvm::ArrayRef<int64_t>{8, 0});
   b.create<SubviewInst>(
       Location(), MemRefType::get(ctx, ScalarKind::F32, {8, 4}, {1, 32}),
-      f.getParameter(0), llvm::ArrayRef<Value *>{},
-      llvm::ArrayRef<Value *>{}, llvm::ArrayRef<int64_t>{4, 8},
-      llvm::ArrayRef<int64_t>{8, 4});
+      f.getParameter(0), llvm::ArrayRef<Value *>{}, llvm::ArrayRef<Value *>{},
+      llvm::ArrayRef<int64_t>{4, 8}, llvm::ArrayRef<int64_t>{8, 4});
   b.create<SubviewInst>(
       Location(), MemRefType::get(ctx, ScalarKind::F32, {8, 4}),
-      f.getParameter(0), llvm::ArrayRef<Value *>{},
-      llvm::ArrayRef<Value *>{}, llvm::ArrayRef<int64_t>{4, 8},
-      llvm::ArrayRef<int64_t>{8, 4});
+      f.getParameter(0), llvm::ArrayRef<Value *>{}, llvm::ArrayRef<Value *>{},
+      llvm::ArrayRef<int64_t>{4, 8}, llvm::ArrayRef<int64_t>{8, 4});
   b.create<FuseInst>(Location(), memref({512}), f.getParameter(0), 0, 1);
-  b.create<ExpandInst>(
-      Location(), MemRefType::get(ctx, ScalarKind::F32, {4, 8, 16}),
-      f.getParameter(0), llvm::ArrayRef<Value *>{}, 0,
-      llvm::ArrayRef<int64_t>{4, 8});
-  b.create<ExpandInst>(
-      Location(), MemRefType::get(ctx, ScalarKind::F32, {4, 4, 16}),
-      f.getParameter(0), llvm::ArrayRef<Value *>{}, 0,
-      llvm::ArrayRef<int64_t>{4, 4});
+  b.create<ExpandInst>(Location(),
+                       MemRefType::get(ctx, ScalarKind::F32, {4, 8, 16}),
+                       f.getParameter(0), llvm::ArrayRef<Value *>{}, 0,
+                       llvm::ArrayRef<int64_t>{4, 8});
+  b.create<ExpandInst>(Location(),
+                       MemRefType::get(ctx, ScalarKind::F32, {4, 4, 16}),
+                       f.getParameter(0), llvm::ArrayRef<Value *>{}, 0,
+                       llvm::ArrayRef<int64_t>{4, 4});
   EXPECT_EQ(run(), (std::vector<std::string>{
                        "result of 'subview' has type memref<f32x8x4>, but "
                        "mode 1 must have stride 32 or '?'",

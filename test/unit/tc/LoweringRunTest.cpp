@@ -112,17 +112,25 @@ double LoweringRunTest::runAndCompare(llvm::StringRef text,
     int64_t count = 1;
     for (int64_t extent : tensor.shape)
       count *= extent;
+    // float and int32 tensors only (4-byte elements); integer inputs are
+    // small non-negative values so that they can index other tensors.
+    bool isInt = tensor.type == ScalarType::Int32;
+    EXPECT_TRUE(isInt || tensor.type == ScalarType::Float);
     std::vector<float> host(count);
+    std::vector<int32_t> hostInt(count);
     if (tensor.role == TensorInfo::Role::Input) {
       Tensor arg(tensor.type, tensor.shape);
       arg.data.resize(count);
       for (int64_t i = 0; i < count; ++i) {
-        arg.data[i] = convertTo(dist(rng), tensor.type);
+        arg.data[i] = isInt ? std::floor(1.5 * (dist(rng) + 1))
+                            : convertTo(dist(rng), tensor.type);
         host[i] = static_cast<float>(arg.data[i]);
+        hostInt[i] = static_cast<int32_t>(arg.data[i]);
       }
       args[tensor.name] = std::move(arg);
     }
-    auto buffer = rt->upload(host.data(), host.size() * sizeof(float));
+    auto buffer = isInt ? rt->upload(hostInt.data(), count * sizeof(int32_t))
+                        : rt->upload(host.data(), count * sizeof(float));
     EXPECT_TRUE(bool(buffer)) << llvm::toString(buffer.takeError());
     if (!buffer)
       return kFailed;
@@ -132,7 +140,7 @@ double LoweringRunTest::runAndCompare(llvm::StringRef text,
     // Row-major TC data is the column-major memref with reversed modes.
     runtime::TensorArg arg;
     arg.buffer = &buffers.back();
-    arg.dtype = runtime::DType::F32;
+    arg.dtype = isInt ? runtime::DType::I32 : runtime::DType::F32;
     arg.shape.assign(tensor.shape.rbegin(), tensor.shape.rend());
     values.push_back(arg);
   }
@@ -159,6 +167,7 @@ double LoweringRunTest::runAndCompare(llvm::StringRef text,
     if (tensor.role != TensorInfo::Role::Output)
       continue;
     const Tensor &want = expected->find(tensor.name)->second;
+    EXPECT_EQ(tensor.type, ScalarType::Float);
     std::vector<float> got(want.data.size());
     EXPECT_FALSE(bool(rt->read(buffers[index], got.data(),
                                got.size() * sizeof(float))));
@@ -263,6 +272,69 @@ TEST_F(LoweringRunTest, LayerNormAndMoments) {
   runAndCompare(readExample("layer_norm.tc"), "layer_norm",
                 {{"N", 7}, {"D", 33}});
   runAndCompare(readExample("moments.tc"), "moments", {{"N", 7}, {"K", 33}});
+}
+
+TEST_F(LoweringRunTest, OtherExamples) {
+  runAndCompare(readExample("conv1d.tc"), "conv1d", {{"N", 33}, {"K", 5}});
+  runAndCompare(readExample("strided_conv.tc"), "strided_conv",
+                {{"N", 2},
+                 {"C", 3},
+                 {"H", 9},
+                 {"W", 7},
+                 {"M", 5},
+                 {"KH", 3},
+                 {"KW", 3}});
+  runAndCompare(readExample("grouped_conv.tc"), "grouped_conv",
+                {{"N", 1},
+                 {"G", 2},
+                 {"C", 3},
+                 {"F", 2},
+                 {"H", 5},
+                 {"W", 6},
+                 {"KH", 2},
+                 {"KW", 3}});
+  runAndCompare(readExample("kronecker.tc"), "kronecker",
+                {{"M", 3}, {"N", 2}, {"P", 5}, {"Q", 7}});
+  runAndCompare(readExample("transpose.tc"), "transpose",
+                {{"M", 7}, {"N", 33}});
+  runAndCompare(readExample("gather.tc"), "gather",
+                {{"N", 3}, {"D", 7}, {"L", 9}});
+}
+
+TEST_F(LoweringRunTest, LoopForms) {
+  const char *text = R"TC(
+def prod(float(M, N) A) -> (P) {
+  P(i) *=! A(i, j)
+}
+def minimum(float(M, N) A) -> (P) {
+  P(i) min=! A(i, j)
+}
+def accumulate(float(M, N) A, float(M) P0) -> (P) {
+  P(i) = P0(i)
+  P(i) max= A(i, j)
+}
+def leaky(float(M) A) -> (R) {
+  R(i) = A(i) > 0 ? A(i) : 0.1 * A(i)
+}
+def act(float(M) A) -> (R) {
+  R(i) = tanh(4 * A(i)) + sqrt(fabs(A(i))) + float(i) - exp(A(i)) * log(2 + A(i))
+}
+def shifted(float(N) A) -> (O) {
+  O(i) = A(i - 1) where i in 1:N
+}
+def dot(float(N) A, float(N) B) -> (s) {
+  s() +=! t * t where t = A(i) - B(i)
+}
+def rowmax(float(B, M, N) A) -> (R) {
+  R(b, i, j) max=! A(b, i, k) * A(b, k, j) where k in 0:M
+}
+)TC";
+  llvm::StringMap<int64_t> sizes{{"M", 7}, {"N", 9}, {"B", 3}};
+  for (const char *entry : {"prod", "minimum", "accumulate", "leaky", "act",
+                            "shifted", "dot", "rowmax"}) {
+    SCOPED_TRACE(entry);
+    runAndCompare(text, entry, sizes);
+  }
 }
 
 } // namespace

@@ -396,6 +396,8 @@ struct TensorInfo {
   unsigned rank = 0;
   /// The parameter or the first statement that defines the tensor.
   Location loc;
+  /// The LHS of the first statement (or call) that writes the tensor.
+  Location firstDef;
   /// The declared type of inputs and annotated outputs.
   const TensorType *declared = nullptr;
 };

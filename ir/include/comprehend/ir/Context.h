@@ -25,7 +25,8 @@ public:
   Context &operator=(const Context &) = delete;
 
   /// Copies \p values into storage that lives as long as the Context.
-  template <typename T> llvm::ArrayRef<T> allocateCopy(llvm::ArrayRef<T> values) {
+  template <typename T>
+  llvm::ArrayRef<T> allocateCopy(llvm::ArrayRef<T> values) {
     if (values.empty())
       return {};
     T *storage = allocator.Allocate<T>(values.size());

@@ -31,11 +31,8 @@ public:
 
   /// Appends a parameter with optional attributes (`alignment`, ...).
   Value *addParameter(const Type *type, llvm::StringRef name = {},
-                      Location loc = {},
-                      const DictionaryAttr *attrs = nullptr);
-  llvm::ArrayRef<Value *> getParameters() const {
-    return body.getParameters();
-  }
+                      Location loc = {}, const DictionaryAttr *attrs = nullptr);
+  llvm::ArrayRef<Value *> getParameters() const { return body.getParameters(); }
   unsigned getNumParameters() const { return body.getNumParameters(); }
   Value *getParameter(unsigned i) const { return body.getParameter(i); }
   /// The attribute dictionary of parameter \p i; null if none was given.

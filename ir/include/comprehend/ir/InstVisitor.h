@@ -38,7 +38,7 @@ public:
   RetT visitInstruction(Instruction &inst) { return RetT(); }
 
 #define COMPREHEND_INST(Name, Mnemonic)                                        \
-  RetT visit##Name(Name##Inst view) {                                                \
+  RetT visit##Name(Name##Inst view) {                                          \
     return static_cast<Derived &>(*this).visitInstruction(*view);              \
   }
 #include "comprehend/ir/InstKinds.inc"

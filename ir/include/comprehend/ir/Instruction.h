@@ -174,9 +174,9 @@ namespace llvm {
 /// `isa/dyn_cast/cast<View>(Instruction *)` return views by value (null view
 /// on failure), as MLIR does for its Op classes.
 template <typename To>
-struct CastInfo<To, comprehend::ir::Instruction *,
-                std::enable_if_t<std::is_base_of_v<comprehend::ir::InstView,
-                                                   To>>>
+struct CastInfo<
+    To, comprehend::ir::Instruction *,
+    std::enable_if_t<std::is_base_of_v<comprehend::ir::InstView, To>>>
     : public ValueFromPointerCast<To, comprehend::ir::Instruction,
                                   CastInfo<To, comprehend::ir::Instruction *>> {
   static bool isPossible(comprehend::ir::Instruction *inst) {
@@ -184,9 +184,9 @@ struct CastInfo<To, comprehend::ir::Instruction *,
   }
 };
 template <typename To>
-struct CastInfo<To, const comprehend::ir::Instruction *,
-                std::enable_if_t<std::is_base_of_v<comprehend::ir::InstView,
-                                                   To>>>
+struct CastInfo<
+    To, const comprehend::ir::Instruction *,
+    std::enable_if_t<std::is_base_of_v<comprehend::ir::InstView, To>>>
     : public ConstStrippingForwardingCast<
           To, const comprehend::ir::Instruction *,
           CastInfo<To, comprehend::ir::Instruction *>> {};

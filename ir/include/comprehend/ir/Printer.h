@@ -24,8 +24,7 @@ void print(const Program &program, llvm::raw_ostream &os);
 void print(const Function &function, llvm::raw_ostream &os);
 /// Prints \p inst (with its regions) at \p indent spaces, naming values as
 /// if its function were printed (for debugging and diagnostics).
-void print(const Instruction &inst, llvm::raw_ostream &os,
-           unsigned indent = 0);
+void print(const Instruction &inst, llvm::raw_ostream &os, unsigned indent = 0);
 
 } // namespace comprehend::ir
 

@@ -81,7 +81,14 @@ std::optional<ScalarKind> promote(ScalarKind a, ScalarKind b);
 /// Base of all types; pointer-sized handles owned by the Context.
 class Type {
 public:
-  enum class TypeKind : uint8_t { Void, Bool, Scalar, MemRef, Group, CoopMatrix };
+  enum class TypeKind : uint8_t {
+    Void,
+    Bool,
+    Scalar,
+    MemRef,
+    Group,
+    CoopMatrix
+  };
 
   Type(const Type &) = delete;
   Type &operator=(const Type &) = delete;
@@ -245,8 +252,8 @@ private:
   friend class Context;
   GroupType(Context &ctx, const MemRefType *memref, int64_t size,
             int64_t offset)
-      : Type(TypeKind::Group, ctx), memref(memref), size(size),
-        offset(offset) {}
+      : Type(TypeKind::Group, ctx), memref(memref), size(size), offset(offset) {
+  }
   const MemRefType *memref;
   int64_t size;
   int64_t offset;
@@ -271,8 +278,8 @@ public:
 
 private:
   friend class Context;
-  CoopMatrixType(Context &ctx, ScalarKind component, int64_t rows,
-                 int64_t cols, MatrixUse use)
+  CoopMatrixType(Context &ctx, ScalarKind component, int64_t rows, int64_t cols,
+                 MatrixUse use)
       : Type(TypeKind::CoopMatrix, ctx), componentKind(component), rows(rows),
         cols(cols), use(use) {}
   ScalarKind componentKind;

@@ -9,6 +9,12 @@
 // (worst case) from the remaining constraints. Ranges are symbolic in the
 // size parameters (isl parameters) and concrete when sizes are given.
 //
+// Size parameters are assumed to be >= 1 unless `sizes` binds them. A
+// subscript that is not affine (a gather `B(C(i))`, `%`/`min`/`max` over
+// index variables) never bounds a variable; once its variables are solved
+// from other reads it becomes an unchecked-precondition warning (TC reports
+// an empty range instead). See docs/range-inference.md.
+//
 // This header exposes only our own types; isl stays in polyhedral/lib.
 //
 //===----------------------------------------------------------------------===//
