@@ -218,9 +218,8 @@ static void printStmt(const Stmt &stmt, llvm::raw_ostream &os) {
   print(comp.getRhs(), os);
   if (!comp.getWheres().empty()) {
     os << " where ";
-    llvm::interleaveComma(comp.getWheres(), os, [&](const WhereClause &w) {
-      printWhere(w, os);
-    });
+    llvm::interleaveComma(comp.getWheres(), os,
+                          [&](const WhereClause &w) { printWhere(w, os); });
   }
   os << '\n';
 }

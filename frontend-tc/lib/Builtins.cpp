@@ -27,23 +27,28 @@ double erfinv(double y) {
   if (y >= 1)
     return INFINITY;
   double w = -std::log((1 - y) * (1 + y));
-  double x = std::copysign(std::sqrt(std::sqrt(w * w / 4 + 4.3307 * w) - w / 2),
-                           y);
+  double x =
+      std::copysign(std::sqrt(std::sqrt(w * w / 4 + 4.3307 * w) - w / 2), y);
   for (int i = 0; i < 4; ++i)
-    x -= (std::erf(x) - y) / (2 / std::sqrt(std::numbers::pi) * std::exp(-x * x));
+    x -= (std::erf(x) - y) /
+         (2 / std::sqrt(std::numbers::pi) * std::exp(-x * x));
   return x;
 }
 
 #define UNARY(NAME, EXPR)                                                      \
-  {NAME, 1, [](llvm::ArrayRef<double> a) -> double {                          \
-     double x = a[0];                                                          \
-     return EXPR;                                                              \
-   }}
+  {                                                                            \
+    NAME, 1, [](llvm::ArrayRef<double> a) -> double {                          \
+      double x = a[0];                                                         \
+      return EXPR;                                                             \
+    }                                                                          \
+  }
 #define BINARY(NAME, EXPR)                                                     \
-  {NAME, 2, [](llvm::ArrayRef<double> a) -> double {                          \
-     double x = a[0], y = a[1];                                                \
-     return EXPR;                                                              \
-   }}
+  {                                                                            \
+    NAME, 2, [](llvm::ArrayRef<double> a) -> double {                          \
+      double x = a[0], y = a[1];                                               \
+      return EXPR;                                                             \
+    }                                                                          \
+  }
 
 const Builtin builtins[] = {
     UNARY("acos", std::acos(x)),

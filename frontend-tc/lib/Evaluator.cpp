@@ -313,8 +313,8 @@ Interpreter::runComprehension(const ComprehensionStmt &stmt,
   Storage &target = tensors[stmt.getLhs().name];
   if (target.tensor.shape.size() != numLhs || target.lo.size() != numLhs)
     return diags.emitError(stmt.getLhs().loc)
-           << "no storage of rank " << numLhs << " for '"
-           << stmt.getLhs().name << "'";
+           << "no storage of rank " << numLhs << " for '" << stmt.getLhs().name
+           << "'";
   const TensorInfo *info = def.lookupTensor(stmt.getLhs().name);
   ScalarType type = info ? info->type : target.tensor.type;
 

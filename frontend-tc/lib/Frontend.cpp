@@ -36,8 +36,7 @@ std::unique_ptr<Program> tc::loadProgram(DiagnosticEngine &diags,
 
 const Def *tc::findEntry(const Program &program, llvm::StringRef name) {
   if (name.empty())
-    return program.getDefs().empty() ? nullptr
-                                     : program.getDefs().back().get();
+    return program.getDefs().empty() ? nullptr : program.getDefs().back().get();
   return program.lookup(name);
 }
 
@@ -70,8 +69,9 @@ void tc::printRangesJson(llvm::raw_ostream &os, const Def &def,
               for (const std::string &lo : shape.symbolicLo)
                 json.value(lo);
             });
-          if (llvm::all_of(shape.extent,
-                           [](const auto &extent) { return extent.has_value(); }))
+          if (llvm::all_of(shape.extent, [](const auto &extent) {
+                return extent.has_value();
+              }))
             json.attributeArray("shape", [&] {
               for (const std::optional<int64_t> &extent : shape.extent)
                 json.value(*extent);
@@ -93,8 +93,8 @@ void tc::printRangesJson(llvm::raw_ostream &os, const Def &def,
             json.attribute("line", line);
             return;
           }
-          json.attribute("lhs",
-                         llvm::cast<ComprehensionStmt>(stmt.stmt)->getLhs().name);
+          json.attribute(
+              "lhs", llvm::cast<ComprehensionStmt>(stmt.stmt)->getLhs().name);
           json.attribute("line", line);
           json.attributeObject("ranges", [&] {
             for (const poly::VarRange &range : stmt.ranges.ranges)

@@ -53,7 +53,9 @@ static bool isIdentStart(char c) {
 static bool isIdentChar(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
-static bool isDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)); }
+static bool isDigit(char c) {
+  return std::isdigit(static_cast<unsigned char>(c));
+}
 static bool isHexDigit(char c) {
   return std::isxdigit(static_cast<unsigned char>(c));
 }
@@ -93,8 +95,8 @@ Token Lexer::lex() {
       ++current;
       return makeToken(TokenKind::Dot, start);
     }
-    if (isDigit(c) || (c == '.' && current + 1 != buffer.end() &&
-                       isDigit(current[1])))
+    if (isDigit(c) ||
+        (c == '.' && current + 1 != buffer.end() && isDigit(current[1])))
       return lexNumber(start);
     if (isIdentStart(c))
       return lexIdentifier(start);
@@ -125,15 +127,13 @@ Token Lexer::lex() {
       return makeToken(next('>') ? TokenKind::Arrow : TokenKind::Minus, start);
     case '+':
       if (next('='))
-        return makeToken(next('!') ? TokenKind::PlusEqualBang
-                                   : TokenKind::PlusEqual,
-                         start);
+        return makeToken(
+            next('!') ? TokenKind::PlusEqualBang : TokenKind::PlusEqual, start);
       return makeToken(TokenKind::Plus, start);
     case '*':
       if (next('='))
-        return makeToken(next('!') ? TokenKind::StarEqualBang
-                                   : TokenKind::StarEqual,
-                         start);
+        return makeToken(
+            next('!') ? TokenKind::StarEqualBang : TokenKind::StarEqual, start);
       return makeToken(TokenKind::Star, start);
     case '/':
       return makeToken(TokenKind::Slash, start);
@@ -146,8 +146,7 @@ Token Lexer::lex() {
       return makeToken(next('=') ? TokenKind::LessEqual : TokenKind::Less,
                        start);
     case '>':
-      return makeToken(next('=') ? TokenKind::GreaterEqual
-                                 : TokenKind::Greater,
+      return makeToken(next('=') ? TokenKind::GreaterEqual : TokenKind::Greater,
                        start);
     case '=':
       return makeToken(next('=') ? TokenKind::EqualEqual : TokenKind::Equal,
@@ -165,9 +164,9 @@ Token Lexer::lex() {
     }
     if (std::isprint(static_cast<unsigned char>(c)))
       return error(start, "unexpected character '" + llvm::Twine(c) + "'");
-    return error(start, "unexpected byte 0x" +
-                            llvm::Twine::utohexstr(
-                                static_cast<unsigned char>(c)));
+    return error(start,
+                 "unexpected byte 0x" +
+                     llvm::Twine::utohexstr(static_cast<unsigned char>(c)));
   }();
   previous = token.getKind();
   return token;
@@ -179,8 +178,7 @@ Token Lexer::lexIdentifier(const char *start) {
   llvm::StringRef text(start, current - start);
   // `min=`, `max=` and their `!` forms are single tokens (longest match).
   if ((text == "min" || text == "max") && current != buffer.end() &&
-      *current == '=' &&
-      (current + 1 == buffer.end() || current[1] != '=')) {
+      *current == '=' && (current + 1 == buffer.end() || current[1] != '=')) {
     ++current;
     bool bang = current != buffer.end() && *current == '!';
     if (bang)
@@ -230,8 +228,8 @@ Token Lexer::lexNumber(const char *start) {
       digits(true);
     }
     exponentOk = exponent('p', 'P');
-    if (isFloat && exponentOk && !llvm::StringRef(start, current - start)
-                                      .contains_insensitive("p"))
+    if (isFloat && exponentOk &&
+        !llvm::StringRef(start, current - start).contains_insensitive("p"))
       exponentOk = false;
   } else {
     digits(false);
@@ -253,8 +251,8 @@ Token Lexer::lexNumber(const char *start) {
   if (isFloat) {
     std::string lower = suffix.lower();
     if (!lower.empty() && lower != "f" && lower != "l")
-      return error(start, "invalid suffix '" + suffix +
-                              "' on floating-point literal");
+      return error(start,
+                   "invalid suffix '" + suffix + "' on floating-point literal");
     Token token = makeToken(TokenKind::FloatLit, start);
     std::string copy = text.str();
     token.floatValue = std::strtod(copy.c_str(), nullptr);
@@ -269,8 +267,7 @@ Token Lexer::lexNumber(const char *start) {
                      lower == "ll" || lower == "ul" || lower == "lu" ||
                      lower == "ull" || lower == "llu";
   if (!validSuffix)
-    return error(start,
-                 "invalid suffix '" + suffix + "' on integer literal");
+    return error(start, "invalid suffix '" + suffix + "' on integer literal");
   uint64_t value = 0;
   // Radix 0 follows C: 0x hexadecimal, a leading 0 octal.
   if (text.getAsInteger(0, value))
@@ -283,13 +280,13 @@ Token Lexer::lexNumber(const char *start) {
     token.literalType = value <= uint32Max && numLs == 0 ? ScalarType::UInt32
                                                          : ScalarType::UInt64;
     if (value > int64Max)
-      return error(start, "integer literal '" + text +
-                              "' does not fit in 63 bits");
+      return error(start,
+                   "integer literal '" + text + "' does not fit in 63 bits");
   } else if (value > int64Max) {
     return error(start, "integer literal '" + text + "' is too large");
   } else {
-    token.literalType = value <= int32Max && numLs == 0 ? ScalarType::Int32
-                                                        : ScalarType::Int64;
+    token.literalType =
+        value <= int32Max && numLs == 0 ? ScalarType::Int32 : ScalarType::Int64;
   }
   token.intValue = static_cast<int64_t>(value);
   return token;

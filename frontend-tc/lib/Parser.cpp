@@ -221,8 +221,8 @@ std::unique_ptr<Def> Parser::parseDef() {
     body.push_back(std::move(stmt));
   }
   Token rbrace = consume();
-  return std::make_unique<Def>(joinLocs(defTok.getLoc(), rbrace.getLoc()),
-                               name, std::move(inputs), std::move(outputs),
+  return std::make_unique<Def>(joinLocs(defTok.getLoc(), rbrace.getLoc()), name,
+                               std::move(inputs), std::move(outputs),
                                std::move(body));
 }
 
@@ -310,9 +310,8 @@ std::unique_ptr<Stmt> Parser::parseCall() {
   }
   if (failed(expect(TokenKind::RParen)))
     return nullptr;
-  return std::make_unique<CallStmt>(joinLocs(start, prevLoc()),
-                                    std::move(results), callee,
-                                    std::move(args));
+  return std::make_unique<CallStmt>(
+      joinLocs(start, prevLoc()), std::move(results), callee, std::move(args));
 }
 
 std::unique_ptr<Stmt> Parser::parseComprehension() {
@@ -359,9 +358,8 @@ LogicalResult Parser::parseWhere(std::vector<WhereClause> &wheres) {
       ExprPtr value = parseExpr();
       if (!value)
         return failure();
-      wheres.emplace_back(WhereClause::Kind::Exists,
-                          joinLocs(start, prevLoc()), Ident{},
-                          std::move(value));
+      wheres.emplace_back(WhereClause::Kind::Exists, joinLocs(start, prevLoc()),
+                          Ident{}, std::move(value));
       continue;
     }
     Ident var;
@@ -400,9 +398,8 @@ ExprPtr Parser::parseExpr() {
   if (!falseValue)
     return nullptr;
   Location loc = joinLocs(cond->getLoc(), falseValue->getLoc());
-  return std::make_unique<TernaryExpr>(loc, std::move(cond),
-                                       std::move(trueValue),
-                                       std::move(falseValue));
+  return std::make_unique<TernaryExpr>(
+      loc, std::move(cond), std::move(trueValue), std::move(falseValue));
 }
 
 ExprPtr Parser::parseBinary(int minPrecedence) {
@@ -416,8 +413,7 @@ ExprPtr Parser::parseBinary(int minPrecedence) {
     if (!rhs)
       return nullptr;
     Location loc = joinLocs(lhs->getLoc(), rhs->getLoc());
-    lhs = std::make_unique<BinaryExpr>(loc, op, std::move(lhs),
-                                       std::move(rhs));
+    lhs = std::make_unique<BinaryExpr>(loc, op, std::move(lhs), std::move(rhs));
   }
   return lhs;
 }

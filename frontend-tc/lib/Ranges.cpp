@@ -326,8 +326,9 @@ public:
 
   /// Appends every tensor read in \p expr (also reads nested in subscripts
   /// and reads inside the lets \p expr uses) to \p accesses.
-  void collectAccesses(const Expr &expr,
-                       llvm::SmallVectorImpl<poly::TensorAccess> &accesses) const {
+  void
+  collectAccesses(const Expr &expr,
+                  llvm::SmallVectorImpl<poly::TensorAccess> &accesses) const {
     switch (expr.getKind()) {
     case Expr::Kind::Ident: {
       const auto &ident = llvm::cast<IdentExpr>(expr);
@@ -446,8 +447,7 @@ public:
   DefInference(const Program &program, const Def &def,
                const llvm::StringMap<int64_t> &sizes, DiagnosticEngine &diags)
       : program(program), def(def), sizes(sizes), diags(diags),
-        inference(def.getSizeVars(), diags, sizes),
-        converter(def, inference) {}
+        inference(def.getSizeVars(), diags, sizes), converter(def, inference) {}
 
   std::optional<DefRanges> run();
 
@@ -528,16 +528,14 @@ LogicalResult DefInference::inferCall(const CallStmt &call) {
     return calleeSizes.count(v) != 0;
   });
   llvm::StringMap<int64_t> noSizes;
-  DefInference nested(program, callee, concrete ? calleeSizes : noSizes,
-                      diags);
+  DefInference nested(program, callee, concrete ? calleeSizes : noSizes, diags);
   std::optional<DefRanges> calleeRanges = nested.run();
   if (!calleeRanges)
     return diags.emitError(call.getLoc())
            << "range inference failed for the call of '" << calleeName << "'";
-  for (auto [result, output] : llvm::zip(call.getResults(),
-                                         callee.getOutputs())) {
-    const poly::TensorShape &shape =
-        calleeRanges->shapes[output.name.name];
+  for (auto [result, output] :
+       llvm::zip(call.getResults(), callee.getOutputs())) {
+    const poly::TensorShape &shape = calleeRanges->shapes[output.name.name];
     llvm::SmallVector<IndexExpr, 4> extents;
     for (size_t d = 0; d < shape.symbolicExtent.size(); ++d) {
       // Prefer the symbolic extent in the caller's sizes, so the caller's
@@ -556,8 +554,8 @@ LogicalResult DefInference::inferCall(const CallStmt &call) {
         continue;
       }
       return diags.emitError(result.loc)
-             << "cannot express extent '" << shape.symbolicExtent[d]
-             << "' of '" << result.name
+             << "cannot express extent '" << shape.symbolicExtent[d] << "' of '"
+             << result.name
              << "' in the caller's sizes; give the sizes with --sizes";
     }
     inference.declareInput(result.name, extents);
@@ -567,8 +565,7 @@ LogicalResult DefInference::inferCall(const CallStmt &call) {
 
 } // namespace
 
-std::optional<DefRanges> tc::inferRanges(const Program &program,
-                                         const Def &def,
+std::optional<DefRanges> tc::inferRanges(const Program &program, const Def &def,
                                          const llvm::StringMap<int64_t> &sizes,
                                          DiagnosticEngine &diags) {
   return DefInference(program, def, sizes, diags).run();

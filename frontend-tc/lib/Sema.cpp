@@ -154,9 +154,9 @@ void DefChecker::declareParams() {
       continue;
     if (!param.type) {
       poisoned.insert(param.name.name);
-      error(param.name.loc) << "input '" << param.name.name
-                            << "' needs a type, e.g. 'float(N) "
-                            << param.name.name << "'";
+      error(param.name.loc)
+          << "input '" << param.name.name << "' needs a type, e.g. 'float(N) "
+          << param.name.name << "'";
       continue;
     }
     TensorInfo info;
@@ -233,17 +233,16 @@ LogicalResult DefChecker::defineTensor(const Ident &lhs, unsigned rank,
   }
   if (!first && info.rank != rank) {
     InFlightDiagnostic diag = error(lhs.loc);
-    diag << "tensor '" << lhs.name << "' has "
-         << plural(info.rank, "dimension") << " but is written with "
-         << plural(rank, "index variable");
+    diag << "tensor '" << lhs.name << "' has " << plural(info.rank, "dimension")
+         << " but is written with " << plural(rank, "index variable");
     diag.note(info.firstDef, "first defined here");
     return diag;
   }
   bool fixedType = info.declared || !first;
   if (fixedType && promote(type, info.type) != info.type) {
     InFlightDiagnostic diag = error(valueLoc);
-    diag << "attempting to assign type " << quoted(type)
-         << " to narrower type " << quoted(info.type) << " of '" << lhs.name
+    diag << "attempting to assign type " << quoted(type) << " to narrower type "
+         << quoted(info.type) << " of '" << lhs.name
          << "' without an explicit cast";
     diag.note(info.declared ? info.declared->loc : info.firstDef,
               "type of '" + lhs.name + "' set here");
@@ -315,10 +314,9 @@ void DefChecker::checkStmt(ComprehensionStmt &stmt) {
       !getBuiltinArity(lhs.name)) {
     std::string op = getReductionSpelling(stmt.getReduction()).str();
     if (!existing)
-      error(stmt.getOpLoc())
-          << "reduction into temporary '" << lhs.name
-          << "' without initialization; use '" << op << "!' instead of '"
-          << op << "'";
+      error(stmt.getOpLoc()) << "reduction into temporary '" << lhs.name
+                             << "' without initialization; use '" << op
+                             << "!' instead of '" << op << "'";
     else if (existing->role == TensorInfo::Role::Output)
       diags.emitWarning(stmt.getOpLoc())
           << "reduction without initialization: if '" << lhs.name
@@ -337,18 +335,18 @@ LogicalResult DefChecker::checkWhere(WhereClause &where, StmtScope &scope) {
     if (failed(checkNotBuiltin(var)))
       return failure();
     if (!scope.indexLocs.count(var.name)) {
-      llvm::StringRef what = scope.lets.count(var.name) ? "a 'where' binding"
-                             : sizeVars.count(var.name) ? "a size variable"
+      llvm::StringRef what = scope.lets.count(var.name)   ? "a 'where' binding"
+                             : sizeVars.count(var.name)   ? "a size variable"
                              : def.lookupTensor(var.name) ? "a tensor"
                                                           : "";
       if (!what.empty())
-        return error(var.loc) << "cannot constrain the range of '" << var.name
-                              << "': it is " << what
-                              << ", not an index variable";
+        return error(var.loc)
+               << "cannot constrain the range of '" << var.name << "': it is "
+               << what << ", not an index variable";
       addIndex(scope, var.name, var.loc);
     }
-    auto [it, inserted] = scope.constrained.try_emplace(var.name,
-                                                        where.getLoc());
+    auto [it, inserted] =
+        scope.constrained.try_emplace(var.name, where.getLoc());
     if (!inserted) {
       InFlightDiagnostic diag = error(where.getLoc());
       diag << "the range of '" << var.name << "' is already constrained";
@@ -362,8 +360,9 @@ LogicalResult DefChecker::checkWhere(WhereClause &where, StmtScope &scope) {
     for (const Expr *bound : {&where.getLo(), &where.getHi()})
       if (!isIntegral(bound->getType()))
         return error(bound->getLoc())
-               << "expected integral type but found " << quoted(bound->getType())
-               << " in the range of '" << var.name << "'";
+               << "expected integral type but found "
+               << quoted(bound->getType()) << " in the range of '" << var.name
+               << "'";
     return success();
   }
   case WhereClause::Kind::Let: {
@@ -473,10 +472,9 @@ void DefChecker::checkCall(CallStmt &call) {
       if (paramDim.sizeVar.empty()) {
         if (argDim.sizeVar.empty() && argDim.constant != paramDim.constant) {
           InFlightDiagnostic diag = error(arg.loc);
-          diag << "argument '" << arg.name << "' has extent "
-               << argDim.constant << " where parameter '" << param.name.name
-               << "' of '" << calleeName.name << "' requires "
-               << paramDim.constant;
+          diag << "argument '" << arg.name << "' has extent " << argDim.constant
+               << " where parameter '" << param.name.name << "' of '"
+               << calleeName.name << "' requires " << paramDim.constant;
           diag.note(paramDim.loc, "extent declared here");
           ok = false;
         }
@@ -584,9 +582,9 @@ LogicalResult DefChecker::checkIdent(IdentExpr &ident, StmtScope &scope,
     return success();
   }
   if (getBuiltinArity(name))
-    return error(ident.getLoc()) << "'" << name
-                                 << "' is a built-in function; call it as '"
-                                 << name << "(...)'";
+    return error(ident.getLoc())
+           << "'" << name << "' is a built-in function; call it as '" << name
+           << "(...)'";
   if (bound)
     return error(ident.getLoc())
            << "undefined variable '" << name << "' in a range bound";
@@ -620,11 +618,11 @@ LogicalResult DefChecker::checkApply(ApplyExpr &apply, StmtScope &scope,
     apply.setType(type);
     return success();
   }
-  llvm::StringRef scalarKind = scope.indexLocs.count(callee.name)
-                                   ? "index variable"
-                               : scope.lets.count(callee.name) ? "'where' binding"
-                               : sizeVars.count(callee.name) ? "size variable"
-                                                             : "";
+  llvm::StringRef scalarKind =
+      scope.indexLocs.count(callee.name) ? "index variable"
+      : scope.lets.count(callee.name)    ? "'where' binding"
+      : sizeVars.count(callee.name)      ? "size variable"
+                                         : "";
   if (!scalarKind.empty())
     return error(callee.loc) << "expected a tensor but found " << scalarKind
                              << " '" << callee.name << "'";
@@ -762,8 +760,8 @@ LogicalResult DefChecker::check() {
     if (const TensorInfo *info = def.lookupTensor(output.name.name);
         info && info->role == TensorInfo::Role::Output &&
         !written.contains(output.name.name))
-      error(output.name.loc) << "output '" << output.name.name
-                             << "' is never defined";
+      error(output.name.loc)
+          << "output '" << output.name.name << "' is never defined";
   return success(!failedAny);
 }
 

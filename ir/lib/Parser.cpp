@@ -68,8 +68,8 @@ InFlightDiagnostic Parser::emitError(Location loc, const llvm::Twine &message) {
   InFlightDiagnostic diag = diags.emitError(loc, message);
   if (!regionsOpenAtError)
     regionsOpenAtError = openRegions;
-  // The lexer has reported the real problem already.
-  if (tok.is(Token::error))
+  // The lexer has reported the real problem at this token already.
+  if (tok.is(Token::error) && loc.Start == tok.getLoc())
     diag.abandon();
   return diag;
 }
@@ -195,7 +195,6 @@ LogicalResult Parser::parseDefinition() {
   case Token::l_square: {
     // A complex constant if the first entry is a floating constant, an array
     // attribute otherwise.
-    llvm::SMLoc start = tok.getLoc();
     consumeToken();
     if (tok.is(Token::floating)) {
       double re = 0, im = 0;
@@ -210,7 +209,6 @@ LogicalResult Parser::parseDefinition() {
     const Attribute *attr = nullptr;
     if (failed(parseArrayAttr(attr, /*bracketConsumed=*/true)))
       return failure();
-    (void)start;
     def.value = attr;
     break;
   }
@@ -281,7 +279,6 @@ LogicalResult Parser::parseRegion(Region &region,
 
 /// argument = local-identifier ":" type [dictionary-attribute]
 LogicalResult Parser::parseFunction(Program &program) {
-  llvm::SMLoc start = tok.getLoc();
   consumeToken(); // func
   if (tok.isNot(Token::global_identifier))
     return emitExpected("function name");
@@ -294,7 +291,6 @@ LogicalResult Parser::parseFunction(Program &program) {
         .note(previous->getLoc(), "previous definition here");
 
   auto function = std::make_unique<Function>(ctx, name, nameTok.getRange());
-  (void)start;
   if (failed(parseToken(Token::l_paren, "after function name")))
     return failure();
   llvm::SmallVector<Token, 8> paramNames;

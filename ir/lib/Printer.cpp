@@ -296,7 +296,6 @@ void AsmPrinter::printFormat(const Instruction &inst, const AsmFormat &format) {
       break;
     }
   }
-  (void)desc;
 }
 
 void AsmPrinter::printInstruction(const Instruction &inst) {

@@ -100,7 +100,7 @@ void FunctionVerifier::verifyAttributes() {
 void FunctionVerifier::verifyParameter(unsigned i) {
   const Value *param = function.getParameter(i);
   const Type *type = param->getType();
-  std::string name = quoteValueName(param, "#" + std::to_string(i));
+  std::string name = quoteValueName(param, ("#" + llvm::Twine(i)).str());
   Location loc =
       param->getLoc().isValid() ? param->getLoc() : function.getLoc();
   if (!type || llvm::isa<CoopMatrixType, VoidType>(type)) {
@@ -153,7 +153,12 @@ void FunctionVerifier::verifyParameter(unsigned i) {
 bool FunctionVerifier::verifyStructure(const Instruction &inst) {
   const InstDescriptor &desc = inst.getDescriptor();
   llvm::ArrayRef<unsigned> sizes = inst.getOperandSegmentSizes();
-  bool ok = sizes.size() == desc.operands.size();
+  unsigned total = 0;
+  for (unsigned size : sizes)
+    total += size;
+  bool ok = sizes.size() == desc.operands.size() &&
+            total == inst.getNumOperands() &&
+            inst.getNumRegions() == desc.regions.size();
   for (unsigned g = 0; ok && g < sizes.size(); ++g) {
     if (desc.operands[g].arity == Arity::Single)
       ok = sizes[g] == 1;

@@ -53,7 +53,7 @@ std::string VerifyContext::operandName(const Instruction &inst,
     if (i >= range.first && i < range.second)
       return ("'" + desc.operands[g].name + "'").str();
   }
-  return "#" + std::to_string(i);
+  return ("#" + llvm::Twine(i)).str();
 }
 
 InFlightDiagnostic VerifyContext::emitOperandError(const Instruction &inst,
@@ -142,7 +142,8 @@ KindVar VerifyContext::promote(const Instruction &inst, const KindVar &a,
   if (!a.kind || !b.kind)
     return KindVar{};
   std::optional<ScalarKind> kind = ir::promote(*a.kind, *b.kind);
-  std::string what = "promote(" + a.what + ", " + b.what + ")";
+  std::string what =
+      ("promote(" + llvm::Twine(a.what) + ", " + b.what + ")").str();
   if (!kind) {
     if (lastPromoteInst == &inst && lastPromoteWhat == what)
       return KindVar{};

@@ -134,7 +134,7 @@ void comprehend::tblgen::emitDocs(ArrayRef<InstSpec> insts, raw_ostream &os) {
        << "`; kind: " << inst.category << (inst.pure ? "; pure" : "")
        << (inst.terminator ? "; terminator" : "") << ".\n\n";
     if (!inst.format.empty())
-      os << "Format: `" << inst.format << "`\n\n";
+      os << "Format: `` " << inst.format << " ``\n\n";
     for (const ValueSpec &value : inst.operands)
       os << "- operand `" << value.name << "`: " << describe(value) << "\n";
     for (const ValueSpec &value : inst.results)

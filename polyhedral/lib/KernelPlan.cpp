@@ -25,6 +25,7 @@
 #include <isl/union_set.h>
 
 #include <cstdlib>
+#include <tuple>
 
 using namespace comprehend::poly;
 

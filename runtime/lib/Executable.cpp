@@ -150,7 +150,7 @@ Expected<Timing> Executable::run(llvm::StringRef name,
   if (!entry)
     return entry.takeError();
   if (llvm::Error err = checkArguments(entry->params, values))
-    return std::move(err);
+    return err;
   auto bound = runtime.bindArguments(*entry->kernel, entry->info.args, values);
   if (!bound)
     return bound.takeError();

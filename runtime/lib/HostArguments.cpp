@@ -152,7 +152,7 @@ comprehend::runtime::downloadArgument(Runtime &runtime,
   std::vector<unsigned char> staging(argument.buffer->getSize());
   if (llvm::Error err =
           runtime.read(*argument.buffer, staging.data(), staging.size()))
-    return std::move(err);
+    return err;
   HostTensor tensor(param.dtype, hostShape);
   DeviceLayout layout = getLayout(param, hostShape);
   size_t elementSize = getDTypeSize(param.dtype);

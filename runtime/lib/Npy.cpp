@@ -87,7 +87,7 @@ public:
         haveOrder = true;
       } else if (*key == "shape") {
         if (llvm::Error err = parseShape(header.shape))
-          return std::move(err);
+          return err;
         haveShape = true;
       } else {
         return error("unknown header key '" + *key + "'");

@@ -54,6 +54,30 @@ Id FunctionEmitter::getSemantics(ir::MemorySemantics semantics,
   return constI32(order | storage);
 }
 
+/// SPIR-V forbids release ordering on reads (loads, a failed
+/// compare-exchange) and acquire ordering on writes; keep what remains.
+static ir::MemorySemantics forRead(ir::MemorySemantics semantics) {
+  switch (semantics) {
+  case ir::MemorySemantics::Release:
+    return ir::MemorySemantics::Relaxed;
+  case ir::MemorySemantics::AcquireRelease:
+    return ir::MemorySemantics::Acquire;
+  default:
+    return semantics;
+  }
+}
+
+static ir::MemorySemantics forWrite(ir::MemorySemantics semantics) {
+  switch (semantics) {
+  case ir::MemorySemantics::Acquire:
+    return ir::MemorySemantics::Relaxed;
+  case ir::MemorySemantics::AcquireRelease:
+    return ir::MemorySemantics::Release;
+  default:
+    return semantics;
+  }
+}
+
 /// The integer type with the bit width of \p kind's (component) type.
 static Id getBitsType(ModuleBuilder &builder, TypeMapper &types,
                       ScalarKind kind) {
@@ -98,9 +122,10 @@ Id FunctionEmitter::emitAtomicUpdate(InstKind kind, ScalarKind elem,
   }
 
   // Compare-exchange loop on the bit pattern.
+  Id readSemantics = getSemantics(forRead(memorySemantics), space);
   Id bitsPointer = emitValue(::spv::OpBitcast, bitsPointerType, {pointer});
-  Id initial =
-      emitValue(::spv::OpAtomicLoad, bitsType, {bitsPointer, scope, semantics});
+  Id initial = emitValue(::spv::OpAtomicLoad, bitsType,
+                         {bitsPointer, scope, readSemantics});
   Id preheader = currentBlock;
   Id header = newId(), continueLabel = newId(), merge = newId();
   Id expected = newId(), observed = newId();
@@ -115,8 +140,8 @@ Id FunctionEmitter::emitAtomicUpdate(InstKind kind, ScalarKind elem,
                                 elem, old, value);
   Id updatedBits = emitValue(::spv::OpBitcast, bitsType, {updated});
   code->emit(::spv::OpAtomicCompareExchange,
-             {bitsType, observed, bitsPointer, scope, semantics, semantics,
-              updatedBits, expected});
+             {bitsType, observed, bitsPointer, scope, semantics,
+              readSemantics, updatedBits, expected});
   Id done =
       emitValue(::spv::OpIEqual, types.getBoolType(), {observed, expected});
   code->emit(::spv::OpLoopMerge,
@@ -132,7 +157,7 @@ Id FunctionEmitter::emitAtomicLoad(ScalarKind elem, ir::AddressSpace space,
                                    Id pointer, ir::MemoryScope scope,
                                    ir::MemorySemantics semantics) {
   Id scopeId = getScope(scope);
-  Id semanticsId = getSemantics(semantics, space);
+  Id semanticsId = getSemantics(forRead(semantics), space);
   if (ir::isInteger(elem))
     return emitValue(::spv::OpAtomicLoad, types.getValueType(elem),
                      {pointer, scopeId, semanticsId});
@@ -160,7 +185,7 @@ void FunctionEmitter::emitAtomicStore(ScalarKind elem, ir::AddressSpace space,
                                       ir::MemoryScope scope,
                                       ir::MemorySemantics semantics) {
   Id scopeId = getScope(scope);
-  Id semanticsId = getSemantics(semantics, space);
+  Id semanticsId = getSemantics(forWrite(semantics), space);
   if (ir::isInteger(elem)) {
     emitOp(::spv::OpAtomicStore, {pointer, scopeId, semanticsId, value});
     return;

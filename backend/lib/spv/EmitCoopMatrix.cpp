@@ -28,11 +28,7 @@ FunctionEmitter::getNumComponents(const ir::CoopMatrixType *type) const {
 
 Id FunctionEmitter::getCoopRow(const ir::CoopMatrixType *type, unsigned k) {
   unsigned block = k % getNumBlocks(type);
-  Id base = constI64(int64_t(block) * shape.subgroupSize);
-  if (shape.subgroupSize == 1)
-    return base;
-  Id lane = emitCast(ScalarKind::I32, ScalarKind::I64, getSubgroupLocalId());
-  return emitValue(::spv::OpIAdd, types.getIndexType(), {base, lane});
+  return addI64(constI64(int64_t(block) * shape.subgroupSize), getLaneI64());
 }
 
 LogicalResult FunctionEmitter::emitCoopInst(ir::Instruction &inst) {
@@ -134,8 +130,8 @@ LogicalResult FunctionEmitter::emitCoopLoadStore(ir::Instruction &inst) {
     Id row = getCoopRow(type, k);
     Id col = constI64(k / blocks);
     // Memref indices: (x + i, y + j), or (x + j, y + i) when transposed.
-    Id first = emitValue(::spv::OpIAdd, i64, {x, isTransposed ? col : row});
-    Id second = emitValue(::spv::OpIAdd, i64, {y, isTransposed ? row : col});
+    Id first = addI64(x, isTransposed ? col : row);
+    Id second = addI64(y, isTransposed ? row : col);
     Id rowIndex = isTransposed ? second : first;
     Id colIndex = isTransposed ? first : second;
     unsigned rowMode = isTransposed ? 1 : 0;

@@ -15,18 +15,10 @@ using ir::ScalarKind;
 
 Id FunctionEmitter::linearOffset(const MemRefDesc &memref,
                                  llvm::ArrayRef<Id> indices) {
-  Id i64 = types.getIndexType();
-  Id offset = 0;
-  Id zero = constI64(0), one = constI64(1);
-  for (auto [index, stride] : llvm::zip(indices, memref.stride)) {
-    if (index == zero || stride == zero)
-      continue;
-    Id term = stride == one  ? index
-              : index == one ? stride
-                             : emitValue(::spv::OpIMul, i64, {index, stride});
-    offset = offset ? emitValue(::spv::OpIAdd, i64, {offset, term}) : term;
-  }
-  return offset ? offset : constI64(0);
+  Id offset = constI64(0);
+  for (auto [index, stride] : llvm::zip(indices, memref.stride))
+    offset = addI64(offset, mulI64(index, stride));
+  return offset;
 }
 
 Id FunctionEmitter::getElementPointer(const MemRefDesc &memref,
@@ -227,7 +219,7 @@ LogicalResult FunctionEmitter::emitMemoryInst(ir::Instruction &inst) {
       }
       desc.shape.push_back(sizeId);
       desc.stride.push_back(stride);
-      stride = emitValue(::spv::OpIMul, i64, {stride, sizeId});
+      stride = mulI64(stride, sizeId);
     }
     for (unsigned i = mode + 1; i < source.shape.size(); ++i) {
       desc.shape.push_back(source.shape[i]);
@@ -249,7 +241,7 @@ LogicalResult FunctionEmitter::emitMemoryInst(ir::Instruction &inst) {
       Id size = source.shape[i];
       if (i == from)
         for (unsigned j = from + 1; j <= to; ++j)
-          size = emitValue(::spv::OpIMul, i64, {size, source.shape[j]});
+          size = mulI64(size, source.shape[j]);
       desc.shape.push_back(size);
       desc.stride.push_back(source.stride[i]);
     }

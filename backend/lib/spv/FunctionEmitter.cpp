@@ -80,8 +80,38 @@ void FunctionEmitter::bindLike(const ir::Value *value, const ir::Value *from) {
 }
 
 Id FunctionEmitter::constI64(int64_t value) {
-  return builder.getConstantInt(types.getIndexType(),
-                                static_cast<uint64_t>(value));
+  Id id = builder.getConstantInt(types.getIndexType(),
+                                 static_cast<uint64_t>(value));
+  i64Constants.try_emplace(id, value);
+  return id;
+}
+
+Id FunctionEmitter::addI64(Id a, Id b) {
+  auto ca = i64Constants.find(a), cb = i64Constants.find(b);
+  bool knownA = ca != i64Constants.end(), knownB = cb != i64Constants.end();
+  if (knownA && knownB)
+    return constI64(static_cast<int64_t>(uint64_t(ca->second) +
+                                         uint64_t(cb->second)));
+  if (knownA && ca->second == 0)
+    return b;
+  if (knownB && cb->second == 0)
+    return a;
+  return emitValue(::spv::OpIAdd, types.getIndexType(), {a, b});
+}
+
+Id FunctionEmitter::mulI64(Id a, Id b) {
+  auto ca = i64Constants.find(a), cb = i64Constants.find(b);
+  bool knownA = ca != i64Constants.end(), knownB = cb != i64Constants.end();
+  if (knownA && knownB)
+    return constI64(static_cast<int64_t>(uint64_t(ca->second) *
+                                         uint64_t(cb->second)));
+  if ((knownA && ca->second == 0) || (knownB && cb->second == 0))
+    return constI64(0);
+  if (knownA && ca->second == 1)
+    return b;
+  if (knownB && cb->second == 1)
+    return a;
+  return emitValue(::spv::OpIMul, types.getIndexType(), {a, b});
 }
 
 Id FunctionEmitter::constI32(int64_t value) {

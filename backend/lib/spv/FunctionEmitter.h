@@ -103,6 +103,12 @@ private:
 
   Id constI64(int64_t value);
   Id constI32(int64_t value);
+  /// i64 arithmetic that folds constants (index computations are full of
+  /// zero offsets and unit strides).
+  Id addI64(Id a, Id b);
+  Id mulI64(Id a, Id b);
+  /// The subgroup local id as i64, computed once in the entry block.
+  Id getLaneI64();
   Id getBuiltin(::spv::BuiltIn builtin);
   /// Component \p component of a vec3 built-in, as i64.
   Id loadBuiltin(::spv::BuiltIn builtin, unsigned component);
@@ -225,7 +231,9 @@ private:
   llvm::DenseMap<const ir::Value *, GroupDesc> groups;
   /// Built-in values loaded in the entry block, by (built-in, component).
   llvm::DenseMap<unsigned, Id> builtinValues;
-  Id subgroupLocalId = 0, subgroupIdX = 0, subgroupIdY = 0;
+  Id subgroupLocalId = 0, subgroupIdX = 0, subgroupIdY = 0, laneI64 = 0;
+  /// Values of the i64 constants made by constI64.
+  llvm::DenseMap<Id, int64_t> i64Constants;
 };
 
 /// Emits every function of \p program into one module.

@@ -25,6 +25,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
+
 using namespace comprehend;
 using namespace comprehend::tc;
 using namespace comprehend::tc::lowering;
@@ -48,8 +50,7 @@ struct Product {
 
 /// Flattens a tree of `*` into literal factors (folded into alpha) and
 /// plain reads. Fails on anything else.
-bool collectFactors(const DefContext &def, const Expr &expr,
-                    Product &product) {
+bool collectFactors(const DefContext &def, const Expr &expr, Product &product) {
   if (const auto *binary = llvm::dyn_cast<BinaryExpr>(&expr))
     return binary->getOp() == BinaryOp::Mul &&
            collectFactors(def, binary->getLhs(), product) &&
@@ -289,10 +290,9 @@ bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext) {
   VarList batchVars = VarList(lhsVars).take_front(numBatch);
   llvm::SmallVector<ir::Value *, 3> groups;
   for (unsigned d = 0; d < numBatch; ++d) {
-    groups.push_back(
-        b.create<ir::GroupIdInst>(stmt.getIndices()[d].loc,
-                                  static_cast<ir::Comp3>(d))
-            ->getResult(0));
+    groups.push_back(b.create<ir::GroupIdInst>(stmt.getIndices()[d].loc,
+                                               static_cast<ir::Comp3>(d))
+                         ->getResult(0));
     def.grid[d] = lhs->shape[d];
   }
   llvm::SmallVector<ir::Value *, 2> operands;

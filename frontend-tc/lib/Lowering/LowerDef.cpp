@@ -3,7 +3,6 @@
 
 #include "comprehend/tc/Ranges.h"
 
-#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace comprehend;
@@ -78,8 +77,8 @@ public:
              const llvm::StringMap<int64_t> &sizes, ir::Program &out,
              DiagnosticEngine &diags, const LoweringOptions &options)
       : program(program), def(def), sizes(sizes), out(out), diags(diags),
-        options(options), builder(out.getContext()),
-        context{builder, diags, sizes, {}} {}
+        options(options),
+        builder(out.getContext()), context{builder, diags, sizes, {}} {}
 
   std::optional<LoweredDef> run();
 
@@ -167,11 +166,10 @@ LogicalResult DefLowerer::declareTensors(const DefRanges &ranges,
   }
   if (!ok)
     return failure();
-  result.function = &builder.createFunction(out, def.getName().name, params,
-                                            def.getLoc());
+  result.function =
+      &builder.createFunction(out, def.getName().name, params, def.getLoc());
   for (unsigned i = 0; i < context.tensors.size(); ++i)
-    context.tensors.begin()[i].second.memref =
-        result.function->getParameter(i);
+    context.tensors.begin()[i].second.memref = result.function->getParameter(i);
   return success();
 }
 
@@ -213,32 +211,37 @@ std::optional<LoweredDef> DefLowerer::run() {
   // indices over work-groups; several statements share one work-group so
   // that a barrier orders them.
   context.mayUseGroups = ranges->statements.size() == 1;
-  llvm::StringSet<> written;
+  // Tensors written and read since the last barrier.
+  llvm::StringSet<> written, read;
   bool ok = true;
   for (const StmtRanges &stmtRanges : ranges->statements) {
     const auto &stmt = llvm::cast<ComprehensionStmt>(*stmtRanges.stmt);
-    std::optional<StmtContext> stmtContext =
-        getStmtContext(stmt, stmtRanges);
+    std::optional<StmtContext> stmtContext = getStmtContext(stmt, stmtRanges);
     if (!stmtContext) {
       ok = false;
       continue;
     }
-    // Read-after-write and write-after-write on global memory between
-    // statements executed by different work-items need a barrier.
-    llvm::StringSet<> touched;
-    collectReads(stmt.getRhs(), touched);
+    // Work-items of one statement are not those of the next, so every
+    // dependence through global memory (read or write after write, write
+    // after read) needs a barrier.
+    llvm::StringSet<> reads;
+    collectReads(stmt.getRhs(), reads);
     for (const WhereClause &where : stmt.getWheres())
       if (where.getKind() != WhereClause::Kind::Range)
-        collectReads(where.getValue(), touched);
-    touched.insert(stmt.getLhs().name);
-    if (llvm::any_of(touched, [&](const auto &entry) {
+        collectReads(where.getValue(), reads);
+    llvm::StringRef lhs = stmt.getLhs().name;
+    if (written.contains(lhs) || read.contains(lhs) ||
+        llvm::any_of(reads, [&](const auto &entry) {
           return written.contains(entry.first());
         })) {
       builder.create<ir::BarrierInst>(stmt.getLoc(), /*global=*/true,
                                       /*local=*/false);
       written.clear();
+      read.clear();
     }
-    written.insert(stmt.getLhs().name);
+    written.insert(lhs);
+    for (const auto &entry : reads)
+      read.insert(entry.first());
 
     if (options.matchBlas && lowerAsBlas(context, *stmtContext))
       continue;

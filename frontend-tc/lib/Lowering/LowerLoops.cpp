@@ -21,13 +21,8 @@
 //===----------------------------------------------------------------------===//
 #include "DefLowering.h"
 
-#include "comprehend/tc/Builtins.h"
-
-#include "llvm/ADT/StringSwitch.h"
-
 #include <cmath>
 #include <limits>
-#include <numbers>
 
 using namespace comprehend;
 using namespace comprehend::tc;
@@ -60,7 +55,7 @@ public:
   std::optional<llvm::SmallVector<ir::Value *, 4>>
   lowerSubscripts(const TensorBinding &tensor, llvm::ArrayRef<ExprPtr> args,
                   Location loc);
-  std::optional<llvm::SmallVector<ir::Value *, 4>>
+  llvm::SmallVector<ir::Value *, 4>
   lowerLhsSubscripts(const TensorBinding &tensor);
 
   ir::Value *constant(Location loc, ScalarType type, double value);
@@ -218,7 +213,7 @@ ExprLowerer::lowerSubscripts(const TensorBinding &tensor,
   return result;
 }
 
-std::optional<llvm::SmallVector<ir::Value *, 4>>
+llvm::SmallVector<ir::Value *, 4>
 ExprLowerer::lowerLhsSubscripts(const TensorBinding &tensor) {
   llvm::ArrayRef<Ident> lhs = stmt.stmt.getIndices();
   llvm::SmallVector<ir::Value *, 4> result(lhs.size());
@@ -226,8 +221,8 @@ ExprLowerer::lowerLhsSubscripts(const TensorBinding &tensor) {
     const Ident &index = lhs[d];
     ir::Value *value = indices.lookup(index.name);
     if (int64_t lo = tensor.lowerBounds[d])
-      value = create<ir::SubInst>(index.loc, value,
-                                  indexConstant(index.loc, lo));
+      value =
+          create<ir::SubInst>(index.loc, value, indexConstant(index.loc, lo));
     result[lhs.size() - 1 - d] = value;
   }
   return result;
@@ -258,8 +253,9 @@ ir::Value *ExprLowerer::lowerValue(const Expr &expr) {
       const TensorBinding *tensor = def.lookup(ident.getName());
       if (!tensor)
         return fail(loc, "unknown tensor '" + ident.getName() + "'");
-      return b.create<ir::LoadInst>(loc, tensor->memref,
-                                    llvm::ArrayRef<ir::Value *>{})
+      return b
+          .create<ir::LoadInst>(loc, tensor->memref,
+                                llvm::ArrayRef<ir::Value *>{})
           ->getResult(0);
     }
     case IdentExpr::Ref::Unresolved:
@@ -352,8 +348,8 @@ ir::Value *ExprLowerer::lowerTernary(const TernaryExpr &expr) {
   if (!cond)
     return nullptr;
   const ir::Type *type = getIrType(ctx, expr.getType());
-  auto ifInst = b.create<ir::IfInst>(loc, llvm::ArrayRef<const ir::Type *>{type},
-                                     cond);
+  auto ifInst =
+      b.create<ir::IfInst>(loc, llvm::ArrayRef<const ir::Type *>{type}, cond);
   ir::Region *outer = b.getInsertionRegion();
   auto branch = [&](ir::Region &region, const Expr &value) {
     b.setInsertionPointToEnd(region);
@@ -523,8 +519,7 @@ LogicalResult lowering::lowerAsLoops(DefContext &def,
   for (unsigned d = 0; d < numGroupDims; ++d) {
     const IndexRange &range = stmtContext.ranges[d];
     ir::Value *group =
-        b.create<ir::GroupIdInst>(lhsIndices[d].loc,
-                                  static_cast<ir::Comp3>(d))
+        b.create<ir::GroupIdInst>(lhsIndices[d].loc, static_cast<ir::Comp3>(d))
             ->getResult(0);
     if (range.lo != 0)
       group = b.create<ir::AddInst>(lhsIndices[d].loc, group,
@@ -555,11 +550,13 @@ LogicalResult lowering::lowerAsLoops(DefContext &def,
                       body.getParameter(i));
   b.setInsertionPointToEnd(body);
 
-  std::optional<llvm::SmallVector<ir::Value *, 4>> lhsSubscripts =
+  llvm::SmallVector<ir::Value *, 4> lhsSubscripts =
       lowerer.lowerLhsSubscripts(*lhs);
   ScalarType lhsType = lhs->type;
   ReductionKind kind = stmt.getReduction();
-  auto lowerRhs = [&]() { return lowerer.lowerValueAs(stmt.getRhs(), lhsType); };
+  auto lowerRhs = [&]() {
+    return lowerer.lowerValueAs(stmt.getRhs(), lhsType);
+  };
 
   ir::Value *result = nullptr;
   if (kind == ReductionKind::None) {
@@ -568,7 +565,7 @@ LogicalResult lowering::lowerAsLoops(DefContext &def,
     ir::Value *init =
         stmt.hasInit()
             ? lowerer.constant(loc, lhsType, getIdentity(kind, lhsType))
-            : b.create<ir::LoadInst>(loc, lhs->memref, *lhsSubscripts)
+            : b.create<ir::LoadInst>(loc, lhs->memref, lhsSubscripts)
                   ->getResult(0);
     // One `for` per reduction index, the accumulator carried through all.
     llvm::ArrayRef<IndexRange> reductions =
@@ -600,7 +597,7 @@ LogicalResult lowering::lowerAsLoops(DefContext &def,
   }
   if (result)
     b.create<ir::StoreInst>(stmt.getLhs().loc, result, lhs->memref,
-                            *lhsSubscripts);
+                            lhsSubscripts);
   b.setInsertionPointToEnd(*outer);
   return success(result && !lowerer.hasFailed());
 }

@@ -172,7 +172,10 @@ func @subgroups(%A: memref<f32x32x32>, %v: memref<i16x64>) {
     store %sum, %v[%li]
     %t = cooperative_matrix_load.t.both_checked %A[%c0, %c0] : coopmatrix<f32x32x8,matrix_acc>
     %u = cooperative_matrix_reduce_min.column %t : coopmatrix<f32x1x8,matrix_acc>
-    %w = cooperative_matrix_extract %u[0] : f32
+    %w = cooperative_matrix_extract %t[0] : f32
+    %u2 = cooperative_matrix_scale %w, %u : coopmatrix<f32x1x8,matrix_acc>
+    %cv = subview %A[0:1, 0:8] : memref<f32x1x8,strided<1,32>>
+    cooperative_matrix_store %u2, %cv[%c0, %c0]
     %z = cooperative_matrix_insert %w, %t[1] : coopmatrix<f32x32x8,matrix_acc>
     %old = cooperative_matrix_atomic_add.rows_checked %z, %A[%c0, %c0] : coopmatrix<f32x32x8,matrix_acc>
   }

@@ -206,6 +206,60 @@ TEST_F(Fixture, RegionParametersFromBuildHooks) {
   EXPECT_EQ(loop.getBody().getEnclosingFunction(), &*program.begin());
 }
 
+TEST_F(Fixture, ResultTypesAreInferredFromCapturedVariables) {
+  const MemRefType *vec = MemRefType::get(ctx, ScalarKind::F64, {8});
+  const Type *coop =
+      CoopMatrixType::get(ctx, ScalarKind::F16, 16, 8, MatrixUse::A);
+  Function &f = b.createFunction(program, "k", {{"x", vec}});
+  Value *i = b.createIndexConstant({}, 0);
+  Value *v = b.createConstant({}, 1.0, ScalarType::get(ctx, ScalarKind::F64));
+  // (MemRef $e):$tensor ... (Number $e):$result
+  auto atomic = b.create<AtomicAddInst>(Location(), v, f.getParameter(0),
+                                        llvm::ArrayRef<Value *>{i});
+  EXPECT_EQ(atomic.getResult()->getType()->str(), "f64");
+  EXPECT_EQ(atomic.getScope(), MemoryScope::WorkGroup);
+  EXPECT_EQ(atomic.getSemantics(), MemorySemantics::Relaxed);
+  // (RealOf $a): the component type of a complex scalar.
+  Value *z = b.createConstant({}, std::complex<double>(1, 1),
+                              ScalarType::get(ctx, ScalarKind::C64));
+  EXPECT_EQ(b.create<AbsInst>(Location(), z).getResult()->getType()->str(),
+            "f64");
+  EXPECT_EQ(b.create<ConjInst>(Location(), z).getResult()->getType()->str(),
+            "c64");
+  // Fixed result types.
+  EXPECT_EQ(b.create<LessThanInst>(Location(), v, v).getResult()->getType(),
+            BoolType::get(ctx));
+  EXPECT_EQ(b.create<NumSubgroupsInst>(Location(), Comp3::Y)
+                .getResult()
+                ->getType()
+                ->str(),
+            "i32");
+  EXPECT_EQ(b.create<SizeInst>(Location(), f.getParameter(0), 0)
+                .getResult()
+                ->getType(),
+            index);
+  // (Coop $k):$mat ... (Number $k):$result
+  Value *m =
+      b.create<CooperativeMatrixConstructInst>(
+           Location(), coop,
+           b.createConstant({}, 0.0, ScalarType::get(ctx, ScalarKind::F16)))
+          .getResult();
+  EXPECT_EQ(b.create<CooperativeMatrixExtractInst>(Location(), m, 0)
+                .getResult()
+                ->getType()
+                ->str(),
+            "f16");
+  // (ElementOf $tensor) of a group is its memref type.
+  const GroupType *group = GroupType::get(ctx, vec, kDynamic);
+  Function &g = b.createFunction(program, "g", {{"G", group}});
+  Value *j = b.createIndexConstant({}, 0);
+  EXPECT_EQ(b.create<LoadInst>(Location(), g.getParameter(0),
+                               llvm::ArrayRef<Value *>{j})
+                .getResult()
+                ->getType(),
+            vec);
+}
+
 struct Counter : InstVisitor<Counter> {
   void visitGemm(GemmInst) { ++gemms; }
   void visitConstant(ConstantInst constant) {

@@ -97,10 +97,10 @@ TEST(TcEvaluatorTest, Conv1d) {
 
 TEST(TcEvaluatorTest, Conv2dWithBias) {
   EvalFixture fixture(readExample("conv2d.tc"));
-  auto out = fixture.run(
-      {{"I", makeTensor({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9})},
-       {"W1", makeTensor({1, 1, 2, 2}, {1, 0, 0, 1})},
-       {"B", makeTensor({1}, {10})}});
+  auto out =
+      fixture.run({{"I", makeTensor({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9})},
+                   {"W1", makeTensor({1, 1, 2, 2}, {1, 0, 0, 1})},
+                   {"B", makeTensor({1}, {10})}});
   ASSERT_TRUE(out) << fixture.joinedMessages();
   // O(h, w) = I(h, w) + I(h + 1, w + 1) + 10.
   expectTensor((*out)["O"], {1, 1, 2, 2}, {16, 18, 22, 24});
@@ -120,27 +120,26 @@ TEST(TcEvaluatorTest, StridedConv) {
 
 TEST(TcEvaluatorTest, GroupedConv) {
   EvalFixture fixture(readExample("grouped_conv.tc"));
-  auto out = fixture.run(
-      {{"I", makeTensor({1, 2, 1, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8})},
-       {"W1", makeTensor({2, 1, 1, 1, 1}, {2, 3})},
-       {"B", makeTensor({2, 1}, {1, -1})}});
+  auto out =
+      fixture.run({{"I", makeTensor({1, 2, 1, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8})},
+                   {"W1", makeTensor({2, 1, 1, 1, 1}, {2, 3})},
+                   {"B", makeTensor({2, 1}, {1, -1})}});
   ASSERT_TRUE(out) << fixture.joinedMessages();
   expectTensor((*out)["O"], {1, 2, 1, 2, 2}, {3, 5, 7, 9, 14, 17, 20, 23});
 }
 
 TEST(TcEvaluatorTest, MaxPool) {
   EvalFixture fixture(readExample("max_pool.tc"));
-  auto out = fixture.run({{"I", makeTensor({1, 1, 4, 4},
-                                           {1, 5, 2, 0, 3, 4, 8, 1, //
-                                            0, 0, 1, 1, 9, 2, 1, 7})}});
+  auto out =
+      fixture.run({{"I", makeTensor({1, 1, 4, 4}, {1, 5, 2, 0, 3, 4, 8, 1, //
+                                                   0, 0, 1, 1, 9, 2, 1, 7})}});
   ASSERT_TRUE(out) << fixture.joinedMessages();
   expectTensor((*out)["O"], {1, 1, 2, 2}, {5, 8, 9, 7});
 }
 
 TEST(TcEvaluatorTest, Softmax) {
   EvalFixture fixture(readExample("softmax.tc"));
-  auto out = fixture.run(
-      {{"X", makeTensor({2, 2}, {0, std::log(3.0), 5, 5})}});
+  auto out = fixture.run({{"X", makeTensor({2, 2}, {0, std::log(3.0), 5, 5})}});
   ASSERT_TRUE(out) << fixture.joinedMessages();
   expectTensor((*out)["Y"], {2, 2}, {0.25, 0.75, 0.5, 0.5}, 1e-7);
   // Temporaries are not outputs.
@@ -196,18 +195,16 @@ TEST(TcEvaluatorTest, MlpThroughCalls) {
 
 TEST(TcEvaluatorTest, Gather) {
   EvalFixture fixture(readExample("gather.tc"));
-  auto out = fixture.run(
-      {{"table", makeTensor({3, 2}, {1, 2, 3, 4, 5, 6})},
-       {"idx", makeTensor({2}, {2, 0}, ScalarType::Int32)}});
+  auto out = fixture.run({{"table", makeTensor({3, 2}, {1, 2, 3, 4, 5, 6})},
+                          {"idx", makeTensor({2}, {2, 0}, ScalarType::Int32)}});
   ASSERT_TRUE(out) << fixture.joinedMessages();
   expectTensor((*out)["O"], {2, 2}, {5, 6, 1, 2});
 }
 
 TEST(TcEvaluatorTest, GatherOutOfBoundsIsAnError) {
   EvalFixture fixture(readExample("gather.tc"));
-  auto out = fixture.run(
-      {{"table", makeTensor({3, 2}, {1, 2, 3, 4, 5, 6})},
-       {"idx", makeTensor({2}, {1, 3}, ScalarType::Int32)}});
+  auto out = fixture.run({{"table", makeTensor({3, 2}, {1, 2, 3, 4, 5, 6})},
+                          {"idx", makeTensor({2}, {1, 3}, ScalarType::Int32)}});
   EXPECT_FALSE(out);
   ASSERT_FALSE(fixture.source.messages.empty());
   EXPECT_EQ(fixture.source.messages.back(),
@@ -222,8 +219,7 @@ TEST(TcEvaluatorTest, Transpose) {
 }
 
 TEST(TcEvaluatorTest, ReductionWithoutBangAccumulatesIntoInitialOutput) {
-  EvalFixture fixture(
-      "def f(float(N, K) A) -> (O) {\n  O(i) += A(i, k)\n}\n");
+  EvalFixture fixture("def f(float(N, K) A) -> (O) {\n  O(i) += A(i, k)\n}\n");
   auto out = fixture.run({{"A", makeTensor({2, 2}, {1, 2, 3, 4})},
                           {"O", makeTensor({2}, {100, 200})}});
   ASSERT_TRUE(out) << fixture.joinedMessages();
@@ -278,8 +274,8 @@ TEST(TcEvaluatorTest, IntegerSemantics) {
                       "  R(i) = A(i) % 3\n"
                       "  C(i) = int8(A(i) * 100)\n"
                       "}\n");
-  auto out = fixture.run(
-      {{"A", makeTensor({3}, {-3, 7, 2}, ScalarType::Int32)}});
+  auto out =
+      fixture.run({{"A", makeTensor({3}, {-3, 7, 2}, ScalarType::Int32)}});
   ASSERT_TRUE(out) << fixture.joinedMessages();
   // Floor division and modulo, as range inference assumes.
   expectTensor((*out)["Q"], {3}, {-2, 3, 1});
@@ -309,11 +305,14 @@ TEST(TcEvaluatorTest, FloatStoresRoundAccumulationIsDouble) {
 
 TEST(TcEvaluatorTest, InputErrors) {
   EvalFixture fixture(readExample("matmul.tc"));
-  EXPECT_FALSE(fixture.run({{"A", makeTensor({2, 3}, std::vector<double>(6))}}));
-  EXPECT_FALSE(fixture.run({{"A", makeTensor({2, 3}, std::vector<double>(6))},
-                            {"B", makeTensor({2, 2}, std::vector<double>(4))}}));
-  EXPECT_FALSE(fixture.run({{"A", makeTensor({6}, std::vector<double>(6))},
-                            {"B", makeTensor({3, 2}, std::vector<double>(6))}}));
+  EXPECT_FALSE(
+      fixture.run({{"A", makeTensor({2, 3}, std::vector<double>(6))}}));
+  EXPECT_FALSE(
+      fixture.run({{"A", makeTensor({2, 3}, std::vector<double>(6))},
+                   {"B", makeTensor({2, 2}, std::vector<double>(4))}}));
+  EXPECT_FALSE(
+      fixture.run({{"A", makeTensor({6}, std::vector<double>(6))},
+                   {"B", makeTensor({3, 2}, std::vector<double>(6))}}));
   EXPECT_EQ(fixture.source.messages,
             (std::vector<std::string>{
                 "2:39: no value given for input 'B' of 'matmul'",

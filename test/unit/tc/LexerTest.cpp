@@ -30,24 +30,26 @@ std::vector<TokenKind> kinds(const std::vector<Token> &tokens) {
 TEST(TcLexerTest, ReductionOperatorsAreSingleTokens) {
   TcSource source("+= +=! *= *=! min= min=! max= max=! = == != min minimum");
   using K = TokenKind;
-  EXPECT_EQ(kinds(lexAll(source)),
-            (std::vector<K>{K::PlusEqual, K::PlusEqualBang, K::StarEqual,
-                            K::StarEqualBang, K::MinEqual, K::MinEqualBang,
-                            K::MaxEqual, K::MaxEqualBang, K::Equal,
-                            K::EqualEqual, K::NotEqual, K::KwMin, K::Ident,
-                            K::Eof}));
+  EXPECT_EQ(
+      kinds(lexAll(source)),
+      (std::vector<K>{K::PlusEqual, K::PlusEqualBang, K::StarEqual,
+                      K::StarEqualBang, K::MinEqual, K::MinEqualBang,
+                      K::MaxEqual, K::MaxEqualBang, K::Equal, K::EqualEqual,
+                      K::NotEqual, K::KwMin, K::Ident, K::Eof}));
   EXPECT_TRUE(source.messages.empty());
 }
 
 TEST(TcLexerTest, OperatorsAndPunctuation) {
   TcSource source("-> ( ) { } , : ? + - * / % ! < > <= >= && ||");
   using K = TokenKind;
-  EXPECT_EQ(kinds(lexAll(source)),
-            (std::vector<K>{K::Arrow, K::LParen, K::RParen, K::LBrace,
-                            K::RBrace, K::Comma, K::Colon, K::Question,
-                            K::Plus, K::Minus, K::Star, K::Slash, K::Percent,
-                            K::Bang, K::Less, K::Greater, K::LessEqual,
-                            K::GreaterEqual, K::AmpAmp, K::PipePipe, K::Eof}));
+  EXPECT_EQ(
+      kinds(lexAll(source)),
+      (std::vector<K>{K::Arrow,     K::LParen,       K::RParen, K::LBrace,
+                      K::RBrace,    K::Comma,        K::Colon,  K::Question,
+                      K::Plus,      K::Minus,        K::Star,   K::Slash,
+                      K::Percent,   K::Bang,         K::Less,   K::Greater,
+                      K::LessEqual, K::GreaterEqual, K::AmpAmp, K::PipePipe,
+                      K::Eof}));
 }
 
 TEST(TcLexerTest, KeywordsAndTypes) {
@@ -55,12 +57,12 @@ TEST(TcLexerTest, KeywordsAndTypes) {
                   "float64 double uint64 int8 int half_x");
   std::vector<Token> tokens = lexAll(source);
   using K = TokenKind;
-  EXPECT_EQ(kinds(tokens),
-            (std::vector<K>{K::KwDef, K::KwWhere, K::KwIn, K::KwExists,
-                            K::KwBool, K::KwByte, K::KwHalf, K::KwFloat16,
-                            K::KwFloat32, K::KwFloat64, K::KwDouble,
-                            K::KwUInt64, K::KwInt8, K::Ident, K::Ident,
-                            K::Eof}));
+  EXPECT_EQ(
+      kinds(tokens),
+      (std::vector<K>{K::KwDef, K::KwWhere, K::KwIn, K::KwExists, K::KwBool,
+                      K::KwByte, K::KwHalf, K::KwFloat16, K::KwFloat32,
+                      K::KwFloat64, K::KwDouble, K::KwUInt64, K::KwInt8,
+                      K::Ident, K::Ident, K::Eof}));
   EXPECT_EQ(getTypeKeywordScalar(K::KwByte), ScalarType::UInt8);
   EXPECT_EQ(getTypeKeywordScalar(K::KwFloat16), ScalarType::Half);
   EXPECT_EQ(getTypeKeywordScalar(K::KwFloat64), ScalarType::Double);

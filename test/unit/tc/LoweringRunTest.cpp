@@ -96,8 +96,7 @@ double LoweringRunTest::runAndCompare(llvm::StringRef text,
 
   auto exe = runtime::Executable::compile(*rt, lowered, source.diags);
   EXPECT_TRUE(bool(exe)) << llvm::toString(exe.takeError()) << "\n"
-                         << irText
-                         << testing::PrintToString(source.messages);
+                         << irText << testing::PrintToString(source.messages);
   if (!exe)
     return kFailed;
 
@@ -156,8 +155,7 @@ double LoweringRunTest::runAndCompare(llvm::StringRef text,
 
   std::optional<llvm::StringMap<Tensor>> expected =
       evaluate(*program, *def, args, source.diags, sizes);
-  EXPECT_TRUE(expected.has_value())
-      << testing::PrintToString(source.messages);
+  EXPECT_TRUE(expected.has_value()) << testing::PrintToString(source.messages);
   if (!expected)
     return kFailed;
 
@@ -169,8 +167,8 @@ double LoweringRunTest::runAndCompare(llvm::StringRef text,
     const Tensor &want = expected->find(tensor.name)->second;
     EXPECT_EQ(tensor.type, ScalarType::Float);
     std::vector<float> got(want.data.size());
-    EXPECT_FALSE(bool(rt->read(buffers[index], got.data(),
-                               got.size() * sizeof(float))));
+    EXPECT_FALSE(
+        bool(rt->read(buffers[index], got.data(), got.size() * sizeof(float))));
     for (size_t i = 0; i < got.size(); ++i) {
       double error = std::abs(got[i] - want.data[i]) /
                      std::max(1.0, std::abs(want.data[i]));
@@ -253,14 +251,9 @@ TEST_F(LoweringRunTest, Softmax) {
 }
 
 TEST_F(LoweringRunTest, Conv2d) {
-  runAndCompare(readExample("conv2d.tc"), "conv2d",
-                {{"N", 2},
-                 {"C", 3},
-                 {"H", 7},
-                 {"W", 9},
-                 {"M", 5},
-                 {"KH", 3},
-                 {"KW", 2}});
+  runAndCompare(
+      readExample("conv2d.tc"), "conv2d",
+      {{"N", 2}, {"C", 3}, {"H", 7}, {"W", 9}, {"M", 5}, {"KH", 3}, {"KW", 2}});
 }
 
 TEST_F(LoweringRunTest, MaxPool) {
@@ -276,14 +269,9 @@ TEST_F(LoweringRunTest, LayerNormAndMoments) {
 
 TEST_F(LoweringRunTest, OtherExamples) {
   runAndCompare(readExample("conv1d.tc"), "conv1d", {{"N", 33}, {"K", 5}});
-  runAndCompare(readExample("strided_conv.tc"), "strided_conv",
-                {{"N", 2},
-                 {"C", 3},
-                 {"H", 9},
-                 {"W", 7},
-                 {"M", 5},
-                 {"KH", 3},
-                 {"KW", 3}});
+  runAndCompare(
+      readExample("strided_conv.tc"), "strided_conv",
+      {{"N", 2}, {"C", 3}, {"H", 9}, {"W", 7}, {"M", 5}, {"KH", 3}, {"KW", 3}});
   runAndCompare(readExample("grouped_conv.tc"), "grouped_conv",
                 {{"N", 1},
                  {"G", 2},

@@ -55,8 +55,7 @@ TEST(TcParserTest, TernaryIsRightAssociativeAndLowest) {
 TEST(TcParserTest, PrimaryForms) {
   EXPECT_EQ(parseExpr("min(a, b) + max(c, 1)"), "(min(a, b) + max(c, 1))");
   EXPECT_EQ(parseExpr("int32(x) * float(2)"), "(int32(x) * float(2))");
-  EXPECT_EQ(parseExpr("T.1 + exp(A(i + 1, j))"),
-            "(T.1 + exp(A((i + 1), j)))");
+  EXPECT_EQ(parseExpr("T.1 + exp(A(i + 1, j))"), "(T.1 + exp(A((i + 1), j)))");
   EXPECT_EQ(parseExpr("T(Idx(i))"), "T(Idx(i))");
   EXPECT_EQ(parseExpr("0.5 * 2.0"), "(0.5 * 2.0)");
 }

@@ -61,7 +61,8 @@ TEST(TcSemaTest, ExpressionTypes) {
                   "}\n");
   Program *program = source.load(/*inferAllRanges=*/false);
   ASSERT_NE(program, nullptr);
-  const auto &ternary = llvm::cast<TernaryExpr>(stmtAt(*program, 0, 0).getRhs());
+  const auto &ternary =
+      llvm::cast<TernaryExpr>(stmtAt(*program, 0, 0).getRhs());
   EXPECT_EQ(ternary.getCond().getType(), ScalarType::Bool);
   // Builtins compute in at least float.
   EXPECT_EQ(ternary.getTrueValue().getType(), ScalarType::Float);
@@ -93,8 +94,7 @@ TEST(TcSemaTest, CallsRecordTheCallee) {
                   "def f(float(N) A) -> (B) { B = g(A) }\n");
   Program *program = source.load(/*inferAllRanges=*/false);
   ASSERT_NE(program, nullptr);
-  const auto &call =
-      llvm::cast<CallStmt>(*program->getDefs()[1]->getBody()[0]);
+  const auto &call = llvm::cast<CallStmt>(*program->getDefs()[1]->getBody()[0]);
   EXPECT_EQ(call.getCalleeDef(), program->getDefs()[0].get());
   EXPECT_EQ(program->getDefs()[1]->lookupTensor("B")->rank, 1u);
 }

@@ -22,11 +22,10 @@ public:
         llvm::MemoryBuffer::getMemBufferCopy(text, "test.tc"), llvm::SMLoc());
     diags.setHandler([this](const Diagnostic &diag) {
       auto [line, col] = sourceMgr.getLineAndColumn(diag.loc.Start);
-      std::string text = std::to_string(line) + ":" + std::to_string(col) +
-                         ": " +
-                         (diag.severity == Severity::Warning ? "warning: "
-                                                             : "") +
-                         diag.message;
+      std::string text =
+          std::to_string(line) + ":" + std::to_string(col) + ": " +
+          (diag.severity == Severity::Warning ? "warning: " : "") +
+          diag.message;
       messages.push_back(text);
     });
   }

@@ -55,8 +55,17 @@ struct Ident {
 
 class Expr {
 public:
-  enum class Kind { IntLit, FloatLit, Ident, DimAccess, Unary, Binary,
-                    Ternary, Apply, Cast };
+  enum class Kind {
+    IntLit,
+    FloatLit,
+    Ident,
+    DimAccess,
+    Unary,
+    Binary,
+    Ternary,
+    Apply,
+    Cast
+  };
 
   virtual ~Expr() = default;
   Kind getKind() const { return kind; }
@@ -136,9 +145,7 @@ public:
       : Expr(Kind::DimAccess, loc), tensor(tensor), dim(dim) {}
   const Ident &getTensor() const { return tensor; }
   int64_t getDim() const { return dim; }
-  static bool classof(const Expr *e) {
-    return e->getKind() == Kind::DimAccess;
-  }
+  static bool classof(const Expr *e) { return e->getKind() == Kind::DimAccess; }
 
 private:
   Ident tensor;
@@ -162,10 +169,21 @@ private:
 };
 
 enum class BinaryOp {
-  Add, Sub, Mul, Div, Mod,
-  Less, Greater, LessEqual, GreaterEqual, Equal, NotEqual,
-  And, Or,
-  Min, Max ///< the `min(a, b)` / `max(a, b)` operators
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Mod,
+  Less,
+  Greater,
+  LessEqual,
+  GreaterEqual,
+  Equal,
+  NotEqual,
+  And,
+  Or,
+  Min,
+  Max ///< the `min(a, b)` / `max(a, b)` operators
 };
 
 /// The source spelling of \p op (`+`, `&&`, `min`).
@@ -190,8 +208,7 @@ private:
 
 class TernaryExpr : public Expr {
 public:
-  TernaryExpr(Location loc, ExprPtr cond, ExprPtr trueValue,
-              ExprPtr falseValue)
+  TernaryExpr(Location loc, ExprPtr cond, ExprPtr trueValue, ExprPtr falseValue)
       : Expr(Kind::Ternary, loc), cond(std::move(cond)),
         trueValue(std::move(trueValue)), falseValue(std::move(falseValue)) {}
   const Expr &getCond() const { return *cond; }

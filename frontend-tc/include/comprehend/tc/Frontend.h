@@ -16,8 +16,7 @@ namespace comprehend::tc {
 /// Sema, and (with \p inferAllRanges) range inference of every def with
 /// symbolic sizes, so that ranges that cannot be inferred are reported too.
 /// Returns null if an error was reported.
-std::unique_ptr<Program> loadProgram(DiagnosticEngine &diags,
-                                     unsigned bufferId,
+std::unique_ptr<Program> loadProgram(DiagnosticEngine &diags, unsigned bufferId,
                                      bool inferAllRanges = true);
 
 /// The def called \p name, or the last def of the file when \p name is

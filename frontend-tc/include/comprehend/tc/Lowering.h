@@ -1,5 +1,4 @@
-//===- Lowering.h - Lowering of checked TC defs to the tensor language -*- C++
-//-*-===//
+//===- Lowering.h - TC defs to tensor-language functions --------*- C++ -*-===//
 //
 // Turns one checked TC def with concrete sizes into one tensor-language
 // function, built through ir::Builder (never text):
