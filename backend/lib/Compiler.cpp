@@ -15,8 +15,7 @@ using namespace comprehend::backend;
 /// The passes to run: --passes if given, else the default pipeline for the
 /// optimization level.
 static llvm::SmallVector<const PassInfo *, 8>
-getPipeline(const CompileOptions &options, DiagnosticEngine &diags,
-            bool &ok) {
+getPipeline(const CompileOptions &options, DiagnosticEngine &diags, bool &ok) {
   llvm::SmallVector<const PassInfo *, 8> pipeline;
   ok = true;
   if (!options.passes.empty()) {
@@ -55,8 +54,7 @@ LogicalResult comprehend::backend::lowerProgram(ir::Program &program,
         result = failure();
         break;
       }
-      if (options.verifyEachPass &&
-          failed(ir::verify(function, diags))) {
+      if (options.verifyEachPass && failed(ir::verify(function, diags))) {
         diags.emitError(function.getLoc())
             << "compiler bug: function '@" << function.getName()
             << "' is invalid after pass '" << info->name << "'";
@@ -68,11 +66,9 @@ LogicalResult comprehend::backend::lowerProgram(ir::Program &program,
   return result;
 }
 
-std::optional<CompiledProgram>
-comprehend::backend::emitProgram(const ir::Program &program,
-                                 const CoreInfo &core,
-                                 const CompileOptions &options,
-                                 DiagnosticEngine &diags) {
+std::optional<CompiledProgram> comprehend::backend::emitProgram(
+    const ir::Program &program, const CoreInfo &core,
+    const CompileOptions &options, DiagnosticEngine &diags) {
   std::optional<CompiledProgram> compiled =
       spv::emitModule(program, core, diags);
   if (!compiled || !options.validate)

@@ -1,4 +1,5 @@
-//===- CoreInfo.cpp - Target core presets ----------------------------------===//
+//===- CoreInfo.cpp - Target core presets
+//----------------------------------===//
 #include "comprehend/backend/CoreInfo.h"
 
 #include "llvm/ADT/STLExtras.h"

@@ -22,10 +22,9 @@ comprehend::backend::selectKernelShape(const ir::Function &function,
     if (*requested <= 0 ||
         !core.supportsSubgroupSize(static_cast<unsigned>(*requested))) {
       auto diag = diags.emitError(function.getLoc())
-                  << "subgroup size " << *requested
-                  << " of function '@" << function.getName()
-                  << "' is not supported by target '" << core.name
-                  << "' (supported:";
+                  << "subgroup size " << *requested << " of function '@"
+                  << function.getName() << "' is not supported by target '"
+                  << core.name << "' (supported:";
       for (unsigned size : core.subgroupSizes)
         diag << ' ' << size;
       diag << ")";
@@ -71,8 +70,7 @@ comprehend::backend::selectKernelShape(const ir::Function &function,
           << core.maxWorkGroupSize << " of target '" << core.name << "'";
       return std::nullopt;
     }
-    shape.workGroupSize = {static_cast<unsigned>(x),
-                           static_cast<unsigned>(y)};
+    shape.workGroupSize = {static_cast<unsigned>(x), static_cast<unsigned>(y)};
     return shape;
   }
 

@@ -27,9 +27,7 @@ struct KernelShape {
   /// (x, y); x is a multiple of the subgroup size.
   std::array<unsigned, 2> workGroupSize = {1, 1};
 
-  unsigned getNumSubgroupsX() const {
-    return workGroupSize[0] / subgroupSize;
-  }
+  unsigned getNumSubgroupsX() const { return workGroupSize[0] / subgroupSize; }
   unsigned getNumSubgroups() const {
     return getNumSubgroupsX() * workGroupSize[1];
   }

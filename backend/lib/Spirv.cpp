@@ -76,9 +76,8 @@ comprehend::backend::disassembleSpirv(llvm::ArrayRef<uint32_t> words) {
   spvtools::SpirvTools tools(SPV_ENV_UNIVERSAL_1_4);
   std::string messages;
   tools.SetMessageConsumer([&](spv_message_level_t, const char *,
-                               const spv_position_t &, const char *message) {
-    messages += message;
-  });
+                               const spv_position_t &,
+                               const char *message) { messages += message; });
   std::string text;
   if (!tools.Disassemble(words.data(), words.size(), &text,
                          SPV_BINARY_TO_TEXT_OPTION_FRIENDLY_NAMES))

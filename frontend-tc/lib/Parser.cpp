@@ -2,6 +2,7 @@
 #include "comprehend/tc/Parser.h"
 #include "comprehend/tc/Lexer.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <vector>
@@ -179,6 +180,10 @@ private:
   std::vector<Token> tokens;
   size_t pos = 0;
   llvm::StringSet<> defNames;
+  /// Current nesting of expressions and unary operators.
+  unsigned depth = 0;
+  static constexpr unsigned kMaxDepth = 256;
+  static constexpr unsigned kMaxChain = 4096;
 };
 
 } // namespace
@@ -388,6 +393,15 @@ LogicalResult Parser::parseWhere(std::vector<WhereClause> &wheres) {
 }
 
 ExprPtr Parser::parseExpr() {
+  // Recursion depth is bounded so that hostile input cannot overflow the
+  // stack.
+  if (depth >= kMaxDepth) {
+    (void)(diags.emitError(tok().getLoc())
+           << "expression is nested more than " << kMaxDepth << " levels deep");
+    return nullptr;
+  }
+  ++depth;
+  auto restore = llvm::make_scope_exit([&] { --depth; });
   ExprPtr cond = parseBinary(1);
   if (!cond || !consumeIf(TokenKind::Question))
     return cond;
@@ -404,10 +418,19 @@ ExprPtr Parser::parseExpr() {
 
 ExprPtr Parser::parseBinary(int minPrecedence) {
   ExprPtr lhs = parseUnary();
+  // Left-associative chains nest as deeply as they are long; later passes
+  // recurse over them.
+  unsigned chain = 0;
   while (lhs) {
     int precedence = getPrecedence(tok().getKind());
     if (precedence == 0 || precedence < minPrecedence)
       return lhs;
+    if (++chain > kMaxChain) {
+      (void)(diags.emitError(tok().getLoc())
+             << "expression has more than " << kMaxChain
+             << " operators in a row");
+      return nullptr;
+    }
     BinaryOp op = getBinaryOp(consume().getKind());
     ExprPtr rhs = parseBinary(precedence + 1);
     if (!rhs)
@@ -421,6 +444,13 @@ ExprPtr Parser::parseBinary(int minPrecedence) {
 ExprPtr Parser::parseUnary() {
   if (!tok().is(TokenKind::Minus) && !tok().is(TokenKind::Bang))
     return parsePrimary();
+  if (depth >= kMaxDepth) {
+    (void)(diags.emitError(tok().getLoc())
+           << "expression is nested more than " << kMaxDepth << " levels deep");
+    return nullptr;
+  }
+  ++depth;
+  auto restore = llvm::make_scope_exit([&] { --depth; });
   Token opTok = consume();
   ExprPtr operand = parseUnary();
   if (!operand)

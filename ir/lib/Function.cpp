@@ -1,7 +1,5 @@
-//===- Function.cpp - Kernels and programs --------------------------------===//
+//===- Function.cpp - A kernel of the tensor language ---------------------===//
 #include "comprehend/ir/Function.h"
-
-#include "comprehend/ir/Program.h"
 
 using namespace comprehend::ir;
 
@@ -37,17 +35,4 @@ std::optional<std::array<int64_t, 2>> Function::getWorkGroupSize() const {
   if (!values || values->size() != 2)
     return std::nullopt;
   return std::array<int64_t, 2>{(*values)[0], (*values)[1]};
-}
-
-Function &Program::addFunction(std::unique_ptr<Function> function) {
-  function->parent = this;
-  functions.push_back(std::move(function));
-  return *functions.back();
-}
-
-Function *Program::lookupFunction(llvm::StringRef name) const {
-  for (const std::unique_ptr<Function> &function : functions)
-    if (function->getName() == name)
-      return function.get();
-  return nullptr;
 }

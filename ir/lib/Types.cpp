@@ -7,17 +7,6 @@
 using namespace comprehend;
 using namespace comprehend::ir;
 
-Context::Impl::Impl(Context &ctx) {
-  llvm::BumpPtrAllocator &alloc = ctx.getAllocator();
-  voidType = new (alloc.Allocate<VoidType>()) VoidType(ctx);
-  boolType = new (alloc.Allocate<BoolType>()) BoolType(ctx);
-  for (unsigned i = 0; i < kNumScalarKinds; ++i)
-    scalarTypes[i] = new (alloc.Allocate<ScalarType>())
-        ScalarType(ctx, static_cast<ScalarKind>(i));
-  for (unsigned i = 0; i < 2; ++i)
-    boolAttrs[i] = new (alloc.Allocate<BoolAttr>()) BoolAttr(i != 0);
-}
-
 //===----------------------------------------------------------------------===//
 // Type
 //===----------------------------------------------------------------------===//

@@ -65,8 +65,7 @@ int emitBackendOutput(ir::Program &program, DiagnosticEngine &diags) {
   bool binary = Emit == EmitKind::Spirv;
   std::string outputPath =
       OutputFilename.empty() ? std::string("-") : OutputFilename.getValue();
-  llvm::ToolOutputFile output(outputPath,
-                              error,
+  llvm::ToolOutputFile output(outputPath, error,
                               binary ? llvm::sys::fs::OF_None
                                      : llvm::sys::fs::OF_Text);
   if (error) {

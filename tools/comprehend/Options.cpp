@@ -86,13 +86,14 @@ cl::opt<std::string> Config("config",
 cl::opt<std::string> Grid("grid",
                           cl::desc("Number of work-groups (.ir only)"),
                           cl::value_desc("X,Y,Z"), cl::sub(RunCommand),
-                          cl::cat(category));
+                          cl::sub(TuneCommand), cl::cat(category));
 
 cl::list<std::string> Args("arg",
                            cl::desc("Argument value: NAME=FILE.npy or "
                                     "NAME=VALUE (random where not given)"),
                            cl::value_desc("NAME=FILE.npy|VALUE"),
-                           cl::sub(RunCommand), cl::cat(category));
+                           cl::sub(RunCommand), cl::sub(TuneCommand),
+                           cl::cat(category));
 
 cl::opt<std::string> OutDir("out", cl::desc("Write outputs as .npy here"),
                             cl::value_desc("dir"), cl::sub(RunCommand),
@@ -110,7 +111,8 @@ cl::opt<bool> Check("check",
                     cl::init(false), cl::sub(RunCommand), cl::cat(category));
 
 cl::opt<unsigned> Repeat("repeat", cl::desc("Timed launches (median)"),
-                         cl::init(10), cl::sub(RunCommand), cl::cat(category));
+                         cl::init(10), cl::sub(RunCommand),
+                         cl::sub(TuneCommand), cl::cat(category));
 
 cl::opt<bool> Json("json", cl::desc("Print one JSON object on stdout"),
                    cl::init(false), cl::sub(RunCommand), cl::sub(TuneCommand),

@@ -5,7 +5,9 @@
 // --arg, else random), launches the entry over --grid work-groups, prints the
 // median kernel time and writes the memref arguments back as .npy files.
 // Exit codes: 1 for bad input (diagnostics, missing or mismatched
-// arguments), 2 for usage, 3 for device/runtime failures.
+// arguments), 2 for usage, 3 for device/runtime failures. `tune` searches
+// the work-group and subgroup sizes of an entry (docs/tuning.md), checking
+// every candidate's outputs against the default's, and caches the best.
 //
 //===----------------------------------------------------------------------===//
 #include "Input.h"
@@ -19,6 +21,9 @@
 #include "comprehend/ir/Verifier.h"
 #include "comprehend/runtime/Executable.h"
 #include "comprehend/runtime/HostArguments.h"
+#include "comprehend/runtime/TuningCache.h"
+#include "comprehend/runtime/TuningKernel.h"
+#include "comprehend/runtime/TuningSearch.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -28,6 +33,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+#include <cstring>
 #include <random>
 
 using namespace comprehend;
@@ -77,11 +84,6 @@ int runDevices() {
   for (const runtime::Device *device : shown)
     printDevice(llvm::outs(), device->getInfo());
   return ExitSuccess;
-}
-
-int runTune() {
-  llvm::errs() << "comprehend tune: the autotuner is not built yet\n";
-  return ExitUsage;
 }
 
 //===----------------------------------------------------------------------===//
@@ -344,6 +346,308 @@ int runRun() {
     break;
   }
   llvm::errs() << "comprehend run: cannot tell the language of '"
+               << InputFilename << "'; use --lang ir\n";
+  return ExitUsage;
+}
+
+//===----------------------------------------------------------------------===//
+// tune
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Tunes one kernel of an .ir file: every candidate is the program re-parsed
+/// with the configuration's attributes on the entry, compiled, run once on
+/// the same inputs (restored before each candidate) for the correctness
+/// check, then timed.
+class IrTuner {
+public:
+  IrTuner(Runtime &runtime, llvm::SourceMgr &sourceMgr, ir::Context &ctx,
+          std::string entryName, std::array<size_t, 3> grid)
+      : runtime(runtime), sourceMgr(sourceMgr), ctx(ctx),
+        entryName(std::move(entryName)), grid(grid) {}
+
+  /// Compiles the unmodified program, binds the inputs and saves them.
+  llvm::Error setUp(backend::KernelInfo &defaults) {
+    auto executable = compile(nullptr);
+    if (!executable)
+      return executable.takeError();
+    auto entry = (*executable)->getEntry(entryName);
+    if (!entry)
+      return entry.takeError();
+    defaults = entry->info;
+    auto bound = bindParameters(runtime, *entry, entryName);
+    if (!bound)
+      return bound.takeError();
+    bindings = std::move(*bound);
+    initial.resize(bindings.arrays.size());
+    for (size_t i = 0; i < bindings.arrays.size(); ++i)
+      if (bindings.arrays[i])
+        if (llvm::Error error = readBack(i, initial[i]))
+          return error;
+    return llvm::Error::success();
+  }
+
+  /// Compiles, checks and times `config`; returns the median kernel time.
+  llvm::Expected<double> evaluate(const Configuration &config) {
+    lastOutputs.clear();
+    auto executable = compile(&config);
+    if (!executable)
+      return executable.takeError();
+    for (size_t i = 0; i < initial.size(); ++i)
+      if (bindings.arrays[i])
+        if (llvm::Error error =
+                runtime.write(*bindings.arrays[i]->buffer, initial[i].data(),
+                              initial[i].size()))
+          return error;
+    // The first launch is the warm-up and produces the checked outputs; the
+    // timed ones may accumulate into them (beta = 1).
+    auto first = (*executable)->run(entryName, grid, bindings.values, 1);
+    if (!first)
+      return first.takeError();
+    lastOutputs.resize(initial.size());
+    for (size_t i = 0; i < initial.size(); ++i)
+      if (bindings.arrays[i])
+        if (llvm::Error error = readBack(i, lastOutputs[i]))
+          return error;
+    if (reference.empty())
+      reference = lastOutputs;
+    auto timing = (*executable)
+                      ->run(entryName, grid, bindings.values,
+                            std::max(1u, unsigned(Repeat)));
+    if (!timing)
+      return timing.takeError();
+    return timing->getMedianKernelMs();
+  }
+
+  /// Compares the last evaluated candidate's outputs with the default's.
+  llvm::Error check(const Configuration &config) const {
+    for (size_t i = 0; i < reference.size(); ++i) {
+      if (!bindings.arrays[i])
+        continue;
+      if (!sameValues(bindings.arrays[i]->type.dtype, reference[i],
+                      lastOutputs[i]))
+        return makeInputError("'%" + bindings.arrays[i]->type.name +
+                              "' differs from the default's with " +
+                              formatConfiguration(config));
+    }
+    return llvm::Error::success();
+  }
+
+  /// Canonical sizes of the bound inputs and the grid, for the cache key.
+  std::string describeSizes() const {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "grid=" << grid[0] << "x" << grid[1] << "x" << grid[2];
+    for (const std::optional<DeviceArgument> &array : bindings.arrays)
+      if (array)
+        os << ",%" << array->type.name << "=" << array->buffer->getSize()
+           << "B";
+    return text;
+  }
+
+private:
+  llvm::Expected<std::unique_ptr<Executable>>
+  compile(const Configuration *config) {
+    // Candidates that fail to compile are dropped silently; the default's
+    // diagnostics are printed.
+    DiagnosticEngine diags(sourceMgr);
+    std::string messages;
+    if (config)
+      diags.setHandler(
+          [&](const Diagnostic &diag) { messages += diag.message + "; "; });
+    std::unique_ptr<ir::Program> program =
+        ir::parseSource(ctx, diags, sourceMgr.getMainFileID());
+    if (!program || failed(ir::verify(*program, diags)))
+      return makeInputError("'" + InputFilename + "' is invalid " + messages);
+    if (config)
+      applyConfiguration(*program->lookupFunction(entryName), *config);
+    auto executable = Executable::compile(runtime, *program, diags);
+    if (!executable && config) {
+      llvm::consumeError(executable.takeError());
+      return makeInputError("compilation failed: " + messages);
+    }
+    return executable;
+  }
+
+  llvm::Error readBack(size_t index, std::vector<unsigned char> &bytes) {
+    const Buffer &buffer = *bindings.arrays[index]->buffer;
+    bytes.resize(buffer.getSize());
+    return runtime.read(buffer, bytes.data(), bytes.size());
+  }
+
+  /// Floats may differ by rounding (another work split may reorder sums);
+  /// everything else must be bit-identical.
+  static bool sameValues(DType dtype, const std::vector<unsigned char> &a,
+                         const std::vector<unsigned char> &b) {
+    if (a.size() != b.size())
+      return false;
+    auto close = [](double x, double y) {
+      if (std::isnan(x) || std::isnan(y))
+        return std::isnan(x) && std::isnan(y);
+      return std::abs(x - y) <= 1e-3 * (1 + std::abs(y));
+    };
+    if (dtype == DType::F32 || dtype == DType::C32) {
+      for (size_t i = 0; i + 4 <= a.size(); i += 4) {
+        float x, y;
+        std::memcpy(&x, &a[i], 4);
+        std::memcpy(&y, &b[i], 4);
+        if (!close(x, y))
+          return false;
+      }
+      return true;
+    }
+    if (dtype == DType::F64 || dtype == DType::C64) {
+      for (size_t i = 0; i + 8 <= a.size(); i += 8) {
+        double x, y;
+        std::memcpy(&x, &a[i], 8);
+        std::memcpy(&y, &b[i], 8);
+        if (!close(x, y))
+          return false;
+      }
+      return true;
+    }
+    return a == b;
+  }
+
+  Runtime &runtime;
+  llvm::SourceMgr &sourceMgr;
+  ir::Context &ctx;
+  std::string entryName;
+  std::array<size_t, 3> grid;
+  Bindings bindings;
+  std::vector<std::vector<unsigned char>> initial, reference, lastOutputs;
+};
+} // namespace
+
+static int tuneIrFile() {
+  if (!checkRunUsage())
+    return ExitUsage;
+  auto grid = parseGrid(Grid);
+  if (!grid)
+    return fail(grid.takeError(), "tune");
+  llvm::SourceMgr sourceMgr;
+  DiagnosticEngine diags(sourceMgr);
+  if (failed(loadInputFile(InputFilename, sourceMgr)))
+    return ExitInvalidInput;
+  ir::Context ctx;
+  std::unique_ptr<ir::Program> program =
+      ir::parseSource(ctx, diags, sourceMgr.getMainFileID());
+  if (!program || failed(ir::verify(*program, diags)) || diags.hasErrors())
+    return ExitInvalidInput;
+  std::string entryName = Entry;
+  if (entryName.empty()) {
+    if (program->size() != 1) {
+      llvm::errs() << "comprehend tune: error: '" << InputFilename << "' has "
+                   << program->size()
+                   << " functions; choose one with --entry\n";
+      return ExitInvalidInput;
+    }
+    entryName = program->begin()->getName().str();
+  } else if (!program->lookupFunction(entryName)) {
+    llvm::errs() << "comprehend tune: error: no function '@" << entryName
+                 << "' in '" << InputFilename << "'\n";
+    return ExitInvalidInput;
+  }
+
+  auto runtime = Runtime::create(Device);
+  if (!runtime)
+    return fail(runtime.takeError(), "tune");
+  IrTuner tuner(**runtime, sourceMgr, ctx, entryName, *grid);
+  backend::KernelInfo defaults;
+  if (llvm::Error error = tuner.setUp(defaults)) {
+    if (diags.hasErrors()) {
+      llvm::consumeError(std::move(error));
+      return ExitInvalidInput;
+    }
+    return fail(std::move(error), "tune");
+  }
+  auto space = makeWorkGroupSpace((*runtime)->getCoreInfo(), defaults);
+  if (!space)
+    return fail(space.takeError(), "tune");
+
+  const DeviceInfo &device = (*runtime)->getDevice().getInfo();
+  StringRef text =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
+  TuningKey key{hashKernelText(text), device.name, device.driverVersion,
+                tuner.describeSizes(), entryName};
+  TuningCache cache(CachePath.empty() ? TuningCache::getDefaultPath()
+                                      : std::string(CachePath),
+                    &llvm::errs());
+
+  SearchOptions options;
+  // A configuration cached by an earlier run is re-measured first, so a
+  // short second run starts from it.
+  if (std::optional<TuningRecord> cached = cache.lookup(key))
+    options.seeds.push_back(cached->config);
+  options.maxEvaluations = Evals;
+  options.timeBudgetSeconds = Budget;
+  if (!Evals && Budget <= 0)
+    options.maxEvaluations = 40;
+  options.seed = 1;
+  options.progress = &llvm::errs();
+  auto result = runGeneticSearch(
+      *space,
+      [&](const Configuration &config) { return tuner.evaluate(config); },
+      [&](const Configuration &config) { return tuner.check(config); },
+      options);
+  if (!result)
+    return fail(result.takeError(), "tune");
+
+  // The cache is a convenience: failing to write it is only a warning.
+  bool cached = true;
+  if (llvm::Error error =
+          cache.store(key, TuningRecord{result->best, result->bestMs})) {
+    llvm::errs() << "comprehend tune: warning: "
+                 << llvm::toString(std::move(error)) << "\n";
+    cached = false;
+  }
+
+  if (Json) {
+    llvm::json::OStream json(llvm::outs(), 2);
+    json.object([&] {
+      json.attribute("entry", entryName);
+      json.attribute("device", device.name);
+      json.attribute("runs", int64_t(std::max(1u, unsigned(Repeat))));
+      json.attribute("median_ms", result->bestMs);
+      json.attribute("default_ms", result->defaultMs);
+      json.attribute("speedup", result->getSpeedup());
+      json.attribute("config", toJSON(result->best));
+      json.attribute("default_config", toJSON(result->defaultConfig));
+      json.attribute("evaluations", int64_t(result->numEvaluations));
+      json.attribute("failed", int64_t(result->numFailed));
+      json.attribute("wrong", int64_t(result->numWrong));
+      json.attribute("cache", cached ? llvm::json::Value(cache.getPath())
+                                     : llvm::json::Value(nullptr));
+    });
+    llvm::outs() << "\n";
+    return ExitSuccess;
+  }
+  llvm::outs() << "@" << entryName << " on " << device.name << ": default "
+               << llvm::format("%.4f", result->defaultMs) << " ms, best "
+               << llvm::format("%.4f", result->bestMs) << " ms, speed-up "
+               << llvm::format("%.2f", result->getSpeedup()) << "x ("
+               << result->numEvaluations << " candidates, " << result->numFailed
+               << " failed, " << result->numWrong << " wrong)\n";
+  if (result->best == result->defaultConfig)
+    llvm::outs() << "the default configuration is already the best found\n";
+  llvm::outs() << "config: " << formatConfiguration(result->best) << "\n";
+  if (cached)
+    llvm::outs() << "cached in " << cache.getPath() << "\n";
+  return ExitSuccess;
+}
+
+int runTune() {
+  switch (getInputLang()) {
+  case InputLang::IR:
+    return tuneIrFile();
+  case InputLang::TC:
+    llvm::errs() << "comprehend tune: tuning .tc files is not built yet; "
+                    "compile them to .ir first\n";
+    return ExitUsage;
+  case InputLang::Auto:
+    break;
+  }
+  llvm::errs() << "comprehend tune: cannot tell the language of '"
                << InputFilename << "'; use --lang ir\n";
   return ExitUsage;
 }

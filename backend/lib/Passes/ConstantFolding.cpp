@@ -5,7 +5,7 @@
 //  - scalar arithmetic, comparisons and casts of constants (integers wrap to
 //    their width; f32 results are rounded to f32; f16, bf16 and complex
 //    values are left alone),
-//  - integer identities (x + 0, x - 0, x * 1, x * 0),
+//  - integer identities (x + 0, 0 + x, x - 0, x * 1, 1 * x),
 //  - `size` of a static mode, and `subgroup_size` / `num_subgroups` once the
 //    work-group-size pass has fixed them,
 //  - `if` on a constant condition, whose taken region is inlined.
@@ -168,8 +168,8 @@ private:
                          const ir::ConstantValue &value) {
     ir::Builder builder(function->getContext());
     builder.setInsertionPoint(&inst);
-    ir::Value *constant =
-        builder.createConstant(inst.getLoc(), value, inst.getResult(0)->getType());
+    ir::Value *constant = builder.createConstant(inst.getLoc(), value,
+                                                 inst.getResult(0)->getType());
     replace(region, inst, constant);
   }
 
@@ -214,12 +214,13 @@ private:
     const ir::Type *resultType = inst.getResult(0)->getType();
     switch (kind) {
     case InstKind::Size: {
-      auto *memref = llvm::dyn_cast<ir::MemRefType>(
-          inst.getOperand(0)->getType());
+      auto *memref =
+          llvm::dyn_cast<ir::MemRefType>(inst.getOperand(0)->getType());
       int64_t mode = inst.getInteger(0);
       if (memref && !memref->isDynamicShape(static_cast<unsigned>(mode)))
         return ir::ConstantValue(memref->getShape(static_cast<unsigned>(mode)));
-      auto *group = llvm::dyn_cast<ir::GroupType>(inst.getOperand(0)->getType());
+      auto *group =
+          llvm::dyn_cast<ir::GroupType>(inst.getOperand(0)->getType());
       if (group && !ir::isDynamic(group->getSize()))
         return ir::ConstantValue(group->getSize());
       return std::nullopt;
@@ -308,8 +309,8 @@ private:
       int64_t a = std::get<int64_t>(operands[0]);
       if (operands.size() == 1) {
         if (kind == InstKind::Neg)
-          return ir::ConstantValue(wrap(static_cast<int64_t>(0 - uint64_t(a)),
-                                        scalar));
+          return ir::ConstantValue(
+              wrap(static_cast<int64_t>(0 - uint64_t(a)), scalar));
         if (kind == InstKind::Not)
           return ir::ConstantValue(wrap(~a, scalar));
         if (kind == InstKind::Abs)
@@ -343,8 +344,7 @@ private:
   /// x + 0, 0 + x, x - 0, x * 1, 1 * x on integers: the other operand.
   static ir::Value *foldIdentity(ir::Instruction &inst) {
     InstKind kind = inst.getKind();
-    if (kind != InstKind::Add && kind != InstKind::Sub &&
-        kind != InstKind::Mul)
+    if (kind != InstKind::Add && kind != InstKind::Sub && kind != InstKind::Mul)
       return nullptr;
     auto *type = llvm::dyn_cast<ir::ScalarType>(inst.getResult(0)->getType());
     if (!type || !type->isInteger())

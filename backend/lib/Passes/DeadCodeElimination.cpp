@@ -1,9 +1,9 @@
 //===- DeadCodeElimination.cpp - Remove unused pure instructions ----------===//
 //
-// Erases pure instructions (and plain loads) whose results are unused, innermost regions
-// first and each region backwards, so chains of dead instructions go in one
-// sweep. A `for` or `if` whose results are unused and whose regions hold
-// only pure instructions (and yields) is dead as well.
+// Erases pure instructions (and plain loads) whose results are unused,
+// innermost regions first and each region backwards, so chains of dead
+// instructions go in one sweep. A `for` or `if` whose results are unused and
+// whose regions hold only pure instructions (and yields) is dead as well.
 //
 //===----------------------------------------------------------------------===//
 #include "Passes/Pass.h"
@@ -29,8 +29,7 @@ private:
   /// Whether \p inst has no effect besides its results.
   static bool isSideEffectFree(const ir::Instruction &inst) {
     // A plain load has no effect either (atomic loads may order memory).
-    if (inst.getDescriptor().isPure ||
-        inst.getKind() == ir::InstKind::Yield ||
+    if (inst.getDescriptor().isPure || inst.getKind() == ir::InstKind::Yield ||
         inst.getKind() == ir::InstKind::Load)
       return true;
     if (inst.getKind() != ir::InstKind::For &&

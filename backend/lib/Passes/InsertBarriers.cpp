@@ -142,8 +142,7 @@ void collectAccesses(const ir::Instruction &inst, Accesses &accesses) {
       collectAccesses(nested, accesses);
 }
 
-bool conflicts(const Accesses &pending, const Accesses &next,
-               RootSet &roots) {
+bool conflicts(const Accesses &pending, const Accesses &next, RootSet &roots) {
   for (const ir::Value *root : next.reads)
     if (pending.writes.contains(root))
       roots.insert(root);
@@ -166,9 +165,8 @@ private:
   void insertBarrier(ir::Instruction *before, ir::Region &region,
                      llvm::ArrayRef<const ir::Value *> roots) {
     bool local = llvm::any_of(roots, isLocal);
-    bool global = llvm::any_of(roots, [](const ir::Value *root) {
-      return !isLocal(root);
-    });
+    bool global = llvm::any_of(
+        roots, [](const ir::Value *root) { return !isLocal(root); });
     ir::Builder builder(*ctx);
     if (before)
       builder.setInsertionPoint(before);

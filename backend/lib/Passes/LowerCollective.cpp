@@ -134,7 +134,8 @@ private:
                                        b.getScalarType(ScalarKind::I32));
     // One statement per instruction: argument evaluation order is
     // unspecified, and the printed IR must not depend on the compiler.
-    ir::Value *linear = b.create<ir::SubgroupLinearIdInst>(b.getLoc()).getResult();
+    ir::Value *linear =
+        b.create<ir::SubgroupLinearIdInst>(b.getLoc()).getResult();
     ir::Value *lane = b.create<ir::SubgroupLocalIdInst>(b.getLoc()).getResult();
     ir::Value *firstGroup =
         b.create<ir::EqualInst>(b.getLoc(), linear, zero).getResult();
@@ -142,17 +143,16 @@ private:
         b.create<ir::EqualInst>(b.getLoc(), lane, zero).getResult();
     ir::Value *first =
         b.create<ir::AndInst>(b.getLoc(), firstGroup, firstLane).getResult();
-    auto guard = b.create<ir::IfInst>(b.getLoc(),
-                                      llvm::ArrayRef<const ir::Type *>(), first);
+    auto guard = b.create<ir::IfInst>(
+        b.getLoc(), llvm::ArrayRef<const ir::Type *>(), first);
     b.setInsertionPointToEnd(guard.getThen());
   }
 
   /// `for %k = 0, count init(%acc = 0) { %acc += term(%k) }`; returns the
   /// sum. \p term emits the summand (of kind \p kind) at the builder.
-  ir::Value *
-  sumLoop(LoweringBuilder &b, ir::Value *count, ScalarKind kind,
-          llvm::function_ref<ir::Value *(LoweringBuilder &, ir::Value *)>
-              term) {
+  ir::Value *sumLoop(
+      LoweringBuilder &b, ir::Value *count, ScalarKind kind,
+      llvm::function_ref<ir::Value *(LoweringBuilder &, ir::Value *)> term) {
     ir::Value *init = b.zero(b.getScalarType(kind));
     auto loop = b.create<ir::ForInst>(b.getLoc(), b.index(0), count, nullptr,
                                       llvm::ArrayRef<ir::Value *>{init});
@@ -174,12 +174,12 @@ private:
     ir::Value *rows = b.size(inst.getA(), rowMode);
     ir::Value *depth = b.size(inst.getA(), 1 - rowMode);
     ir::Value *i = openForeach(b, {rows}).front();
-    ir::Value *sum = sumLoop(b, depth, kind, [&](LoweringBuilder &l,
-                                                 ir::Value *k) {
-      ir::Value *a = l.castTo(l.load(inst.getA(), op(tA, i, k)), kind);
-      ir::Value *x = l.castTo(l.load(inst.getB(), {k}), kind);
-      return l.mul(a, x);
-    });
+    ir::Value *sum =
+        sumLoop(b, depth, kind, [&](LoweringBuilder &l, ir::Value *k) {
+          ir::Value *a = l.castTo(l.load(inst.getA(), op(tA, i, k)), kind);
+          ir::Value *x = l.castTo(l.load(inst.getB(), {k}), kind);
+          return l.mul(a, x);
+        });
     b.update(sum, inst.getC(), {i}, alpha, beta, inst.isAtomic());
   }
 
@@ -234,11 +234,11 @@ private:
     ir::Value *beta = b.castTo(inst.getBeta(), kind);
     if (getOrder(inst.getB()) == 0) {
       openSingleWorkItem(b);
-      ir::Value *sum = sumLoop(b, b.size(inst.getA(), 0), kind,
-                               [&](LoweringBuilder &l, ir::Value *k) {
-                                 return l.castTo(l.load(inst.getA(), {k}),
-                                                 kind);
-                               });
+      ir::Value *sum =
+          sumLoop(b, b.size(inst.getA(), 0), kind,
+                  [&](LoweringBuilder &l, ir::Value *k) {
+                    return l.castTo(l.load(inst.getA(), {k}), kind);
+                  });
       b.update(sum, inst.getB(), {}, alpha, beta, inst.isAtomic());
       return;
     }
@@ -246,10 +246,10 @@ private:
     unsigned rowMode = tA == ir::Transpose::T ? 1 : 0;
     ir::Value *depth = b.size(inst.getA(), 1 - rowMode);
     ir::Value *i = openForeach(b, {b.size(inst.getB(), 0)}).front();
-    ir::Value *sum = sumLoop(b, depth, kind, [&](LoweringBuilder &l,
-                                                 ir::Value *k) {
-      return l.castTo(l.load(inst.getA(), op(tA, i, k)), kind);
-    });
+    ir::Value *sum =
+        sumLoop(b, depth, kind, [&](LoweringBuilder &l, ir::Value *k) {
+          return l.castTo(l.load(inst.getA(), op(tA, i, k)), kind);
+        });
     b.update(sum, inst.getB(), {i}, alpha, beta, inst.isAtomic());
   }
 
@@ -366,8 +366,8 @@ void LowerCollectivePass::lowerGemm(ir::GemmInst inst, LoweringBuilder &b) {
 }
 
 void LowerCollectivePass::emitGemmTile(ir::GemmInst inst, LoweringBuilder &b,
-                                       ir::Value *m, ir::Value *n,
-                                       bool checkM, bool checkN, bool checkK,
+                                       ir::Value *m, ir::Value *n, bool checkM,
+                                       bool checkN, bool checkK,
                                        ir::Value *alpha, ir::Value *beta) {
   Location loc = b.getLoc();
   ScalarKind kc = getElementKind(inst.getC());
@@ -402,9 +402,9 @@ void LowerCollectivePass::emitGemmTile(ir::GemmInst inst, LoweringBuilder &b,
                           loc, bTileType, inst.getB(), bPos[0], bPos[1], tB,
                           makeChecked(checkK, checkN))
                          .getResult();
-  ir::Value *next = l.create<ir::CooperativeMatrixMulAddInst>(
-                         loc, accType, aTile, bTile, acc)
-                        .getResult();
+  ir::Value *next =
+      l.create<ir::CooperativeMatrixMulAddInst>(loc, accType, aTile, bTile, acc)
+          .getResult();
   l.create<ir::YieldInst>(loc, llvm::ArrayRef<ir::Value *>{next});
 
   ir::Value *result = loop.getResults().front();
@@ -421,16 +421,18 @@ void LowerCollectivePass::emitGemmTile(ir::GemmInst inst, LoweringBuilder &b,
           loc, result, inst.getC(), m, n, ir::Transpose::N, checked);
     return;
   }
-  if (!isConstantNumber(beta, 0.0)) {
-    ir::Value *old = b.create<ir::CooperativeMatrixLoadInst>(
-                          loc, accType, inst.getC(), m, n, ir::Transpose::N,
-                          checked)
-                         .getResult();
-    if (!isConstantNumber(beta, 1.0))
-      old = b.create<ir::CooperativeMatrixScaleInst>(loc, beta, old)
-                .getResult();
-    result = b.add(result, old);
-  }
+  result = b.addScaledOld(
+      result, beta,
+      [&](LoweringBuilder &lb) {
+        return lb
+            .create<ir::CooperativeMatrixLoadInst>(
+                loc, accType, inst.getC(), m, n, ir::Transpose::N, checked)
+            .getResult();
+      },
+      [&](LoweringBuilder &lb, ir::Value *old) {
+        return lb.create<ir::CooperativeMatrixScaleInst>(loc, beta, old)
+            .getResult();
+      });
   b.create<ir::CooperativeMatrixStoreInst>(loc, result, inst.getC(), m, n,
                                            ir::Transpose::N, checked);
 }

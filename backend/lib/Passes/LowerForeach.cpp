@@ -77,8 +77,7 @@ private:
     return b.castTo(value, llvm::cast<ir::ScalarType>(type)->getScalarKind());
   }
 
-  ir::Value *constant(LoweringBuilder &b, int64_t value,
-                      const ir::Type *type) {
+  ir::Value *constant(LoweringBuilder &b, int64_t value, const ir::Type *type) {
     return b.createConstant(b.getLoc(), value, type);
   }
 
@@ -98,8 +97,7 @@ private:
         ir::Value *group =
             b.create<ir::SubgroupIdInst>(loc, ir::Comp3::X).getResult();
         ir::Value *size = b.create<ir::SubgroupSizeInst>(loc).getResult();
-        ir::Value *x =
-            b.add(b.mul(group, size), lane); // x work-item id, i32
+        ir::Value *x = b.add(b.mul(group, size), lane); // x work-item id, i32
         start = b.add(start, toType(b, x, type));
         step = constant(b, shape.workGroupSize[0], type);
       } else if (mode == 1) {
@@ -157,11 +155,13 @@ private:
         rest = b.create<ir::DivInst>(loc, rest, counts[mode]).getResult();
       }
       ir::Value *tile = constant(b, tileShape[mode], type);
-      ir::Value *offset = b.add(from[mode], b.mul(b.castTo(k, llvm::cast<ir::ScalarType>(type)->getScalarKind()), tile));
+      ir::Value *offset = b.add(
+          from[mode],
+          b.mul(b.castTo(k, llvm::cast<ir::ScalarType>(type)->getScalarKind()),
+                tile));
       ir::Value *remaining =
           b.create<ir::SubInst>(loc, to[mode], offset).getResult();
-      ir::Value *size =
-          b.create<ir::MinInst>(loc, tile, remaining).getResult();
+      ir::Value *size = b.create<ir::MinInst>(loc, tile, remaining).getResult();
       body.getParameter(mode)->replaceAllUsesWith(offset);
       body.getParameter(numModes + mode)->replaceAllUsesWith(size);
     }

@@ -63,9 +63,36 @@ void LoweringBuilder::update(ir::Value *x, ir::Value *memref,
       create<ir::AtomicAddInst>(loc, scaled, memref, indices);
     return;
   }
-  if (!isConstantNumber(beta, 0.0)) {
-    ir::Value *old = load(memref, indices);
-    scaled = add(scaled, isConstantNumber(beta, 1.0) ? old : mul(beta, old));
-  }
-  create<ir::StoreInst>(loc, scaled, memref, indices);
+  ir::Value *result = addScaledOld(
+      scaled, beta,
+      [&](LoweringBuilder &b) { return b.load(memref, indices); },
+      [&](LoweringBuilder &b, ir::Value *old) { return b.mul(beta, old); });
+  create<ir::StoreInst>(loc, result, memref, indices);
+}
+
+ir::Value *LoweringBuilder::addScaledOld(
+    ir::Value *scaled, ir::Value *beta,
+    llvm::function_ref<ir::Value *(LoweringBuilder &)> loadOld,
+    llvm::function_ref<ir::Value *(LoweringBuilder &, ir::Value *)>
+        scaleOld) {
+  if (isConstantNumber(beta, 0.0))
+    return scaled;
+  if (isConstantNumber(beta, 1.0))
+    return add(scaled, loadOld(*this));
+  if (getConstantValue(beta))
+    return add(scaled, scaleOld(*this, loadOld(*this)));
+
+  ir::Value *isZero =
+      create<ir::EqualInst>(loc, beta, zero(beta->getType())).getResult();
+  auto branch = create<ir::IfInst>(
+      loc, llvm::ArrayRef<const ir::Type *>{scaled->getType()}, isZero);
+  LoweringBuilder thenBuilder(getContext(), loc);
+  thenBuilder.setInsertionPointToEnd(branch.getThen());
+  thenBuilder.create<ir::YieldInst>(loc, llvm::ArrayRef<ir::Value *>{scaled});
+  LoweringBuilder elseBuilder(getContext(), loc);
+  elseBuilder.setInsertionPointToEnd(branch.getElse());
+  ir::Value *sum =
+      elseBuilder.add(scaled, scaleOld(elseBuilder, loadOld(elseBuilder)));
+  elseBuilder.create<ir::YieldInst>(loc, llvm::ArrayRef<ir::Value *>{sum});
+  return branch.getResults().front();
 }

@@ -11,6 +11,8 @@
 
 #include "comprehend/ir/Builder.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <optional>
 
 namespace comprehend::backend {
@@ -44,10 +46,21 @@ public:
     return create<ir::LoadInst>(loc, memref, indices).getResult();
   }
 
+  /// `scaled + beta * old`, where \p loadOld reads `old` only where beta may
+  /// be non-zero: BLAS's rule that beta = 0 never reads the output, so a
+  /// poisoned or uninitialised output stays out of the result. A beta that
+  /// is not a constant is tested at run time. \p scaleOld multiplies `old`
+  /// by beta (scalars and cooperative matrices scale differently).
+  ir::Value *addScaledOld(
+      ir::Value *scaled, ir::Value *beta,
+      llvm::function_ref<ir::Value *(LoweringBuilder &)> loadOld,
+      llvm::function_ref<ir::Value *(LoweringBuilder &, ir::Value *)>
+          scaleOld);
+
   /// `memref[indices] := alpha * x + beta * memref[indices]`, with x, alpha
   /// and beta already of the memref's element kind. Atomic updates need beta
-  /// constant 0 (atomic store) or 1 (atomic add); beta constant 0 never
-  /// reads the old value; alpha constant 1 is not multiplied.
+  /// constant 0 (atomic store) or 1 (atomic add); beta = 0 never reads the
+  /// old value (see addScaledOld); alpha constant 1 is not multiplied.
   void update(ir::Value *x, ir::Value *memref,
               llvm::ArrayRef<ir::Value *> indices, ir::Value *alpha,
               ir::Value *beta, bool atomic);

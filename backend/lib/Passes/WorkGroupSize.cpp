@@ -3,7 +3,8 @@
 // Records the kernel shape (KernelShape.h) in the function's attributes, so
 // that later passes, the emitter and `--emit lowered-ir` all see the same
 // `subgroup_size` and `work_group_size`. Sizes the user gave are kept (and
-// checked against the core).
+// checked against the core); the function is verified again, since some
+// rules depend on the subgroup size.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelShape.h"
@@ -11,6 +12,7 @@
 
 #include "comprehend/ir/Attributes.h"
 #include "comprehend/ir/Function.h"
+#include "comprehend/ir/Verifier.h"
 
 using namespace comprehend;
 using namespace comprehend::backend;
@@ -37,7 +39,9 @@ public:
         ir::IntegerAttr::get(ctx, shape->workGroupSize[1])};
     entries.push_back({"work_group_size", ir::ArrayAttr::get(ctx, sizes)});
     function.setAttributes(ir::DictionaryAttr::get(ctx, entries));
-    return success();
+    // Rules that depend on the subgroup size (coopmatrix rows, tile shapes)
+    // can only be checked now; breaking them is the input's fault.
+    return ir::verify(function, context.diags);
   }
 };
 

@@ -205,9 +205,8 @@ Id FunctionEmitter::emitCast(ScalarKind from, ScalarKind to, Id value) {
   };
   if (ir::isComplex(from)) {
     // complex -> complex only (the verifier rejects the rest).
-    return fromWidth == toWidth
-               ? value
-               : emitValue(::spv::OpFConvert, toType, {value});
+    return fromWidth == toWidth ? value
+                                : emitValue(::spv::OpFConvert, toType, {value});
   }
   Id converted = convertComponent(value);
   if (!ir::isComplex(to))
@@ -225,19 +224,18 @@ Id FunctionEmitter::emitMath(InstKind kind, ScalarKind scalar, Id a) {
     Id im = emitValue(::spv::OpCompositeExtract, component, {a, 1});
     bool native = kind == InstKind::NativeExp || kind == InstKind::NativeExp2;
     bool base2 = kind == InstKind::Exp2 || kind == InstKind::NativeExp2;
-    Id magnitude = emitExt(base2 ? (native ? OpenCLLIB::Native_exp2
-                                           : OpenCLLIB::Exp2)
-                                 : (native ? OpenCLLIB::Native_exp
-                                           : OpenCLLIB::Exp),
-                           component, {re});
+    Id magnitude =
+        emitExt(base2 ? (native ? OpenCLLIB::Native_exp2 : OpenCLLIB::Exp2)
+                      : (native ? OpenCLLIB::Native_exp : OpenCLLIB::Exp),
+                component, {re});
     if (base2)
-      im = emitValue(::spv::OpFMul, component,
-                     {im, builder.getConstantFloat(component,
-                                                   std::numbers::ln2)});
-    Id cos = emitExt(native ? OpenCLLIB::Native_cos : OpenCLLIB::Cos,
-                     component, {im});
-    Id sin = emitExt(native ? OpenCLLIB::Native_sin : OpenCLLIB::Sin,
-                     component, {im});
+      im = emitValue(
+          ::spv::OpFMul, component,
+          {im, builder.getConstantFloat(component, std::numbers::ln2)});
+    Id cos = emitExt(native ? OpenCLLIB::Native_cos : OpenCLLIB::Cos, component,
+                     {im});
+    Id sin = emitExt(native ? OpenCLLIB::Native_sin : OpenCLLIB::Sin, component,
+                     {im});
     return makeComplex(scalar,
                        emitValue(::spv::OpFMul, component, {magnitude, cos}),
                        emitValue(::spv::OpFMul, component, {magnitude, sin}));
@@ -302,8 +300,8 @@ LogicalResult FunctionEmitter::emitArithmeticInst(ir::Instruction &inst) {
   InstKind kind = inst.getKind();
   ir::Value *result = inst.getNumResults() ? inst.getResult(0) : nullptr;
   const ir::Type *resultType = result ? result->getType() : nullptr;
-  auto *coop = resultType ? llvm::dyn_cast<ir::CoopMatrixType>(resultType)
-                          : nullptr;
+  auto *coop =
+      resultType ? llvm::dyn_cast<ir::CoopMatrixType>(resultType) : nullptr;
 
   // Applies a per-component function to scalars and coopmatrices alike.
   auto map = [&](unsigned numOperands, auto &&fn) {
@@ -334,8 +332,8 @@ LogicalResult FunctionEmitter::emitArithmeticInst(ir::Instruction &inst) {
       setValue(result, builder.getConstantBool(std::get<bool>(value)));
       return success();
     }
-    Id id = getConstantId(types, *ir::getScalarOrComponentKind(resultType),
-                          value);
+    Id id =
+        getConstantId(types, *ir::getScalarOrComponentKind(resultType), value);
     if (coop)
       setCoop(result, llvm::SmallVector<Id, 16>(getNumComponents(coop), id));
     else
@@ -382,9 +380,9 @@ LogicalResult FunctionEmitter::emitArithmeticInst(ir::Instruction &inst) {
   case InstKind::GreaterThanEqual:
   case InstKind::LessThan:
   case InstKind::LessThanEqual:
-    setValue(result, emitCompare(kind, operandKind(0),
-                                 getValue(inst.getOperand(0)),
-                                 getValue(inst.getOperand(1))));
+    setValue(result,
+             emitCompare(kind, operandKind(0), getValue(inst.getOperand(0)),
+                         getValue(inst.getOperand(1))));
     return success();
   case InstKind::Cast: {
     ScalarKind from = operandKind(0);

@@ -108,15 +108,15 @@ Id FunctionEmitter::emitAtomicUpdate(InstKind kind, ScalarKind elem,
     Id base = emitValue(::spv::OpBitcast, componentPointerType, {pointer});
     Id parts[2];
     for (unsigned part = 0; part < 2; ++part) {
-      Id partPointer = part == 0 ? base
-                                 : emitValue(::spv::OpInBoundsPtrAccessChain,
-                                             componentPointerType,
-                                             {base, constI64(1)});
+      Id partPointer =
+          part == 0 ? base
+                    : emitValue(::spv::OpInBoundsPtrAccessChain,
+                                componentPointerType, {base, constI64(1)});
       Id partValue =
           emitValue(::spv::OpCompositeExtract, componentType, {value, part});
-      parts[part] = emitAtomicUpdate(kind, ir::getComponentKind(elem), space,
-                                     partPointer, partValue, memoryScope,
-                                     memorySemantics);
+      parts[part] =
+          emitAtomicUpdate(kind, ir::getComponentKind(elem), space, partPointer,
+                           partValue, memoryScope, memorySemantics);
     }
     return makeComplex(elem, parts[0], parts[1]);
   }
@@ -131,8 +131,8 @@ Id FunctionEmitter::emitAtomicUpdate(InstKind kind, ScalarKind elem,
   Id expected = newId(), observed = newId();
   branch(header);
   startBlock(header);
-  code->emit(::spv::OpPhi, {bitsType, expected, initial, preheader, observed,
-                            continueLabel});
+  code->emit(::spv::OpPhi,
+             {bitsType, expected, initial, preheader, observed, continueLabel});
   Id old = emitValue(::spv::OpBitcast, valueType, {expected});
   Id updated = emitScalarBinary(kind == InstKind::AtomicAdd   ? InstKind::Add
                                 : kind == InstKind::AtomicMin ? InstKind::Min
@@ -140,8 +140,8 @@ Id FunctionEmitter::emitAtomicUpdate(InstKind kind, ScalarKind elem,
                                 elem, old, value);
   Id updatedBits = emitValue(::spv::OpBitcast, bitsType, {updated});
   code->emit(::spv::OpAtomicCompareExchange,
-             {bitsType, observed, bitsPointer, scope, semantics,
-              readSemantics, updatedBits, expected});
+             {bitsType, observed, bitsPointer, scope, semantics, readSemantics,
+              updatedBits, expected});
   Id done =
       emitValue(::spv::OpIEqual, types.getBoolType(), {observed, expected});
   code->emit(::spv::OpLoopMerge,
@@ -168,16 +168,15 @@ Id FunctionEmitter::emitAtomicLoad(ScalarKind elem, ir::AddressSpace space,
   Id base = emitValue(::spv::OpBitcast, partPointerType, {pointer});
   Id parts[2] = {0, 0};
   for (unsigned part = 0; part < (ir::isComplex(elem) ? 2u : 1u); ++part) {
-    Id partPointer = part == 0 ? base
-                               : emitValue(::spv::OpInBoundsPtrAccessChain,
-                                           partPointerType,
-                                           {base, constI64(1)});
+    Id partPointer = part == 0
+                         ? base
+                         : emitValue(::spv::OpInBoundsPtrAccessChain,
+                                     partPointerType, {base, constI64(1)});
     Id bits = emitValue(::spv::OpAtomicLoad, bitsType,
                         {partPointer, scopeId, semanticsId});
     parts[part] = emitValue(::spv::OpBitcast, componentType, {bits});
   }
-  return ir::isComplex(elem) ? makeComplex(elem, parts[0], parts[1])
-                             : parts[0];
+  return ir::isComplex(elem) ? makeComplex(elem, parts[0], parts[1]) : parts[0];
 }
 
 void FunctionEmitter::emitAtomicStore(ScalarKind elem, ir::AddressSpace space,
@@ -196,15 +195,13 @@ void FunctionEmitter::emitAtomicStore(ScalarKind elem, ir::AddressSpace space,
       builder.getPointerType(TypeMapper::getStorageClass(space), bitsType);
   Id base = emitValue(::spv::OpBitcast, partPointerType, {pointer});
   for (unsigned part = 0; part < (ir::isComplex(elem) ? 2u : 1u); ++part) {
-    Id partPointer = part == 0 ? base
-                               : emitValue(::spv::OpInBoundsPtrAccessChain,
-                                           partPointerType,
-                                           {base, constI64(1)});
-    Id partValue =
-        ir::isComplex(elem)
-            ? emitValue(::spv::OpCompositeExtract, componentType,
-                        {value, part})
-            : value;
+    Id partPointer = part == 0
+                         ? base
+                         : emitValue(::spv::OpInBoundsPtrAccessChain,
+                                     partPointerType, {base, constI64(1)});
+    Id partValue = ir::isComplex(elem) ? emitValue(::spv::OpCompositeExtract,
+                                                   componentType, {value, part})
+                                       : value;
     Id bits = emitValue(::spv::OpBitcast, bitsType, {partValue});
     emitOp(::spv::OpAtomicStore, {partPointer, scopeId, semanticsId, bits});
   }

@@ -28,7 +28,8 @@ Id FunctionEmitter::getSubgroupLocalId() {
   entryCode.emit(::spv::OpUMod, {types.getIndexType(), lane, lid,
                                  constI64(shape.subgroupSize)});
   subgroupLocalId = newId();
-  entryCode.emit(::spv::OpUConvert, {types.getI32Type(), subgroupLocalId, lane});
+  entryCode.emit(::spv::OpUConvert,
+                 {types.getI32Type(), subgroupLocalId, lane});
   return subgroupLocalId;
 }
 
@@ -124,8 +125,7 @@ Id FunctionEmitter::emitGroupOperation(InstKind kind, ScalarKind scalar,
     // OpenCL defines subgroup collectives for 32- and 64-bit integers only.
     bool narrow = ir::getSizeInBytes(scalar) < 4;
     Id type = narrow ? types.getI32Type() : types.getValueType(scalar);
-    Id operand =
-        narrow ? emitValue(::spv::OpSConvert, type, {value}) : value;
+    Id operand = narrow ? emitValue(::spv::OpSConvert, type, {value}) : value;
     ::spv::Op op = isAdd   ? ::spv::OpGroupIAdd
                    : isMax ? ::spv::OpGroupSMax
                            : ::spv::OpGroupSMin;

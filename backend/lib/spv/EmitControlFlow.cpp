@@ -32,8 +32,8 @@ void FunctionEmitter::bindFlattened(llvm::ArrayRef<ir::Value *> values,
     if (auto *coop = llvm::dyn_cast<ir::CoopMatrixType>(value->getType())) {
       unsigned n = getNumComponents(coop);
       llvm::ArrayRef<Id> components = ids.take_front(n);
-      setCoop(value, llvm::SmallVector<Id, 16>(components.begin(),
-                                               components.end()));
+      setCoop(value,
+              llvm::SmallVector<Id, 16>(components.begin(), components.end()));
       ids = ids.drop_front(n);
       continue;
     }
@@ -50,12 +50,10 @@ FunctionEmitter::getYieldedIds(const ir::Region &region) {
 }
 
 /// The SPIR-V type of each flattened component of \p values.
-static llvm::SmallVector<Id, 8> flattenTypes(TypeMapper &types,
-                                             llvm::ArrayRef<ir::Value *> values,
-                                             unsigned (*count)(
-                                                 const ir::CoopMatrixType *,
-                                                 unsigned),
-                                             unsigned subgroupSize) {
+static llvm::SmallVector<Id, 8>
+flattenTypes(TypeMapper &types, llvm::ArrayRef<ir::Value *> values,
+             unsigned (*count)(const ir::CoopMatrixType *, unsigned),
+             unsigned subgroupSize) {
   llvm::SmallVector<Id, 8> result;
   for (ir::Value *value : values) {
     const ir::Type *type = value->getType();
@@ -73,8 +71,8 @@ static llvm::SmallVector<Id, 8> flattenTypes(TypeMapper &types,
 
 static unsigned componentCount(const ir::CoopMatrixType *type,
                                unsigned subgroupSize) {
-  unsigned blocks = static_cast<unsigned>(
-      (type->getRows() + subgroupSize - 1) / subgroupSize);
+  unsigned blocks = static_cast<unsigned>((type->getRows() + subgroupSize - 1) /
+                                          subgroupSize);
   return blocks * static_cast<unsigned>(type->getCols());
 }
 
@@ -104,9 +102,8 @@ LogicalResult FunctionEmitter::emitFor(ir::ForInst inst) {
                           : getValue(steps.front());
 
   llvm::SmallVector<Id, 8> initIds = flatten(inits);
-  llvm::SmallVector<Id, 8> carriedTypes =
-      flattenTypes(types, inst->getResults(), componentCount,
-                   shape.subgroupSize);
+  llvm::SmallVector<Id, 8> carriedTypes = flattenTypes(
+      types, inst->getResults(), componentCount, shape.subgroupSize);
   Id preheader = currentBlock;
   Id header = newId(), bodyLabel = newId(), continueLabel = newId(),
      merge = newId();
@@ -159,11 +156,10 @@ LogicalResult FunctionEmitter::emitIf(ir::IfInst inst) {
       inst->getNumRegions() > 1 ? &inst->getRegion(1) : nullptr;
   Id thenLabel = newId(), elseLabel = newId(), merge = newId();
   bool hasElse = elseRegion && !elseRegion->empty();
-  code->emit(::spv::OpSelectionMerge,
-             {merge, ::spv::SelectionControlMaskNone});
-  code->emit(::spv::OpBranchConditional,
-             {getValue(inst->getOperand(0)), thenLabel,
-              hasElse ? elseLabel : merge});
+  code->emit(::spv::OpSelectionMerge, {merge, ::spv::SelectionControlMaskNone});
+  code->emit(
+      ::spv::OpBranchConditional,
+      {getValue(inst->getOperand(0)), thenLabel, hasElse ? elseLabel : merge});
 
   startBlock(thenLabel);
   LogicalResult result = emitRegion(thenRegion);

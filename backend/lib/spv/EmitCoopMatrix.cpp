@@ -155,16 +155,16 @@ LogicalResult FunctionEmitter::emitCoopLoadStore(ir::Instruction &inst) {
     if (isLoad) {
       // Out-of-bounds components read element 0 and are replaced by 0.
       if (condition)
-        offset = emitValue(::spv::OpSelect, i64,
-                           {condition, offset, constI64(0)});
+        offset =
+            emitValue(::spv::OpSelect, i64, {condition, offset, constI64(0)});
       Id value = isAtomic ? emitAtomicLoad(elem, space,
                                            getElementPointer(memref, offset),
                                            scope, semantics)
                           : loadElement(memref, offset);
       if (condition)
-        value = emitValue(::spv::OpSelect, valueType,
-                          {condition, value,
-                           builder.getConstantNull(valueType)});
+        value =
+            emitValue(::spv::OpSelect, valueType,
+                      {condition, value, builder.getConstantNull(valueType)});
       results.push_back(value);
       continue;
     }
@@ -182,14 +182,13 @@ LogicalResult FunctionEmitter::emitCoopLoadStore(ir::Instruction &inst) {
     if (kind == InstKind::CooperativeMatrixStore) {
       storeElement(memref, offset, values[k]);
     } else if (kind == InstKind::CooperativeMatrixAtomicStore) {
-      emitAtomicStore(elem, space, getElementPointer(memref, offset),
-                      values[k], scope, semantics);
+      emitAtomicStore(elem, space, getElementPointer(memref, offset), values[k],
+                      scope, semantics);
     } else {
-      InstKind update = kind == InstKind::CooperativeMatrixAtomicAdd
-                            ? InstKind::AtomicAdd
-                        : kind == InstKind::CooperativeMatrixAtomicMax
-                            ? InstKind::AtomicMax
-                            : InstKind::AtomicMin;
+      InstKind update =
+          kind == InstKind::CooperativeMatrixAtomicAdd   ? InstKind::AtomicAdd
+          : kind == InstKind::CooperativeMatrixAtomicMax ? InstKind::AtomicMax
+                                                         : InstKind::AtomicMin;
       result = emitAtomicUpdate(update, elem, space,
                                 getElementPointer(memref, offset), values[k],
                                 scope, semantics);
@@ -200,9 +199,9 @@ LogicalResult FunctionEmitter::emitCoopLoadStore(ir::Instruction &inst) {
       startBlock(merge);
       // Skipped components report 0 as their old value.
       if (result)
-        result = emitValue(::spv::OpPhi, valueType,
-                           {result, bodyEnd,
-                            builder.getConstantNull(valueType), guardBlock});
+        result = emitValue(
+            ::spv::OpPhi, valueType,
+            {result, bodyEnd, builder.getConstantNull(valueType), guardBlock});
     }
     if (result)
       results.push_back(result);
@@ -254,10 +253,10 @@ LogicalResult FunctionEmitter::emitCoopReduce(ir::Instruction &inst) {
   auto *type = llvm::cast<ir::CoopMatrixType>(inst.getOperand(0)->getType());
   auto mode = static_cast<ir::ReduceMode>(inst.getInteger(0));
   ScalarKind scalar = type->getComponentKind();
-  InstKind combine = kind == InstKind::CooperativeMatrixReduceAdd ? InstKind::Add
-                     : kind == InstKind::CooperativeMatrixReduceMax
-                         ? InstKind::Max
-                         : InstKind::Min;
+  InstKind combine =
+      kind == InstKind::CooperativeMatrixReduceAdd   ? InstKind::Add
+      : kind == InstKind::CooperativeMatrixReduceMax ? InstKind::Max
+                                                     : InstKind::Min;
   llvm::ArrayRef<Id> values = getCoop(inst.getOperand(0));
   unsigned blocks = getNumBlocks(type);
   unsigned cols = static_cast<unsigned>(type->getCols());
@@ -268,7 +267,8 @@ LogicalResult FunctionEmitter::emitCoopReduce(ir::Instruction &inst) {
     for (unsigned block = 0; block < blocks; ++block) {
       Id acc = values[block];
       for (unsigned j = 1; j < cols; ++j)
-        acc = emitScalarBinary(combine, scalar, acc, values[block + blocks * j]);
+        acc =
+            emitScalarBinary(combine, scalar, acc, values[block + blocks * j]);
       results.push_back(acc);
     }
     setCoop(inst.getResult(0), std::move(results));

@@ -84,20 +84,18 @@ void FunctionEmitter::emitParameters(llvm::SmallVectorImpl<Id> &paramTypes,
     if (auto *memrefType = llvm::dyn_cast<ir::MemRefType>(type)) {
       MemRefDesc desc;
       desc.type = memrefType;
-      desc.pointer = add(types.getElementPointerType(
-                             memrefType->getElementKind(),
-                             memrefType->getAddressSpace()),
-                         Kind::Pointer, i, 0, 8);
+      desc.pointer =
+          add(types.getElementPointerType(memrefType->getElementKind(),
+                                          memrefType->getAddressSpace()),
+              Kind::Pointer, i, 0, 8);
       for (unsigned mode = 0; mode < memrefType->getOrder(); ++mode)
-        desc.shape.push_back(
-            memrefType->isDynamicShape(mode)
-                ? add(i64, Kind::DynamicShape, i, mode, 8)
-                : constI64(memrefType->getShape(mode)));
+        desc.shape.push_back(memrefType->isDynamicShape(mode)
+                                 ? add(i64, Kind::DynamicShape, i, mode, 8)
+                                 : constI64(memrefType->getShape(mode)));
       for (unsigned mode = 0; mode < memrefType->getOrder(); ++mode)
-        desc.stride.push_back(
-            memrefType->isDynamicStride(mode)
-                ? add(i64, Kind::DynamicStride, i, mode, 8)
-                : constI64(memrefType->getStride(mode)));
+        desc.stride.push_back(memrefType->isDynamicStride(mode)
+                                  ? add(i64, Kind::DynamicStride, i, mode, 8)
+                                  : constI64(memrefType->getStride(mode)));
       memrefs[param] = std::move(desc);
       continue;
     }
@@ -109,8 +107,8 @@ void FunctionEmitter::emitParameters(llvm::SmallVectorImpl<Id> &paramTypes,
         memrefType->getElementKind(), memrefType->getAddressSpace());
     Id globalI64 =
         builder.getPointerType(::spv::StorageClassCrossWorkgroup, i64);
-    desc.pointer = add(builder.getPointerType(
-                           ::spv::StorageClassCrossWorkgroup, elementPointer),
+    desc.pointer = add(builder.getPointerType(::spv::StorageClassCrossWorkgroup,
+                                              elementPointer),
                        Kind::GroupPointer, i, 0, 8);
     for (unsigned mode = 0; mode < memrefType->getOrder(); ++mode)
       desc.shapeArrays.push_back(

@@ -25,8 +25,8 @@ Id FunctionEmitter::getElementPointer(const MemRefDesc &memref,
                                       Id linearOffset) {
   if (linearOffset == constI64(0))
     return memref.pointer;
-  Id pointerType = types.getElementPointerType(
-      memref.type->getElementKind(), memref.type->getAddressSpace());
+  Id pointerType = types.getElementPointerType(memref.type->getElementKind(),
+                                               memref.type->getAddressSpace());
   return emitValue(::spv::OpInBoundsPtrAccessChain, pointerType,
                    {memref.pointer, linearOffset});
 }
@@ -48,8 +48,7 @@ Id FunctionEmitter::loadElement(const MemRefDesc &memref, Id offset) {
   Id bits = emitValue(::spv::OpLoad, builder.getIntType(16), {pointer});
   Id i32 = types.getI32Type();
   Id wide = emitValue(::spv::OpUConvert, i32, {bits});
-  Id shifted =
-      emitValue(::spv::OpShiftLeftLogical, i32, {wide, constI32(16)});
+  Id shifted = emitValue(::spv::OpShiftLeftLogical, i32, {wide, constI32(16)});
   return emitValue(::spv::OpBitcast, valueType, {shifted});
 }
 
@@ -96,8 +95,8 @@ MemRefDesc FunctionEmitter::loadFromGroup(const GroupDesc &group, Id index) {
   auto loadMode = [&](Id array, int64_t known) {
     if (!array)
       return constI64(known);
-    Id pointer = emitValue(::spv::OpInBoundsPtrAccessChain, globalI64,
-                           {array, index});
+    Id pointer =
+        emitValue(::spv::OpInBoundsPtrAccessChain, globalI64, {array, index});
     return emitValue(::spv::OpLoad, i64, {pointer});
   };
   for (unsigned mode = 0; mode < memrefType->getOrder(); ++mode)
@@ -147,10 +146,9 @@ LogicalResult FunctionEmitter::emitMemoryInst(ir::Instruction &inst) {
   case InstKind::Size: {
     ir::Value *tensor = inst.getOperand(0);
     unsigned mode = static_cast<unsigned>(inst.getInteger(0));
-    setValue(inst.getResult(0),
-             llvm::isa<ir::GroupType>(tensor->getType())
-                 ? getGroup(tensor).size
-                 : getMemRef(tensor).shape[mode]);
+    setValue(inst.getResult(0), llvm::isa<ir::GroupType>(tensor->getType())
+                                    ? getGroup(tensor).size
+                                    : getMemRef(tensor).shape[mode]);
     return success();
   }
   case InstKind::Associated: {
@@ -277,8 +275,8 @@ LogicalResult FunctionEmitter::emitAlloca(ir::AllocaInst inst) {
     return diags.emitError(inst->getLoc())
            << "alloca of " << bytes << " bytes exceeds the local memory of "
            << "target '" << module.core.name << "' ("
-           << module.core.localMemoryBytes << " bytes, "
-           << localMemoryBytes << " already allocated)";
+           << module.core.localMemoryBytes << " bytes, " << localMemoryBytes
+           << " already allocated)";
   localMemoryBytes += bytes;
   // One module-scope Workgroup array per alloca, shared by the work-group.
   Id storage = types.getStorageType(type->getElementKind());
@@ -297,8 +295,7 @@ LogicalResult FunctionEmitter::emitAlloca(ir::AllocaInst inst) {
   desc.type = type;
   Id pointer = newId();
   entryCode.emit(::spv::OpInBoundsAccessChain,
-                 {builder.getPointerType(::spv::StorageClassWorkgroup,
-                                         storage),
+                 {builder.getPointerType(::spv::StorageClassWorkgroup, storage),
                   pointer, variable, constI64(0)});
   desc.pointer = pointer;
   for (unsigned mode = 0; mode < type->getOrder(); ++mode) {

@@ -90,8 +90,8 @@ Id FunctionEmitter::addI64(Id a, Id b) {
   auto ca = i64Constants.find(a), cb = i64Constants.find(b);
   bool knownA = ca != i64Constants.end(), knownB = cb != i64Constants.end();
   if (knownA && knownB)
-    return constI64(static_cast<int64_t>(uint64_t(ca->second) +
-                                         uint64_t(cb->second)));
+    return constI64(
+        static_cast<int64_t>(uint64_t(ca->second) + uint64_t(cb->second)));
   if (knownA && ca->second == 0)
     return b;
   if (knownB && cb->second == 0)
@@ -103,8 +103,8 @@ Id FunctionEmitter::mulI64(Id a, Id b) {
   auto ca = i64Constants.find(a), cb = i64Constants.find(b);
   bool knownA = ca != i64Constants.end(), knownB = cb != i64Constants.end();
   if (knownA && knownB)
-    return constI64(static_cast<int64_t>(uint64_t(ca->second) *
-                                         uint64_t(cb->second)));
+    return constI64(
+        static_cast<int64_t>(uint64_t(ca->second) * uint64_t(cb->second)));
   if ((knownA && ca->second == 0) || (knownB && cb->second == 0))
     return constI64(0);
   if (knownA && ca->second == 1)
@@ -322,9 +322,8 @@ LogicalResult FunctionEmitter::emit(KernelInfo &info) {
 
   builder.addEntryPoint(::spv::ExecutionModelKernel, functionId,
                         function.getName(), interface);
-  builder.addExecutionMode(
-      functionId, ::spv::ExecutionModeLocalSize,
-      {shape.workGroupSize[0], shape.workGroupSize[1], 1});
+  builder.addExecutionMode(functionId, ::spv::ExecutionModeLocalSize,
+                           {shape.workGroupSize[0], shape.workGroupSize[1], 1});
   if (shape.subgroupSize > 1 && !module.core.spirv.openCL12Shaped) {
     builder.addCapability(::spv::CapabilitySubgroupDispatch);
     builder.addExecutionMode(functionId, ::spv::ExecutionModeSubgroupSize,
@@ -334,10 +333,8 @@ LogicalResult FunctionEmitter::emit(KernelInfo &info) {
   return success();
 }
 
-std::optional<CompiledProgram>
-comprehend::backend::spv::emitModule(const ir::Program &program,
-                                     const CoreInfo &core,
-                                     DiagnosticEngine &diags) {
+std::optional<CompiledProgram> comprehend::backend::spv::emitModule(
+    const ir::Program &program, const CoreInfo &core, DiagnosticEngine &diags) {
   // OpenCL 1.2-shaped modules stay at SPIR-V 1.0 (what LLVMSPIRVLib reads
   // back for SPIR 1.2); other cores get 1.2 for SubgroupSize.
   uint32_t version = core.spirv.openCL12Shaped ? 0x00010000 : 0x00010200;
@@ -352,8 +349,7 @@ comprehend::backend::spv::emitModule(const ir::Program &program,
   CompiledProgram compiled;
   LogicalResult result = success();
   for (const ir::Function &function : program) {
-    std::optional<KernelShape> shape =
-        selectKernelShape(function, core, diags);
+    std::optional<KernelShape> shape = selectKernelShape(function, core, diags);
     if (!shape) {
       result = failure();
       continue;

@@ -85,8 +85,7 @@ private:
   /// Emits `%r = op type operands...` and returns %r.
   Id emitValue(::spv::Op op, Id type, llvm::ArrayRef<Word> operands);
   /// Emits an OpenCL.std extended instruction.
-  Id emitExt(OpenCLLIB::Entrypoints inst, Id type,
-             llvm::ArrayRef<Id> operands);
+  Id emitExt(OpenCLLIB::Entrypoints inst, Id type, llvm::ArrayRef<Id> operands);
   void startBlock(Id label);
   void branch(Id target) { emitOp(::spv::OpBranch, {target}); }
 
@@ -158,8 +157,8 @@ private:
                       ir::MemoryScope scope, ir::MemorySemantics semantics);
   Id emitAtomicLoad(ir::ScalarKind elem, ir::AddressSpace space, Id pointer,
                     ir::MemoryScope scope, ir::MemorySemantics semantics);
-  void emitAtomicStore(ir::ScalarKind elem, ir::AddressSpace space,
-                       Id pointer, Id value, ir::MemoryScope scope,
+  void emitAtomicStore(ir::ScalarKind elem, ir::AddressSpace space, Id pointer,
+                       Id value, ir::MemoryScope scope,
                        ir::MemorySemantics semantics);
   /// Fails with a diagnostic if \p inst cannot be atomic on \p elem.
   LogicalResult checkAtomicElement(const ir::Instruction &inst,

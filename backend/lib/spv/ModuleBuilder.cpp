@@ -88,8 +88,8 @@ void ModuleBuilder::setMemoryModel(::spv::AddressingModel addressing,
 void ModuleBuilder::addEntryPoint(::spv::ExecutionModel model, Id function,
                                   llvm::StringRef name,
                                   llvm::ArrayRef<Id> interface) {
-  entryPointSection.emitWithString(::spv::OpEntryPoint,
-                                   {Word(model), function}, name, interface);
+  entryPointSection.emitWithString(::spv::OpEntryPoint, {Word(model), function},
+                                   name, interface);
 }
 
 void ModuleBuilder::addExecutionMode(Id function, ::spv::ExecutionMode mode,
@@ -194,16 +194,15 @@ Id ModuleBuilder::getVectorType(Id elementType, unsigned count) {
 }
 
 Id ModuleBuilder::getArrayType(Id elementType, uint64_t length) {
-  Id lengthId = getConstantInt(getIntType(length > UINT32_MAX ? 64 : 32),
-                               length);
+  Id lengthId =
+      getConstantInt(getIntType(length > UINT32_MAX ? 64 : 32), length);
   TypeInfo info;
   info.count = static_cast<unsigned>(length);
   info.elementType = elementType;
   return createType(::spv::OpTypeArray, {elementType, lengthId}, info);
 }
 
-Id ModuleBuilder::getPointerType(::spv::StorageClass storage,
-                                 Id pointeeType) {
+Id ModuleBuilder::getPointerType(::spv::StorageClass storage, Id pointeeType) {
   TypeInfo info;
   info.elementType = pointeeType;
   info.storage = storage;
@@ -232,18 +231,18 @@ Id ModuleBuilder::getConstantInt(Id type, uint64_t value) {
   if (width <= 32)
     return getOrCreate(globalSection, ::spv::OpConstant,
                        {type, static_cast<Word>(value)});
-  return getOrCreate(globalSection, ::spv::OpConstant,
-                     {type, static_cast<Word>(value),
-                      static_cast<Word>(value >> 32)});
+  return getOrCreate(
+      globalSection, ::spv::OpConstant,
+      {type, static_cast<Word>(value), static_cast<Word>(value >> 32)});
 }
 
 Id ModuleBuilder::getConstantFloatBits(Id type, uint64_t bits) {
   if (getTypeInfo(type).width <= 32)
     return getOrCreate(globalSection, ::spv::OpConstant,
                        {type, static_cast<Word>(bits)});
-  return getOrCreate(globalSection, ::spv::OpConstant,
-                     {type, static_cast<Word>(bits),
-                      static_cast<Word>(bits >> 32)});
+  return getOrCreate(
+      globalSection, ::spv::OpConstant,
+      {type, static_cast<Word>(bits), static_cast<Word>(bits >> 32)});
 }
 
 /// Rounds \p value to IEEE binary16 (round to nearest even).
@@ -268,8 +267,8 @@ static uint16_t toHalfBits(float value) {
       ++half;
     return static_cast<uint16_t>(sign | half);
   }
-  uint32_t half = sign | (static_cast<uint32_t>(exponent) << 10) |
-                  (mantissa >> 13);
+  uint32_t half =
+      sign | (static_cast<uint32_t>(exponent) << 10) | (mantissa >> 13);
   uint32_t rest = mantissa & 0x1fff;
   if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
     ++half; // may carry into the exponent, which is still correct rounding
@@ -307,8 +306,7 @@ Id ModuleBuilder::getConstantComposite(Id type,
   return getOrCreate(globalSection, ::spv::OpConstantComposite, operands);
 }
 
-Id ModuleBuilder::addGlobalVariable(Id pointerType,
-                                    ::spv::StorageClass storage,
+Id ModuleBuilder::addGlobalVariable(Id pointerType, ::spv::StorageClass storage,
                                     Id initializer) {
   Id id = allocateId();
   if (initializer)
@@ -327,9 +325,9 @@ std::vector<Word> ModuleBuilder::finalize() const {
   // Generator magic 0: no registered generator id (SPIR-V spec 2.3).
   std::vector<Word> words = {::spv::MagicNumber, version, 0, nextId, 0};
   const InstructionStream *sections[] = {
-      &capabilitySection, &extensionSection,     &importSection,
-      &memoryModelSection, &entryPointSection,   &executionModeSection,
-      &debugSection,       &annotationSection,   &globalSection,
+      &capabilitySection,  &extensionSection,  &importSection,
+      &memoryModelSection, &entryPointSection, &executionModeSection,
+      &debugSection,       &annotationSection, &globalSection,
       &functions};
   size_t total = words.size();
   for (const InstructionStream *section : sections)

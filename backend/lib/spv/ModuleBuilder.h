@@ -1,4 +1,5 @@
-//===- ModuleBuilder.h - Building SPIR-V modules word by word ----*- C++ -*-===//
+//===- ModuleBuilder.h - Building SPIR-V modules word by word ----*- C++
+//-*-===//
 //
 // A small SPIR-V module builder: id allocation, the logical layout sections of
 // the SPIR-V specification (2.4), and deduplication of everything SPIR-V wants
@@ -87,7 +88,8 @@ public:
   void addLinkageDecoration(Id target, llvm::StringRef name,
                             ::spv::LinkageType type);
 
-  // Types ----------------------------------------------------------------------
+  // Types
+  // ----------------------------------------------------------------------
   Id getVoidType();
   Id getBoolType();
   Id getIntType(unsigned width);
@@ -100,14 +102,15 @@ public:
   /// Properties the emitter needs back from a type id.
   struct TypeInfo {
     ::spv::Op op = ::spv::OpNop;
-    unsigned width = 0;  ///< scalar bit width; 1 for bool
-    unsigned count = 0;  ///< vector components / array length
-    Id elementType = 0;  ///< vector, array or pointee type
+    unsigned width = 0; ///< scalar bit width; 1 for bool
+    unsigned count = 0; ///< vector components / array length
+    Id elementType = 0; ///< vector, array or pointee type
     ::spv::StorageClass storage = ::spv::StorageClassMax;
   };
   const TypeInfo &getTypeInfo(Id type) const;
 
-  // Constants ------------------------------------------------------------------
+  // Constants
+  // ------------------------------------------------------------------
   Id getConstantInt(Id type, uint64_t value);
   Id getConstantFloat(Id type, double value);
   /// A float constant given by its bit pattern (for f16/bf16 storage).
@@ -116,7 +119,8 @@ public:
   Id getConstantNull(Id type);
   Id getConstantComposite(Id type, llvm::ArrayRef<Id> constituents);
 
-  // Global variables -----------------------------------------------------------
+  // Global variables
+  // -----------------------------------------------------------
   /// Adds a module-scope `OpVariable` of pointer type \p pointerType.
   Id addGlobalVariable(Id pointerType, ::spv::StorageClass storage,
                        Id initializer = 0);
@@ -141,12 +145,14 @@ private:
   llvm::StringMap<Id> extInstImports;
 
   InstructionStream capabilitySection, extensionSection, importSection,
-      memoryModelSection, entryPointSection, executionModeSection,
-      debugSection, annotationSection, globalSection, functions;
+      memoryModelSection, entryPointSection, executionModeSection, debugSection,
+      annotationSection, globalSection, functions;
 
   /// Types, constants and decorations keyed by their opcode and operands
   /// (result id excluded), so equal requests share one id.
   std::map<std::vector<Word>, Id> uniqued;
+  /// Fast path for the integer constants index arithmetic asks for often.
+  llvm::DenseMap<std::pair<Id, uint64_t>, Id> intConstants;
   llvm::DenseMap<Id, TypeInfo> typeInfos;
 };
 

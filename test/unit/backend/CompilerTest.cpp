@@ -31,9 +31,8 @@ struct Compilation {
 
   Compilation(llvm::StringRef source, llvm::StringRef preset,
               CompileOptions options = {}) {
-    diags.setHandler([this](const Diagnostic &diag) {
-      messages += diag.message + "\n";
-    });
+    diags.setHandler(
+        [this](const Diagnostic &diag) { messages += diag.message + "\n"; });
     program = ir::parseSource(ctx, diags, source, "test.ir");
     if (!program || failed(ir::verify(*program, diags)))
       return;
@@ -187,8 +186,9 @@ TEST(CompilerTest, EveryFamilyValidatesForEveryPreset) {
     SCOPED_TRACE(preset.str());
     Compilation c(kEverything, preset);
     EXPECT_TRUE(c.compiled) << c.messages;
-    if (c.compiled)
+    if (c.compiled) {
       EXPECT_EQ(c.compiled->kernels.size(), 3u);
+    }
   }
 }
 
@@ -269,8 +269,7 @@ TEST(CompilerTest, PassTableListsEveryPassOnce) {
   for (const char *name :
        {"work-group-size", "constant-folding", "lower-collective",
         "insert-barriers", "lower-foreach", "dce"})
-    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end())
-        << name;
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
 }
 
 /// The pocl-cpu modules must survive LLVMSPIRVLib's reverse translation to
@@ -302,8 +301,8 @@ TEST(CompilerTest, ValidLitInputsTranslateToSpir12) {
     auto buffer = llvm::MemoryBuffer::getFile(it->path());
     ASSERT_TRUE(static_cast<bool>(buffer)) << it->path();
     Compilation c((*buffer)->getBuffer(), "pocl-cpu");
-    if (!c.program || c.messages.find("is not supported by target") !=
-                          std::string::npos)
+    if (!c.program ||
+        c.messages.find("is not supported by target") != std::string::npos)
       continue;
     SCOPED_TRACE(it->path());
     ASSERT_TRUE(c.compiled) << c.messages;

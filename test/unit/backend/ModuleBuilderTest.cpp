@@ -78,7 +78,8 @@ std::vector<uint32_t> buildScaleKernel() {
   Id value = builder.allocateId();
   code.emit(::spv::OpLoad, {f32, value, ptr});
   Id result = builder.allocateId();
-  code.emit(::spv::OpExtInst, {f32, result, ocl, 26 /* fma */, value, two, one});
+  code.emit(::spv::OpExtInst,
+            {f32, result, ocl, 26 /* fma */, value, two, one});
   code.emit(::spv::OpStore, {ptr, result});
   code.emit(::spv::OpReturn, {});
   code.emit(::spv::OpFunctionEnd, {});
@@ -139,8 +140,9 @@ TEST(ModuleBuilderTest, HeaderAndSectionOrder) {
   size_t import = text->find("OpExtInstImport \"OpenCL.std\"");
   size_t model = text->find("OpMemoryModel Physical64 OpenCL");
   size_t entry = text->find("OpEntryPoint Kernel");
-  size_t decoration = text->find("LinkageAttributes "
-                                 "\"__spirv_BuiltInGlobalInvocationId\" Import");
+  size_t decoration =
+      text->find("LinkageAttributes "
+                 "\"__spirv_BuiltInGlobalInvocationId\" Import");
   size_t function = text->find("OpFunction ");
   ASSERT_NE(decoration, std::string::npos) << *text;
   EXPECT_LT(capability, import);

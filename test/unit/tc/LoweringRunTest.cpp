@@ -133,8 +133,9 @@ double LoweringRunTest::runAndCompare(llvm::StringRef text,
     EXPECT_TRUE(bool(buffer)) << llvm::toString(buffer.takeError());
     if (!buffer)
       return kFailed;
-    if (tensor.role != TensorInfo::Role::Input)
+    if (tensor.role != TensorInfo::Role::Input) {
       EXPECT_FALSE(bool(rt->fill(*buffer, 0xff)));
+    }
     buffers.push_back(std::move(*buffer));
     // Row-major TC data is the column-major memref with reversed modes.
     runtime::TensorArg arg;

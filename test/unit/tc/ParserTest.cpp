@@ -139,3 +139,32 @@ TEST(TcParserTest, LocationsCoverTheNode) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(TcParserTest, NestingIsBounded) {
+  // Deep input is an error, not a stack overflow.
+  std::string deep =
+      "def f(float(N) A) -> (O) { O(i) = " + std::string(100000, '(') + "A(i)" +
+      std::string(100000, ')') + " }";
+  TcSource nested(deep);
+  Program program;
+  EXPECT_TRUE(failed(parseProgram(nested.getBuffer(), nested.diags, program)));
+  ASSERT_EQ(nested.messages.size(), 1u);
+  EXPECT_EQ(nested.messages[0], "1:291: expression is nested more than 256 "
+                                "levels deep");
+
+  std::string wide = "def f(float(N) A) -> (O) { O(i) = A(i)";
+  for (int i = 0; i < 5000; ++i)
+    wide += " + A(i)";
+  wide += " }";
+  TcSource chained(wide);
+  Program program2;
+  EXPECT_TRUE(
+      failed(parseProgram(chained.getBuffer(), chained.diags, program2)));
+  ASSERT_EQ(chained.messages.size(), 1u);
+  EXPECT_NE(chained.messages[0].find("more than 4096 operators in a row"),
+            std::string::npos);
+}
+
+} // namespace

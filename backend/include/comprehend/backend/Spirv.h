@@ -27,8 +27,7 @@ llvm::StringRef getSpirvTargetEnvName(llvm::ArrayRef<uint32_t> words,
 
 /// Validates \p words with SPIRV-Tools in the environment of \p core.
 /// Returns an error carrying every validator message (one per line).
-llvm::Error validateSpirv(llvm::ArrayRef<uint32_t> words,
-                          const CoreInfo &core);
+llvm::Error validateSpirv(llvm::ArrayRef<uint32_t> words, const CoreInfo &core);
 
 /// Returns the SPIR-V assembly of \p words (friendly names, no colour, with
 /// the header comment that `spirv-dis` prints).

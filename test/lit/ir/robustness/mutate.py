@@ -20,10 +20,10 @@ DIAGNOSTIC = re.compile(rb":\d+:\d+: error: ")
 
 
 def variants(text, rng):
-    for cut in range(0, len(text), max(1, len(text) // 40)):
+    for cut in range(0, len(text), max(1, len(text) // 20)):
         yield text[:cut]
     tokens = TOKEN.findall(text)
-    for _ in range(40):
+    for _ in range(20):
         mutated = list(tokens)
         i, j = rng.randrange(len(mutated)), rng.randrange(len(mutated))
         choice = rng.randrange(3)
@@ -34,7 +34,7 @@ def variants(text, rng):
         else:
             mutated[i], mutated[j] = mutated[j], mutated[i]
         yield b"".join(mutated)
-    for _ in range(20):
+    for _ in range(10):
         data = bytearray(text)
         for _ in range(4):
             data[rng.randrange(len(data))] = rng.randrange(256)
