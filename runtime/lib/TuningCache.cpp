@@ -52,8 +52,10 @@ std::string TuningCache::getDefaultPath() {
 }
 
 void TuningCache::warn(const llvm::Twine &message) const {
-  if (warnings)
-    *warnings << "warning: tuning cache '" << path << "': " << message << '\n';
+  if (!warnings || warned)
+    return;
+  warned = true;
+  *warnings << "warning: tuning cache '" << path << "': " << message << '\n';
 }
 
 /// The record of one JSON entry, if it is well formed.

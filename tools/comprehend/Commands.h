@@ -23,6 +23,9 @@ int emitBackendOutput(ir::Program &program, DiagnosticEngine &diags);
 int checkTcFile();
 int compileTcFile();
 
+// TcRunCommand.cpp: `run` of a TC def, with --check against the evaluator.
+int runTcFile();
+
 } // namespace comprehend::tools
 
 #endif // COMPREHEND_TOOLS_COMMANDS_H

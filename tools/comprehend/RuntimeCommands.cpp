@@ -10,6 +10,7 @@
 // every candidate's outputs against the default's, and caches the best.
 //
 //===----------------------------------------------------------------------===//
+#include "Commands.h"
 #include "Input.h"
 #include "Options.h"
 
@@ -339,9 +340,7 @@ int runRun() {
   case InputLang::IR:
     return runIrFile();
   case InputLang::TC:
-    llvm::errs() << "comprehend run: running .tc files is not built yet; "
-                    "compile them to .ir first\n";
-    return ExitUsage;
+    return runTcFile();
   case InputLang::Auto:
     break;
   }

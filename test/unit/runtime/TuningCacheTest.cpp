@@ -121,6 +121,8 @@ TEST_F(TuningCacheTest, CorruptFileIsReportedIgnoredAndReplaced) {
       << warnings;
   ASSERT_FALSE(bool(cache.store(makeKey(""), {{{"x", 1}}, 1.0})));
   EXPECT_EQ(cache.lookup(makeKey(""))->config.at("x"), 1);
+  // Reported once, although lookup and store both read the corrupt file.
+  EXPECT_EQ(llvm::StringRef(warnings).count("warning:"), 1u) << warnings;
 }
 
 TEST_F(TuningCacheTest, ForeignFileIsReportedAndNeverOverwritten) {

@@ -100,6 +100,8 @@ private:
 
   std::string path;
   llvm::raw_ostream *warnings;
+  /// One warning per cache object: lookup and store read the same file.
+  mutable bool warned = false;
 };
 
 } // namespace comprehend::runtime

@@ -1,0 +1,551 @@
+//===- TcRunCommand.cpp - `comprehend run` of a Tensor Comprehensions def -===//
+//
+// Runs one TC def on the device:
+//
+//  1. the size variables are bound from --sizes and from the shapes of the
+//     --arg arrays (TC shape, row-major as TC reads it); a disagreement or a
+//     size that stays unknown is an input error naming the size;
+//  2. the def is lowered with those sizes, compiled for the device and its
+//     inputs uploaded (from --arg, else random), outputs and temporaries
+//     poisoned with NaN bytes so that an element the kernel never writes
+//     shows up in --check;
+//  3. the first launch produces the outputs (written to --out DIR as
+//     DIR/NAME.npy in TC shape and, with --check, compared with
+//     tc::evaluate on the same inputs); --repeat further launches are timed
+//     with profiling events and their median is printed.
+//
+// --check tolerance on the relative error |got - want| / max(1, |want|):
+// 1e-4 for float (single-precision kernels against the evaluator's double
+// arithmetic over reductions of a few thousand terms), 1e-10 for double and
+// 0 (exact) for integer tensors.
+//
+//===----------------------------------------------------------------------===//
+#include "Commands.h"
+#include "Input.h"
+#include "Options.h"
+
+#include "comprehend/ir/Context.h"
+#include "comprehend/ir/Diagnostics.h"
+#include "comprehend/ir/Program.h"
+#include "comprehend/ir/Verifier.h"
+#include "comprehend/runtime/Error.h"
+#include "comprehend/runtime/Executable.h"
+#include "comprehend/runtime/Npy.h"
+#include "comprehend/runtime/Runtime.h"
+#include "comprehend/tc/Evaluator.h"
+#include "comprehend/tc/Frontend.h"
+#include "comprehend/tc/Lowering.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+using namespace comprehend;
+using namespace comprehend::runtime;
+using llvm::StringRef;
+
+namespace comprehend::tools {
+
+namespace {
+/// An error message that ends the command with exit code 1.
+struct InputError {
+  std::string message;
+};
+
+/// The device element type of a TC scalar type the run command handles.
+std::optional<DType> getDType(tc::ScalarType type) {
+  switch (type) {
+  case tc::ScalarType::Float:
+    return DType::F32;
+  case tc::ScalarType::Double:
+    return DType::F64;
+  case tc::ScalarType::Int32:
+    return DType::I32;
+  case tc::ScalarType::Int64:
+    return DType::I64;
+  default:
+    return std::nullopt;
+  }
+}
+
+/// The --check tolerance (see the file comment).
+double getTolerance(tc::ScalarType type) {
+  switch (type) {
+  case tc::ScalarType::Float:
+    return 1e-4;
+  case tc::ScalarType::Double:
+    return 1e-10;
+  default:
+    return 0;
+  }
+}
+
+double loadElement(DType dtype, const unsigned char *data, int64_t index) {
+  switch (dtype) {
+  case DType::F32: {
+    float v;
+    std::memcpy(&v, data + 4 * index, 4);
+    return v;
+  }
+  case DType::F64: {
+    double v;
+    std::memcpy(&v, data + 8 * index, 8);
+    return v;
+  }
+  case DType::I32: {
+    int32_t v;
+    std::memcpy(&v, data + 4 * index, 4);
+    return v;
+  }
+  default: {
+    int64_t v;
+    std::memcpy(&v, data + 8 * index, 8);
+    return static_cast<double>(v);
+  }
+  }
+}
+
+void storeElement(DType dtype, unsigned char *data, int64_t index,
+                  double value) {
+  switch (dtype) {
+  case DType::F32: {
+    float v = static_cast<float>(value);
+    std::memcpy(data + 4 * index, &v, 4);
+    return;
+  }
+  case DType::F64:
+    std::memcpy(data + 8 * index, &value, 8);
+    return;
+  case DType::I32: {
+    int32_t v = static_cast<int32_t>(value);
+    std::memcpy(data + 4 * index, &v, 4);
+    return;
+  }
+  default: {
+    int64_t v = static_cast<int64_t>(value);
+    std::memcpy(data + 8 * index, &v, 8);
+    return;
+  }
+  }
+}
+
+/// The column-major offset of the element with row-major offset \p rowMajor
+/// in an array of \p shape.
+int64_t getColumnMajorOffset(llvm::ArrayRef<int64_t> shape, int64_t rowMajor) {
+  int64_t offset = 0, stride = 1;
+  llvm::SmallVector<int64_t, 4> index(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    index[d] = rowMajor % shape[d];
+    rowMajor /= shape[d];
+  }
+  for (size_t d = 0; d < shape.size(); ++d) {
+    offset += index[d] * stride;
+    stride *= shape[d];
+  }
+  return offset;
+}
+
+std::string formatShape(llvm::ArrayRef<int64_t> shape) {
+  std::string text = "(";
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(shape, os, ", ");
+  if (shape.size() == 1)
+    os << ",";
+  os << ")";
+  return text;
+}
+
+/// An --arg array for an input of the def.
+struct GivenArray {
+  std::string path;
+  HostTensor tensor;
+};
+
+/// Where each size variable got its value, for the disagreement message.
+struct SizeBinding {
+  int64_t value;
+  std::string source;
+};
+
+/// Reads the --arg arrays, keyed by input name.
+std::optional<InputError> readGivenArrays(const tc::Def &def,
+                                          llvm::StringMap<GivenArray> &given) {
+  for (const std::string &arg : Args) {
+    auto [name, path] = StringRef(arg).split('=');
+    name = name.trim();
+    const tc::Param *param = nullptr;
+    for (const tc::Param &input : def.getInputs())
+      if (input.name.name == name)
+        param = &input;
+    if (!param || !param->type)
+      return InputError{"--arg '" + arg + "': '" + def.getName().name +
+                        "' has no input '" + name.str() + "'"};
+    std::optional<DType> dtype = getDType(param->type->scalar);
+    if (!dtype)
+      return InputError{"--arg '" + arg + "': the element type of '" +
+                        name.str() + "' is not supported by run"};
+    auto tensor = readNpyFile(path, *dtype);
+    if (!tensor)
+      return InputError{llvm::toString(tensor.takeError())};
+    if (tensor->dtype != *dtype)
+      return InputError{"'" + path.str() + "' holds " +
+                        getDTypeName(tensor->dtype).str() + " but '" +
+                        name.str() + "' is " + getDTypeName(*dtype).str()};
+    if (!given.try_emplace(name, GivenArray{path.str(), std::move(*tensor)})
+             .second)
+      return InputError{"--arg: input '" + name.str() + "' is given twice"};
+  }
+  return std::nullopt;
+}
+
+/// Binds every size variable of \p def from --sizes and the given arrays.
+std::optional<InputError> bindSizes(const tc::Def &def,
+                                    const llvm::StringMap<int64_t> &fixed,
+                                    const llvm::StringMap<GivenArray> &given,
+                                    llvm::StringMap<int64_t> &sizes) {
+  llvm::StringMap<SizeBinding> bound;
+  for (const auto &size : fixed)
+    bound[size.first()] = {size.second, "--sizes"};
+  for (const tc::Param &input : def.getInputs()) {
+    auto it = given.find(input.name.name);
+    if (it == given.end() || !input.type)
+      continue;
+    const HostTensor &tensor = it->second.tensor;
+    std::string source =
+        "'" + input.name.name.str() + "' (" + it->second.path + ")";
+    if (tensor.shape.size() != input.type->dims.size())
+      return InputError{"'" + input.name.name.str() + "' has rank " +
+                        std::to_string(input.type->dims.size()) + " but '" +
+                        it->second.path + "' has shape " +
+                        formatShape(tensor.shape)};
+    for (size_t d = 0; d < input.type->dims.size(); ++d) {
+      const tc::TensorType::Dim &dim = input.type->dims[d];
+      int64_t extent = tensor.shape[d];
+      if (dim.sizeVar.empty()) {
+        if (extent != dim.constant)
+          return InputError{"dimension " + std::to_string(d) + " of '" +
+                            input.name.name.str() + "' is " +
+                            std::to_string(dim.constant) + " but '" +
+                            it->second.path + "' has shape " +
+                            formatShape(tensor.shape)};
+        continue;
+      }
+      auto [entry, inserted] =
+          bound.try_emplace(dim.sizeVar, SizeBinding{extent, source});
+      if (!inserted && entry->second.value != extent)
+        return InputError{"size '" + dim.sizeVar.str() + "' is " +
+                          std::to_string(entry->second.value) + " in " +
+                          entry->second.source + " but " +
+                          std::to_string(extent) + " in " + source};
+    }
+  }
+  for (const std::string &var : def.getSizeVars()) {
+    auto it = bound.find(var);
+    if (it == bound.end())
+      return InputError{"size '" + var +
+                        "' is unknown; give it with --sizes or an --arg array"};
+    sizes[var] = it->second.value;
+  }
+  return std::nullopt;
+}
+
+/// Host copy of one lowered tensor: row-major values plus device bytes.
+struct HostData {
+  DType dtype;
+  std::vector<double> values;
+};
+} // namespace
+
+static int reportInputError(const InputError &error) {
+  llvm::errs() << "comprehend run: error: " << error.message << "\n";
+  return ExitInvalidInput;
+}
+
+static int failRuntime(llvm::Error error) {
+  ErrorKind kind =
+      reportError(std::move(error), llvm::errs(), "comprehend run");
+  return kind == ErrorKind::Input ? ExitInvalidInput : ExitRuntime;
+}
+
+int runTcFile() {
+  for (const std::string &arg : Args)
+    if (!StringRef(arg).contains('=') ||
+        StringRef(arg).split('=').first.trim().empty()) {
+      llvm::errs() << "comprehend run: --arg '" << arg
+                   << "' must be NAME=FILE.npy\n";
+      return ExitUsage;
+    }
+  if (!Grid.empty()) {
+    llvm::errs() << "comprehend run: --grid is for .ir files; for .tc the "
+                    "grid follows from the sizes\n";
+    return ExitUsage;
+  }
+  llvm::SourceMgr sourceMgr;
+  DiagnosticEngine diags(sourceMgr);
+  diags.setWarningsAsErrors(WarningsAsErrors);
+  if (failed(loadInputFile(InputFilename, sourceMgr)))
+    return ExitUsage;
+  std::unique_ptr<tc::Program> program = tc::loadProgram(
+      diags, sourceMgr.getMainFileID(), /*inferAllRanges=*/true);
+  if (!program)
+    return ExitInvalidInput;
+  const tc::Def *def = tc::findEntry(*program, Entry);
+  if (!def) {
+    llvm::errs() << "comprehend run: "
+                 << (Entry.empty() ? "the file defines no function"
+                                   : "no def named '" + Entry + "' in '" +
+                                         InputFilename + "'")
+                 << "\n";
+    return ExitUsage;
+  }
+  StringRef entryName = def->getName().name;
+  llvm::StringMap<int64_t> fixed;
+  if (failed(parseSizes(Sizes, fixed)))
+    return ExitUsage;
+  for (const auto &size : fixed)
+    if (!llvm::is_contained(def->getSizeVars(), size.first())) {
+      llvm::errs() << "comprehend run: '" << size.first()
+                   << "' is not a size variable of '" << entryName << "'\n";
+      return ExitUsage;
+    }
+
+  llvm::StringMap<GivenArray> given;
+  if (std::optional<InputError> error = readGivenArrays(*def, given))
+    return reportInputError(*error);
+  llvm::StringMap<int64_t> sizes;
+  if (std::optional<InputError> error = bindSizes(*def, fixed, given, sizes))
+    return reportInputError(*error);
+
+  ir::Context ctx;
+  ir::Program lowered(ctx);
+  std::optional<tc::LoweredDef> result =
+      tc::lowerDef(*program, *def, sizes, lowered, diags);
+  if (!result || diags.hasErrors() || failed(ir::verify(lowered, diags)))
+    return ExitInvalidInput;
+
+  auto runtime = Runtime::create(Device);
+  if (!runtime)
+    return failRuntime(runtime.takeError());
+  auto executable = Executable::compile(**runtime, lowered, diags);
+  if (!executable) {
+    if (diags.hasErrors()) {
+      llvm::consumeError(executable.takeError());
+      return ExitInvalidInput;
+    }
+    return failRuntime(executable.takeError());
+  }
+
+  // Inputs (given or random), in row-major order for the evaluator; the
+  // device buffer of a row-major TC tensor is the column-major memref with
+  // reversed modes, so the same bytes serve both.
+  std::mt19937_64 rng(std::random_device{}());
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  llvm::StringMap<tc::Tensor> evalArgs;
+  std::vector<Buffer> buffers;
+  buffers.reserve(result->tensors.size());
+  std::vector<ArgValue> values;
+  for (const tc::LoweredTensor &tensor : result->tensors) {
+    std::optional<DType> dtype = getDType(tensor.type);
+    if (!dtype)
+      return reportInputError({"the element type of '" + tensor.name +
+                               "' is not supported by run"});
+    int64_t count = 1;
+    for (int64_t extent : tensor.shape)
+      count *= extent;
+    std::vector<unsigned char> bytes(std::max<int64_t>(count, 1) *
+                                     getDTypeSize(*dtype));
+    if (tensor.role == tc::TensorInfo::Role::Input) {
+      tc::Tensor arg(tensor.type, tensor.shape);
+      arg.data.resize(count);
+      auto it = given.find(tensor.name);
+      for (int64_t i = 0; i < count; ++i) {
+        double value;
+        if (it != given.end())
+          value = loadElement(*dtype, it->second.tensor.data.data(),
+                              getColumnMajorOffset(tensor.shape, i));
+        else if (isIntegerDType(*dtype))
+          // Small non-negative integers, so that they can index other
+          // tensors (e.g. gather) of any extent of at least 3.
+          value = std::floor(1.5 * (dist(rng) + 1));
+        else
+          value = tc::convertTo(dist(rng), tensor.type);
+        arg.data[i] = value;
+        storeElement(*dtype, bytes.data(), i, value);
+      }
+      evalArgs[tensor.name] = std::move(arg);
+    }
+    auto buffer = (*runtime)->upload(bytes.data(), bytes.size());
+    if (!buffer)
+      return failRuntime(buffer.takeError());
+    if (tensor.role != tc::TensorInfo::Role::Input)
+      if (llvm::Error error = (*runtime)->fill(*buffer, 0xff))
+        return failRuntime(std::move(error));
+    buffers.push_back(std::move(*buffer));
+    TensorArg arg;
+    arg.buffer = &buffers.back();
+    arg.dtype = *dtype;
+    arg.shape.assign(tensor.shape.rbegin(), tensor.shape.rend());
+    values.push_back(arg);
+  }
+
+  std::array<size_t, 3> grid;
+  for (unsigned d = 0; d < 3; ++d)
+    grid[d] = static_cast<size_t>(result->grid[d]);
+  // The first launch produces the outputs; the timed ones after it may
+  // accumulate into them, so outputs are read before.
+  auto first = (*executable)->run(entryName, grid, values, 1);
+  if (!first)
+    return failRuntime(first.takeError());
+  llvm::StringMap<HostData> outputs;
+  for (size_t index = 0; index < result->tensors.size(); ++index) {
+    const tc::LoweredTensor &tensor = result->tensors[index];
+    if (tensor.role != tc::TensorInfo::Role::Output)
+      continue;
+    DType dtype = *getDType(tensor.type);
+    int64_t count = 1;
+    for (int64_t extent : tensor.shape)
+      count *= extent;
+    std::vector<unsigned char> bytes(count * getDTypeSize(dtype));
+    if (llvm::Error error =
+            (*runtime)->read(buffers[index], bytes.data(), bytes.size()))
+      return failRuntime(std::move(error));
+    HostData &data = outputs[tensor.name];
+    data.dtype = dtype;
+    data.values.resize(count);
+    for (int64_t i = 0; i < count; ++i)
+      data.values[i] = loadElement(dtype, bytes.data(), i);
+  }
+
+  std::vector<std::string> written;
+  if (!OutDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(OutDir)) {
+      llvm::errs() << "comprehend run: error: cannot create '" << OutDir
+                   << "': " << ec.message() << "\n";
+      return ExitInvalidInput;
+    }
+    for (const tc::LoweredTensor &tensor : result->tensors) {
+      if (tensor.role != tc::TensorInfo::Role::Output)
+        continue;
+      const HostData &data = outputs[tensor.name];
+      // HostTensor is column-major over the TC shape; the file is then what
+      // NumPy reads with the TC shape.
+      HostTensor host(data.dtype, tensor.shape);
+      for (size_t i = 0; i < data.values.size(); ++i)
+        storeElement(data.dtype, host.data.data(),
+                     getColumnMajorOffset(tensor.shape, i), data.values[i]);
+      llvm::SmallString<128> path(OutDir);
+      llvm::sys::path::append(path, tensor.name + ".npy");
+      if (llvm::Error error = writeNpyFile(path, host))
+        return failRuntime(std::move(error));
+      written.push_back(std::string(path));
+    }
+  }
+
+  // --check: the evaluator on the same inputs. NaN (poison left behind)
+  // counts as an infinite error.
+  std::optional<double> maxError;
+  std::string worstTensor;
+  double tolerance = 0;
+  if (Check) {
+    std::optional<llvm::StringMap<tc::Tensor>> expected =
+        tc::evaluate(*program, *def, evalArgs, diags, sizes);
+    if (!expected || diags.hasErrors())
+      return ExitInvalidInput;
+    maxError = 0;
+    for (const tc::LoweredTensor &tensor : result->tensors) {
+      if (tensor.role != tc::TensorInfo::Role::Output)
+        continue;
+      tolerance = std::max(tolerance, getTolerance(tensor.type));
+      auto want = expected->find(tensor.name);
+      const std::vector<double> &got = outputs[tensor.name].values;
+      if (want == expected->end() || want->second.data.size() != got.size())
+        return reportInputError({"the evaluator's '" + tensor.name +
+                                 "' has a different shape than the kernel's"});
+      for (size_t i = 0; i < got.size(); ++i) {
+        double wanted = want->second.data[i];
+        double error =
+            std::abs(got[i] - wanted) / std::max(1.0, std::abs(wanted));
+        if (std::isnan(error))
+          error = std::numeric_limits<double>::infinity();
+        if (error > *maxError) {
+          maxError = error;
+          worstTensor = tensor.name;
+        }
+      }
+    }
+  }
+
+  unsigned repeat = std::max(1u, unsigned(Repeat));
+  auto timing = (*executable)->run(entryName, grid, values, repeat);
+  if (!timing)
+    return failRuntime(timing.takeError());
+
+  const DeviceInfo &device = (*runtime)->getDevice().getInfo();
+  if (Json) {
+    llvm::json::OStream json(llvm::outs(), 2);
+    json.object([&] {
+      json.attribute("entry", entryName);
+      json.attribute("device", device.name);
+      json.attribute("runs", static_cast<int64_t>(timing->kernelMs.size()));
+      json.attribute("median_ms", timing->getMedianKernelMs());
+      json.attributeObject("sizes", [&] {
+        for (const std::string &var : def->getSizeVars())
+          json.attribute(var, sizes[var]);
+      });
+      json.attributeArray("grid", [&] {
+        for (size_t size : grid)
+          json.value(static_cast<int64_t>(size));
+      });
+      if (maxError) {
+        // JSON has no infinity; null marks an output left poisoned.
+        if (std::isfinite(*maxError))
+          json.attribute("max_rel_error", *maxError);
+        else
+          json.attribute("max_rel_error", nullptr);
+        json.attribute("tolerance", tolerance);
+      }
+      json.attributeArray("outputs", [&] {
+        for (const std::string &path : written)
+          json.value(path);
+      });
+    });
+    llvm::outs() << "\n";
+  } else {
+    llvm::outs() << "'" << entryName << "' on " << device.name << ": median "
+                 << llvm::format("%.4f", timing->getMedianKernelMs())
+                 << " ms over " << timing->kernelMs.size() << " runs (";
+    llvm::interleave(
+        def->getSizeVars(), llvm::outs(),
+        [&](const std::string &var) {
+          llvm::outs() << var << "=" << sizes[var];
+        },
+        ", ");
+    llvm::outs() << ")\n";
+    if (maxError)
+      llvm::outs() << "max relative error " << llvm::format("%.3e", *maxError)
+                   << " (tolerance " << llvm::format("%.0e", tolerance)
+                   << ")\n";
+    for (const std::string &path : written)
+      llvm::outs() << "wrote " << path << "\n";
+  }
+  if (maxError && *maxError > tolerance) {
+    llvm::errs() << "comprehend run: error: '" << worstTensor
+                 << "' differs from the reference evaluator: max relative "
+                    "error "
+                 << llvm::format("%.3e", *maxError) << " above tolerance "
+                 << llvm::format("%.0e", tolerance) << "\n";
+    return ExitInvalidInput;
+  }
+  return ExitSuccess;
+}
+
+} // namespace comprehend::tools
