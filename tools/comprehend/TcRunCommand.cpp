@@ -187,7 +187,7 @@ std::optional<InputError> readGivenArrays(const tc::Def &def,
       if (input.name.name == name)
         param = &input;
     if (!param || !param->type)
-      return InputError{"--arg '" + arg + "': '" + def.getName().name +
+      return InputError{"--arg '" + arg + "': '" + def.getName().name.str() +
                         "' has no input '" + name.str() + "'"};
     std::optional<DType> dtype = getDType(param->type->scalar);
     if (!dtype)
@@ -258,7 +258,7 @@ std::optional<InputError> bindSizes(const tc::Def &def,
   return std::nullopt;
 }
 
-/// Host copy of one lowered tensor: row-major values plus device bytes.
+/// An output read back from the device: its values in row-major order.
 struct HostData {
   DType dtype;
   std::vector<double> values;
