@@ -44,6 +44,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -455,9 +456,14 @@ int runTcFile() {
   std::optional<double> maxError;
   std::string worstTensor;
   double tolerance = 0;
+  double referenceMs = 0;
   if (Check) {
+    auto start = std::chrono::steady_clock::now();
     std::optional<llvm::StringMap<tc::Tensor>> expected =
         tc::evaluate(*program, *def, evalArgs, diags, sizes);
+    referenceMs = std::chrono::duration<double, std::milli>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
     if (!expected || diags.hasErrors())
       return ExitInvalidInput;
     maxError = 0;
@@ -512,6 +518,7 @@ int runTcFile() {
         else
           json.attribute("max_rel_error", nullptr);
         json.attribute("tolerance", tolerance);
+        json.attribute("reference_ms", referenceMs);
       }
       json.attributeArray("outputs", [&] {
         for (const std::string &path : written)
@@ -533,7 +540,8 @@ int runTcFile() {
     if (maxError)
       llvm::outs() << "max relative error " << llvm::format("%.3e", *maxError)
                    << " (tolerance " << llvm::format("%.0e", tolerance)
-                   << ")\n";
+                   << "); reference evaluator "
+                   << llvm::format("%.1f", referenceMs) << " ms\n";
     for (const std::string &path : written)
       llvm::outs() << "wrote " << path << "\n";
   }

@@ -287,10 +287,7 @@ TEST(CompilerTest, PoclModulesTranslateToSpir12) {
 /// Every valid input of the IR lit tests that runs with subgroup size 1
 /// compiles for pocl-cpu and translates to SPIR 1.2.
 TEST(CompilerTest, ValidLitInputsTranslateToSpir12) {
-  const char *root = std::getenv("COMPREHEND_TEST_DATA");
-  if (!root)
-    GTEST_SKIP() << "COMPREHEND_TEST_DATA is not set";
-  llvm::SmallString<128> dir(root);
+  llvm::SmallString<128> dir(COMPREHEND_TEST_DIR);
   llvm::sys::path::append(dir, "lit", "ir", "valid");
   std::error_code error;
   unsigned translated = 0;
@@ -312,6 +309,7 @@ TEST(CompilerTest, ValidLitInputsTranslateToSpir12) {
         << llvm::toString(bitcode.takeError());
     ++translated;
   }
+  ASSERT_FALSE(error) << dir.str().str() << ": " << error.message();
   EXPECT_GT(translated, 3u);
 }
 
