@@ -2,6 +2,7 @@
 #include "Commands.h"
 #include "Input.h"
 #include "Options.h"
+#include "TcInput.h"
 
 #include "comprehend/ir/Context.h"
 #include "comprehend/ir/Diagnostics.h"
@@ -19,24 +20,36 @@ using namespace llvm;
 
 namespace comprehend::tools {
 
-namespace {
-/// The source, diagnostics and checked program of one TC input file.
-struct TcInput {
-  SourceMgr sourceMgr;
-  DiagnosticEngine diags{sourceMgr};
-  std::unique_ptr<tc::Program> program;
-};
-} // namespace
-
-/// Loads and checks the input file; returns the exit code to use when it
-/// is not ExitSuccess.
-static int loadTcInput(TcInput &input, bool inferAllRanges) {
+int loadTcInput(TcInput &input, bool inferAllRanges) {
   if (failed(loadInputFile(InputFilename, input.sourceMgr)))
     return ExitUsage;
   input.diags.setWarningsAsErrors(WarningsAsErrors);
   input.program = tc::loadProgram(input.diags, input.sourceMgr.getMainFileID(),
                                   inferAllRanges);
   return input.program ? ExitSuccess : ExitInvalidInput;
+}
+
+int selectTcEntry(StringRef command, const tc::Program &program,
+                  const tc::Def *&entry, StringMap<int64_t> &sizes) {
+  entry = tc::findEntry(program, Entry);
+  if (!entry) {
+    errs() << "comprehend " << command << ": "
+           << (Entry.empty()
+                   ? "the file defines no function"
+                   : "no def named '" + Entry + "' in '" + InputFilename + "'")
+           << "\n";
+    return ExitUsage;
+  }
+  if (failed(parseSizes(Sizes, sizes)))
+    return ExitUsage;
+  for (const auto &size : sizes)
+    if (!is_contained(entry->getSizeVars(), size.first())) {
+      errs() << "comprehend " << command << ": '" << size.first()
+             << "' is not a size variable of '" << entry->getName().name
+             << "'\n";
+      return ExitUsage;
+    }
+  return ExitSuccess;
 }
 
 int checkTcFile() {
@@ -52,25 +65,10 @@ int compileTcFile() {
   TcInput input;
   if (int code = loadTcInput(input, /*inferAllRanges=*/true))
     return code;
-  const tc::Def *entry = tc::findEntry(*input.program, Entry);
-  if (!entry) {
-    errs() << "comprehend compile: "
-           << (Entry.empty() ? "the file defines no function"
-                             : "no def named '" + Entry + "' in '" +
-                                   InputFilename + "'")
-           << "\n";
-    return ExitUsage;
-  }
+  const tc::Def *entry = nullptr;
   StringMap<int64_t> sizes;
-  if (failed(parseSizes(Sizes, sizes)))
-    return ExitUsage;
-  for (const auto &size : sizes)
-    if (!is_contained(entry->getSizeVars(), size.first())) {
-      errs() << "comprehend compile: '" << size.first()
-             << "' is not a size variable of '" << entry->getName().name
-             << "'\n";
-      return ExitUsage;
-    }
+  if (int code = selectTcEntry("compile", *input.program, entry, sizes))
+    return code;
   ir::Context ctx;
   ir::Program lowered(ctx);
   if (!tc::lowerDef(*input.program, *entry, sizes, lowered, input.diags) ||
@@ -105,25 +103,10 @@ int runRanges() {
   TcInput input;
   if (int code = loadTcInput(input, /*inferAllRanges=*/false))
     return code;
-  const tc::Def *entry = tc::findEntry(*input.program, Entry);
-  if (!entry) {
-    errs() << "comprehend ranges: "
-           << (Entry.empty() ? "the file defines no function"
-                             : "no def named '" + Entry + "' in '" +
-                                   InputFilename + "'")
-           << "\n";
-    return ExitUsage;
-  }
+  const tc::Def *entry = nullptr;
   StringMap<int64_t> sizes;
-  if (failed(parseSizes(Sizes, sizes)))
-    return ExitUsage;
-  for (const auto &size : sizes)
-    if (!is_contained(entry->getSizeVars(), size.first())) {
-      errs() << "comprehend ranges: '" << size.first()
-             << "' is not a size variable of '" << entry->getName().name
-             << "'\n";
-      return ExitUsage;
-    }
+  if (int code = selectTcEntry("ranges", *input.program, entry, sizes))
+    return code;
   std::optional<tc::DefRanges> ranges =
       tc::inferRanges(*input.program, *entry, sizes, input.diags);
   if (!ranges || input.diags.hasErrors())

@@ -23,6 +23,7 @@
 #include "Commands.h"
 #include "Input.h"
 #include "Options.h"
+#include "TcInput.h"
 
 #include "comprehend/ir/Context.h"
 #include "comprehend/ir/Diagnostics.h"
@@ -290,34 +291,16 @@ int runTcFile() {
                     "grid follows from the sizes\n";
     return ExitUsage;
   }
-  llvm::SourceMgr sourceMgr;
-  DiagnosticEngine diags(sourceMgr);
-  diags.setWarningsAsErrors(WarningsAsErrors);
-  if (failed(loadInputFile(InputFilename, sourceMgr)))
-    return ExitUsage;
-  std::unique_ptr<tc::Program> program = tc::loadProgram(
-      diags, sourceMgr.getMainFileID(), /*inferAllRanges=*/true);
-  if (!program)
-    return ExitInvalidInput;
-  const tc::Def *def = tc::findEntry(*program, Entry);
-  if (!def) {
-    llvm::errs() << "comprehend run: "
-                 << (Entry.empty() ? "the file defines no function"
-                                   : "no def named '" + Entry + "' in '" +
-                                         InputFilename + "'")
-                 << "\n";
-    return ExitUsage;
-  }
-  StringRef entryName = def->getName().name;
+  TcInput input;
+  if (int code = loadTcInput(input, /*inferAllRanges=*/true))
+    return code;
+  DiagnosticEngine &diags = input.diags;
+  const tc::Program *program = input.program.get();
+  const tc::Def *def = nullptr;
   llvm::StringMap<int64_t> fixed;
-  if (failed(parseSizes(Sizes, fixed)))
-    return ExitUsage;
-  for (const auto &size : fixed)
-    if (!llvm::is_contained(def->getSizeVars(), size.first())) {
-      llvm::errs() << "comprehend run: '" << size.first()
-                   << "' is not a size variable of '" << entryName << "'\n";
-      return ExitUsage;
-    }
+  if (int code = selectTcEntry("run", *program, def, fixed))
+    return code;
+  StringRef entryName = def->getName().name;
 
   llvm::StringMap<GivenArray> given;
   if (std::optional<InputError> error = readGivenArrays(*def, given))
