@@ -212,37 +212,57 @@ static bool checkRunUsage() {
   return true;
 }
 
+namespace {
+/// A parsed and verified .ir input with its chosen entry.
+struct IrInput {
+  llvm::SourceMgr sourceMgr;
+  DiagnosticEngine diags{sourceMgr};
+  ir::Context ctx;
+  std::unique_ptr<ir::Program> program;
+  std::string entryName;
+};
+} // namespace
+
+/// Parses and verifies the input file and picks the function named by
+/// --entry (default: the only one). Returns the exit code on failure.
+static int loadIrInput(llvm::StringRef command, IrInput &input) {
+  input.diags.setWarningsAsErrors(WarningsAsErrors);
+  if (failed(loadInputFile(InputFilename, input.sourceMgr)))
+    return ExitInvalidInput;
+  input.program =
+      ir::parseSource(input.ctx, input.diags, input.sourceMgr.getMainFileID());
+  if (!input.program || failed(ir::verify(*input.program, input.diags)) ||
+      input.diags.hasErrors())
+    return ExitInvalidInput;
+  input.entryName = Entry;
+  if (input.entryName.empty()) {
+    if (input.program->size() != 1) {
+      llvm::errs() << "comprehend " << command << ": error: '" << InputFilename
+                   << "' has " << input.program->size()
+                   << " functions; choose one with --entry\n";
+      return ExitInvalidInput;
+    }
+    input.entryName = input.program->begin()->getName().str();
+  } else if (!input.program->lookupFunction(input.entryName)) {
+    llvm::errs() << "comprehend " << command << ": error: no function '@"
+                 << input.entryName << "' in '" << InputFilename << "'\n";
+    return ExitInvalidInput;
+  }
+  return ExitSuccess;
+}
+
 static int runIrFile() {
   if (!checkRunUsage())
     return ExitUsage;
   auto grid = parseGrid(Grid);
   if (!grid)
     return fail(grid.takeError(), "run");
-  llvm::SourceMgr sourceMgr;
-  DiagnosticEngine diags(sourceMgr);
-  diags.setWarningsAsErrors(WarningsAsErrors);
-  if (failed(loadInputFile(InputFilename, sourceMgr)))
-    return ExitInvalidInput;
-  ir::Context ctx;
-  std::unique_ptr<ir::Program> program =
-      ir::parseSource(ctx, diags, sourceMgr.getMainFileID());
-  if (!program || failed(ir::verify(*program, diags)) || diags.hasErrors())
-    return ExitInvalidInput;
-
-  std::string entryName = Entry;
-  if (entryName.empty()) {
-    if (program->size() != 1) {
-      llvm::errs() << "comprehend run: error: '" << InputFilename << "' has "
-                   << program->size()
-                   << " functions; choose one with --entry\n";
-      return ExitInvalidInput;
-    }
-    entryName = program->begin()->getName().str();
-  } else if (!program->lookupFunction(entryName)) {
-    llvm::errs() << "comprehend run: error: no function '@" << entryName
-                 << "' in '" << InputFilename << "'\n";
-    return ExitInvalidInput;
-  }
+  IrInput input;
+  if (int code = loadIrInput("run", input))
+    return code;
+  DiagnosticEngine &diags = input.diags;
+  std::unique_ptr<ir::Program> &program = input.program;
+  const std::string &entryName = input.entryName;
 
   auto runtime = Runtime::create(Device);
   if (!runtime)
@@ -524,29 +544,13 @@ static int tuneIrFile() {
   auto grid = parseGrid(Grid);
   if (!grid)
     return fail(grid.takeError(), "tune");
-  llvm::SourceMgr sourceMgr;
-  DiagnosticEngine diags(sourceMgr);
-  if (failed(loadInputFile(InputFilename, sourceMgr)))
-    return ExitInvalidInput;
-  ir::Context ctx;
-  std::unique_ptr<ir::Program> program =
-      ir::parseSource(ctx, diags, sourceMgr.getMainFileID());
-  if (!program || failed(ir::verify(*program, diags)) || diags.hasErrors())
-    return ExitInvalidInput;
-  std::string entryName = Entry;
-  if (entryName.empty()) {
-    if (program->size() != 1) {
-      llvm::errs() << "comprehend tune: error: '" << InputFilename << "' has "
-                   << program->size()
-                   << " functions; choose one with --entry\n";
-      return ExitInvalidInput;
-    }
-    entryName = program->begin()->getName().str();
-  } else if (!program->lookupFunction(entryName)) {
-    llvm::errs() << "comprehend tune: error: no function '@" << entryName
-                 << "' in '" << InputFilename << "'\n";
-    return ExitInvalidInput;
-  }
+  IrInput input;
+  if (int code = loadIrInput("tune", input))
+    return code;
+  llvm::SourceMgr &sourceMgr = input.sourceMgr;
+  DiagnosticEngine &diags = input.diags;
+  ir::Context &ctx = input.ctx;
+  const std::string &entryName = input.entryName;
 
   auto runtime = Runtime::create(Device);
   if (!runtime)
