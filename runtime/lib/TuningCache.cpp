@@ -12,6 +12,8 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
+
 using namespace comprehend::runtime;
 using llvm::StringRef;
 
@@ -175,8 +177,46 @@ static llvm::Error writeAtomically(StringRef path,
   return llvm::Error::success();
 }
 
+namespace {
+/// Serialises the read-merge-write of cooperating writers on a lock file
+/// beside the cache (`<cache>.lock`), so no writer loses another's entries.
+/// Readers never take it: the rename keeps every read consistent. Where the
+/// lock cannot be had (no permission, a file system without locks, a writer
+/// that holds it too long), store() falls back to its verify-and-merge loop.
+class WriterLock {
+public:
+  explicit WriterLock(StringRef cachePath) {
+    llvm::SmallString<256> lockPath(cachePath);
+    lockPath += ".lock";
+    if (llvm::sys::fs::openFileForWrite(lockPath, fd,
+                                        llvm::sys::fs::CD_OpenAlways))
+      return;
+    if (!llvm::sys::fs::tryLockFile(fd, std::chrono::seconds(10)))
+      locked = true;
+  }
+  ~WriterLock() {
+    if (locked)
+      llvm::sys::fs::unlockFile(fd);
+    if (fd >= 0)
+      llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+  }
+  WriterLock(const WriterLock &) = delete;
+  WriterLock &operator=(const WriterLock &) = delete;
+
+private:
+  int fd = -1;
+  bool locked = false;
+};
+} // namespace
+
 llvm::Error TuningCache::store(const TuningKey &key, const TuningRecord &record,
                                bool replace) {
+  StringRef dir = llvm::sys::path::parent_path(path);
+  if (!dir.empty())
+    if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+      return makeInputError("cannot create directory '" + dir +
+                            "': " + ec.message());
+  WriterLock lock(path);
   std::string name = key.str();
   llvm::json::Object entry{
       {"kernel", key.kernelHash},    {"entry", key.entry},

@@ -8,17 +8,17 @@
 //                          "sizes": "M=512,N=512", "config": {...},
 //                          "median_ms": 1.25}}}
 //
-// Writes are atomic and lock-free: re-read the file, merge the new entry into
-// what is there, write a temporary file in the same directory and rename it
-// over the cache. A reader therefore always sees one complete file.
+// Writes are atomic: re-read the file, merge the new entry into what is
+// there, write a temporary file in the same directory and rename it over the
+// cache. A reader therefore always sees one complete file, without locking.
 //
-// Guarantee under concurrent writers: the file always parses and every entry
-// in it was stored by some `store` call. A `store` keeps every entry of the
-// version it re-read, so an entry is only lost when another process re-read
-// the file before this rename and renamed its own version after it. `store`
-// narrows that window by re-reading after its rename and merging again (up to
-// a few times) when its entry is missing; when it returns success its entry
-// was in the file after its last rename.
+// Guarantee under concurrent writers: writers serialise their
+// read-merge-write on `<cache>.lock`, so every entry any `store` wrote is
+// kept. Where that lock cannot be taken (no permission, a file system
+// without locks, a holder slower than 10 s), `store` still re-reads after its
+// rename and merges again when its entry is missing; then the file always
+// parses and every entry in it was stored by some `store`, but an entry can be
+// lost when two writers' read-merge-write windows overlap.
 //
 // A corrupt file (not JSON) or a foreign one (JSON in another format) is
 // reported through the warning stream and treated as empty; it is never an
