@@ -61,35 +61,25 @@ public:
       return failure();
     shape = *kernelShape;
     ctx = &function.getContext();
-    llvm::SmallVector<ir::Instruction *, 8> worklist;
-    collect(function.getBody(), worklist);
-    for (ir::Instruction *inst : worklist) {
-      LoweringBuilder builder(*ctx, inst->getLoc());
-      builder.setInsertionPoint(inst);
-      lower(*inst, builder);
-      inst->getParentRegion()->erase(inst);
-    }
+    replaceMatching(
+        function, isCollectiveBlas,
+        [&](ir::Instruction &inst, LoweringBuilder &b) { lower(inst, b); });
     return success();
   }
 
 private:
-  static void collect(ir::Region &region,
-                      llvm::SmallVectorImpl<ir::Instruction *> &worklist) {
-    for (ir::Instruction &inst : region) {
-      switch (inst.getKind()) {
-      case InstKind::Axpby:
-      case InstKind::Cumsum:
-      case InstKind::Gemm:
-      case InstKind::Gemv:
-      case InstKind::Ger:
-      case InstKind::Hadamard:
-      case InstKind::Sum:
-        worklist.push_back(&inst);
-        break;
-      default:
-        for (ir::Region *nested : inst.getRegions())
-          collect(*nested, worklist);
-      }
+  static bool isCollectiveBlas(const ir::Instruction &inst) {
+    switch (inst.getKind()) {
+    case InstKind::Axpby:
+    case InstKind::Cumsum:
+    case InstKind::Gemm:
+    case InstKind::Gemv:
+    case InstKind::Ger:
+    case InstKind::Hadamard:
+    case InstKind::Sum:
+      return true;
+    default:
+      return false;
     }
   }
 
@@ -425,8 +415,8 @@ void LowerCollectivePass::emitGemmTile(ir::GemmInst inst, LoweringBuilder &b,
       result, beta,
       [&](LoweringBuilder &lb) {
         return lb
-            .create<ir::CooperativeMatrixLoadInst>(
-                loc, accType, inst.getC(), m, n, ir::Transpose::N, checked)
+            .create<ir::CooperativeMatrixLoadInst>(loc, accType, inst.getC(), m,
+                                                   n, ir::Transpose::N, checked)
             .getResult();
       },
       [&](LoweringBuilder &lb, ir::Value *old) {

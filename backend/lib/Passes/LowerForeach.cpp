@@ -43,34 +43,22 @@ public:
       return failure();
     shape = *kernelShape;
     ctx = &function.getContext();
-    llvm::SmallVector<ir::Instruction *, 8> worklist;
-    collect(function.getBody(), worklist);
-    for (ir::Instruction *inst : worklist) {
-      LoweringBuilder builder(*ctx, inst->getLoc());
-      builder.setInsertionPoint(inst);
-      if (inst->getKind() == InstKind::Foreach)
-        lowerForeach(ir::ForeachInst(inst), builder);
-      else
-        lowerForeachTile(ir::ForeachTileInst(inst), builder);
-      inst->getParentRegion()->erase(inst);
-    }
+    replaceMatching(
+        function,
+        [](const ir::Instruction &inst) {
+          return inst.getKind() == InstKind::Foreach ||
+                 inst.getKind() == InstKind::ForeachTile;
+        },
+        [&](ir::Instruction &inst, LoweringBuilder &b) {
+          if (inst.getKind() == InstKind::Foreach)
+            lowerForeach(ir::ForeachInst(&inst), b);
+          else
+            lowerForeachTile(ir::ForeachTileInst(&inst), b);
+        });
     return success();
   }
 
 private:
-  static void collect(ir::Region &region,
-                      llvm::SmallVectorImpl<ir::Instruction *> &worklist) {
-    for (ir::Instruction &inst : region) {
-      if (inst.getKind() == InstKind::Foreach ||
-          inst.getKind() == InstKind::ForeachTile) {
-        worklist.push_back(&inst);
-        continue;
-      }
-      for (ir::Region *nested : inst.getRegions())
-        collect(*nested, worklist);
-    }
-  }
-
   /// An i32 built-in converted to the integer type \p type.
   ir::Value *toType(LoweringBuilder &b, ir::Value *value,
                     const ir::Type *type) {

@@ -64,8 +64,7 @@ void LoweringBuilder::update(ir::Value *x, ir::Value *memref,
     return;
   }
   ir::Value *result = addScaledOld(
-      scaled, beta,
-      [&](LoweringBuilder &b) { return b.load(memref, indices); },
+      scaled, beta, [&](LoweringBuilder &b) { return b.load(memref, indices); },
       [&](LoweringBuilder &b, ir::Value *old) { return b.mul(beta, old); });
   create<ir::StoreInst>(loc, result, memref, indices);
 }
@@ -73,8 +72,7 @@ void LoweringBuilder::update(ir::Value *x, ir::Value *memref,
 ir::Value *LoweringBuilder::addScaledOld(
     ir::Value *scaled, ir::Value *beta,
     llvm::function_ref<ir::Value *(LoweringBuilder &)> loadOld,
-    llvm::function_ref<ir::Value *(LoweringBuilder &, ir::Value *)>
-        scaleOld) {
+    llvm::function_ref<ir::Value *(LoweringBuilder &, ir::Value *)> scaleOld) {
   if (isConstantNumber(beta, 0.0))
     return scaled;
   if (isConstantNumber(beta, 1.0))
@@ -95,4 +93,33 @@ ir::Value *LoweringBuilder::addScaledOld(
       elseBuilder.add(scaled, scaleOld(elseBuilder, loadOld(elseBuilder)));
   elseBuilder.create<ir::YieldInst>(loc, llvm::ArrayRef<ir::Value *>{sum});
   return branch.getResults().front();
+}
+
+static void
+collectMatching(ir::Region &region,
+                llvm::function_ref<bool(const ir::Instruction &)> matches,
+                llvm::SmallVectorImpl<ir::Instruction *> &worklist) {
+  for (ir::Instruction &inst : region) {
+    if (matches(inst)) {
+      worklist.push_back(&inst);
+      continue;
+    }
+    for (ir::Region *nested : inst.getRegions())
+      collectMatching(*nested, matches, worklist);
+  }
+}
+
+void comprehend::backend::replaceMatching(
+    ir::Function &function,
+    llvm::function_ref<bool(const ir::Instruction &)> matches,
+    llvm::function_ref<void(ir::Instruction &, LoweringBuilder &)> lower) {
+  // Collect first: lowering inserts instructions next to the ones visited.
+  llvm::SmallVector<ir::Instruction *, 8> worklist;
+  collectMatching(function.getBody(), matches, worklist);
+  for (ir::Instruction *inst : worklist) {
+    LoweringBuilder builder(function.getContext(), inst->getLoc());
+    builder.setInsertionPoint(inst);
+    lower(*inst, builder);
+    inst->getParentRegion()->erase(inst);
+  }
 }

@@ -22,6 +22,17 @@ std::optional<ir::ConstantValue> getConstantValue(const ir::Value *value);
 /// Whether \p value is a constant equal to \p number (any number type).
 bool isConstantNumber(const ir::Value *value, double number);
 
+class LoweringBuilder;
+
+/// Replaces each outermost instruction of \p function that \p matches
+/// accepts (its nested regions are not searched) by what \p lower builds at
+/// its place, with its location; the instruction itself is then erased.
+/// The shared skeleton of the passes that lower one kind of instruction.
+void replaceMatching(
+    ir::Function &function,
+    llvm::function_ref<bool(const ir::Instruction &)> matches,
+    llvm::function_ref<void(ir::Instruction &, LoweringBuilder &)> lower);
+
 class LoweringBuilder : public ir::Builder {
 public:
   LoweringBuilder(ir::Context &ctx, Location loc)
@@ -54,8 +65,7 @@ public:
   ir::Value *addScaledOld(
       ir::Value *scaled, ir::Value *beta,
       llvm::function_ref<ir::Value *(LoweringBuilder &)> loadOld,
-      llvm::function_ref<ir::Value *(LoweringBuilder &, ir::Value *)>
-          scaleOld);
+      llvm::function_ref<ir::Value *(LoweringBuilder &, ir::Value *)> scaleOld);
 
   /// `memref[indices] := alpha * x + beta * memref[indices]`, with x, alpha
   /// and beta already of the memref's element kind. Atomic updates need beta

@@ -66,6 +66,10 @@ public:
 
 private:
   ir::Value *lowerBinary(const BinaryExpr &expr);
+  /// The instruction for \p op on operands of one type; null for an
+  /// operator the IR has no instruction for.
+  ir::Value *createBinary(BinaryOp op, Location loc, ir::Value *lhs,
+                          ir::Value *rhs);
   ir::Value *lowerTernary(const TernaryExpr &expr);
   ir::Value *lowerApply(const ApplyExpr &expr);
   ir::Value *lowerBuiltin(const ApplyExpr &expr);
@@ -161,26 +165,9 @@ ir::Value *ExprLowerer::lowerIndex(const Expr &expr) {
     ir::Value *rhs = lowerIndex(binary.getRhs());
     if (!lhs || !rhs)
       return nullptr;
-    switch (binary.getOp()) {
-    case BinaryOp::Add:
-      return create<ir::AddInst>(loc, lhs, rhs);
-    case BinaryOp::Sub:
-      return create<ir::SubInst>(loc, lhs, rhs);
-    case BinaryOp::Mul:
-      return create<ir::MulInst>(loc, lhs, rhs);
-    // Range inference assumes floor semantics; the IR's div/rem truncate,
-    // which agrees for the non-negative subscripts of in-bounds reads.
-    case BinaryOp::Div:
-      return create<ir::DivInst>(loc, lhs, rhs);
-    case BinaryOp::Mod:
-      return create<ir::RemInst>(loc, lhs, rhs);
-    case BinaryOp::Min:
-      return create<ir::MinInst>(loc, lhs, rhs);
-    case BinaryOp::Max:
-      return create<ir::MaxInst>(loc, lhs, rhs);
-    default:
-      break;
-    }
+    // Integral, non-bool results come only from arithmetic operators.
+    if (ir::Value *result = createBinary(binary.getOp(), loc, lhs, rhs))
+      return result;
     break;
   }
   default:
@@ -294,19 +281,8 @@ ir::Value *ExprLowerer::lowerValue(const Expr &expr) {
   return fail(loc, "expression cannot be lowered");
 }
 
-ir::Value *ExprLowerer::lowerBinary(const BinaryExpr &expr) {
-  Location loc = expr.getLoc();
-  BinaryOp op = expr.getOp();
-  bool isComparison = op >= BinaryOp::Less && op <= BinaryOp::NotEqual;
-  // Operands are computed in the promoted type: the result type for
-  // arithmetic, the common operand type for comparisons.
-  ScalarType operandType =
-      isComparison ? promote(expr.getLhs().getType(), expr.getRhs().getType())
-                   : expr.getType();
-  ir::Value *lhs = lowerValueAs(expr.getLhs(), operandType);
-  ir::Value *rhs = lowerValueAs(expr.getRhs(), operandType);
-  if (!lhs || !rhs)
-    return nullptr;
+ir::Value *ExprLowerer::createBinary(BinaryOp op, Location loc, ir::Value *lhs,
+                                     ir::Value *rhs) {
   switch (op) {
   case BinaryOp::Add:
     return create<ir::AddInst>(loc, lhs, rhs);
@@ -314,6 +290,8 @@ ir::Value *ExprLowerer::lowerBinary(const BinaryExpr &expr) {
     return create<ir::SubInst>(loc, lhs, rhs);
   case BinaryOp::Mul:
     return create<ir::MulInst>(loc, lhs, rhs);
+  // Range inference assumes floor semantics; the IR's div/rem truncate,
+  // which agrees for the non-negative subscripts of in-bounds reads.
   case BinaryOp::Div:
     return create<ir::DivInst>(loc, lhs, rhs);
   case BinaryOp::Mod:
@@ -339,6 +317,24 @@ ir::Value *ExprLowerer::lowerBinary(const BinaryExpr &expr) {
   case BinaryOp::Or:
     return create<ir::OrInst>(loc, lhs, rhs);
   }
+  return nullptr;
+}
+
+ir::Value *ExprLowerer::lowerBinary(const BinaryExpr &expr) {
+  Location loc = expr.getLoc();
+  BinaryOp op = expr.getOp();
+  bool isComparison = op >= BinaryOp::Less && op <= BinaryOp::NotEqual;
+  // Operands are computed in the promoted type: the result type for
+  // arithmetic, the common operand type for comparisons.
+  ScalarType operandType =
+      isComparison ? promote(expr.getLhs().getType(), expr.getRhs().getType())
+                   : expr.getType();
+  ir::Value *lhs = lowerValueAs(expr.getLhs(), operandType);
+  ir::Value *rhs = lowerValueAs(expr.getRhs(), operandType);
+  if (!lhs || !rhs)
+    return nullptr;
+  if (ir::Value *result = createBinary(op, loc, lhs, rhs))
+    return result;
   return fail(loc, "operator cannot be lowered");
 }
 
