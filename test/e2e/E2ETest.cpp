@@ -6,6 +6,7 @@
 // here. All functions are in one module so that the device builds it once.
 //
 //===----------------------------------------------------------------------===//
+#include "ModuleFixture.h"
 #include "comprehend/runtime/Executable.h"
 #include "comprehend/runtime/HostArguments.h"
 
@@ -212,28 +213,12 @@ func @tile_copy(%A: memref<f32x70x64>, %B: memref<f32x70x64>, %alpha: f32) {
 /// An argument: a host tensor (memref or stacked group) or a scalar.
 using HostArg = std::variant<HostTensor, ScalarArg>;
 
-class E2ETest : public ::testing::Test {
-protected:
-  static void SetUpTestSuite() {
-    auto created = Runtime::create();
-    if (!created) {
-      setupError = llvm::toString(created.takeError());
-      return;
-    }
-    runtime = std::move(*created);
-    auto compiled = Executable::compileText(*runtime, kProgram, "e2e.ir");
-    if (!compiled) {
-      setupError = llvm::toString(compiled.takeError());
-      return;
-    }
-    executable = std::move(*compiled);
-  }
-  static void TearDownTestSuite() {
-    executable.reset();
-    runtime.reset();
-  }
-  void SetUp() override { ASSERT_TRUE(setupError.empty()) << setupError; }
+class E2ETest : public comprehend::test::ModuleFixture<E2ETest> {
+public:
+  static std::string getModuleText() { return kProgram; }
+  static const char *getModuleName() { return "e2e.ir"; }
 
+protected:
   /// Uploads `args`, launches `entry` over `grid` and returns the tensors
   /// read back (scalars give empty tensors).
   std::vector<HostTensor> run(llvm::StringRef entry, std::array<size_t, 3> grid,
@@ -251,7 +236,7 @@ protected:
         values.push_back(*scalar);
         continue;
       }
-      auto uploaded = uploadArgument(*runtime, kernel->params[i],
+      auto uploaded = uploadArgument(*device, kernel->params[i],
                                      std::get<HostTensor>(args[i]));
       EXPECT_TRUE(bool(uploaded)) << llvm::toString(uploaded.takeError());
       if (!uploaded)
@@ -266,7 +251,7 @@ protected:
     for (size_t i = 0; i < args.size(); ++i) {
       if (!arrays[i])
         continue;
-      auto tensor = downloadArgument(*runtime, *arrays[i]);
+      auto tensor = downloadArgument(*device, *arrays[i]);
       EXPECT_TRUE(bool(tensor)) << llvm::toString(tensor.takeError());
       if (tensor)
         results[i] = std::move(*tensor);
@@ -283,9 +268,6 @@ protected:
     return tensor;
   }
 
-  static inline std::unique_ptr<Runtime> runtime;
-  static inline std::unique_ptr<Executable> executable;
-  static inline std::string setupError;
   std::mt19937_64 rng{std::random_device{}()};
 };
 
@@ -642,7 +624,7 @@ TEST_F(E2ETest, Gemm256Timing) {
   std::vector<ArgValue> values;
   for (const ParamType &param : entry->params) {
     auto uploaded =
-        uploadArgument(*runtime, param, random(DType::F32, {256, 256}));
+        uploadArgument(*device, param, random(DType::F32, {256, 256}));
     ASSERT_TRUE(bool(uploaded)) << llvm::toString(uploaded.takeError());
     values.push_back(uploaded->value);
     arrays.push_back(std::move(*uploaded));

@@ -7,6 +7,7 @@
 // them, c32/c64; f16/bf16 run only on devices with cl_khr_fp16.
 //
 //===----------------------------------------------------------------------===//
+#include "ModuleFixture.h"
 #include "comprehend/runtime/Executable.h"
 #include "comprehend/runtime/HostArguments.h"
 
@@ -143,29 +144,13 @@ std::string makeProgram() {
   return text;
 }
 
-class InstructionTest : public ::testing::Test {
-protected:
-  static void SetUpTestSuite() {
-    auto created = Runtime::create();
-    if (!created) {
-      setupError = llvm::toString(created.takeError());
-      return;
-    }
-    runtime = std::move(*created);
-    auto compiled =
-        Executable::compileText(*runtime, makeProgram(), "instructions.ir");
-    if (!compiled) {
-      setupError = llvm::toString(compiled.takeError());
-      return;
-    }
-    executable = std::move(*compiled);
-  }
-  static void TearDownTestSuite() {
-    executable.reset();
-    runtime.reset();
-  }
-  void SetUp() override { ASSERT_TRUE(setupError.empty()) << setupError; }
+class InstructionTest
+    : public comprehend::test::ModuleFixture<InstructionTest> {
+public:
+  static std::string getModuleText() { return makeProgram(); }
+  static const char *getModuleName() { return "instructions.ir"; }
 
+protected:
   /// Runs `kernel` on `inputs` and a poisoned output of `result` type.
   HostTensor run(const std::string &kernel, std::vector<HostTensor> inputs,
                  DType result) {
@@ -179,7 +164,7 @@ protected:
     std::vector<DeviceArgument> arrays;
     std::vector<ArgValue> values;
     for (size_t i = 0; i < inputs.size(); ++i) {
-      auto uploaded = uploadArgument(*runtime, entry->params[i], inputs[i]);
+      auto uploaded = uploadArgument(*device, entry->params[i], inputs[i]);
       EXPECT_TRUE(bool(uploaded)) << llvm::toString(uploaded.takeError());
       if (!uploaded)
         return {};
@@ -190,7 +175,7 @@ protected:
     EXPECT_TRUE(bool(timing)) << llvm::toString(timing.takeError());
     if (!timing)
       return {};
-    auto tensor = downloadArgument(*runtime, arrays.back());
+    auto tensor = downloadArgument(*device, arrays.back());
     EXPECT_TRUE(bool(tensor)) << llvm::toString(tensor.takeError());
     return tensor ? std::move(*tensor) : HostTensor();
   }
@@ -199,9 +184,6 @@ protected:
     return makeRandomTensor(type, {kLength}, rng);
   }
 
-  static inline std::unique_ptr<Runtime> runtime;
-  static inline std::unique_ptr<Executable> executable;
-  static inline std::string setupError;
   std::mt19937_64 rng{std::random_device{}()};
 };
 
