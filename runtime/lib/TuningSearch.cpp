@@ -95,6 +95,12 @@ public:
   SearchResult finish() {
     if (options.progress)
       *options.progress << '\n';
+    for (const auto &[config, ms] : known)
+      if (ms)
+        result.measured.push_back({config, *ms});
+    llvm::stable_sort(result.measured, [](const auto &a, const auto &b) {
+      return a.second < b.second;
+    });
     return result;
   }
 

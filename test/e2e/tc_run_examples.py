@@ -10,9 +10,8 @@ integer inputs skip the first set: run's random integers (gather's indices)
 lie in [0, 2], so the tensors they index need an extent of at least 3. Exits
 1 when any run fails, after running all of them.
 
-Skipped: def 'mlp' of mlp.tc, which calls 'fcrelu' (TC calls are not
-lowered yet); 'fcrelu' of the same file runs. The all-1 set is skipped for
-pooling defs, whose 2 x 2 window needs H, W >= 2.
+The all-1 set is skipped for pooling defs, whose 2 x 2 window needs
+H, W >= 2.
 """
 import glob
 import os
@@ -20,7 +19,7 @@ import re
 import subprocess
 import sys
 
-SKIPPED = {("mlp.tc", "mlp")}
+SKIPPED = set()
 
 
 def defs_of(text):

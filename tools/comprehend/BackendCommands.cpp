@@ -1,6 +1,10 @@
 //===- BackendCommands.cpp - `compile --emit lowered-ir|spirv|spirv-asm` --===//
 #include "Commands.h"
+#include "Input.h"
 #include "Options.h"
+
+#include "comprehend/api/TcTuning.h"
+#include "comprehend/runtime/TuningKernel.h"
 
 #include "comprehend/backend/Compiler.h"
 #include "comprehend/backend/CoreInfo.h"
@@ -60,6 +64,21 @@ int emitBackendOutput(ir::Program &program, DiagnosticEngine &diags) {
   backend::CompileOptions options;
   if (failed(getCompileOptions(options)))
     return ExitUsage;
+  // --config: backend knobs here, launch shapes on every function (the
+  // lowering knobs of a .tc file were applied by its lowering).
+  runtime::Configuration config;
+  if (int code = getConfigOption("compile", config))
+    return code;
+  tc::LoweringOptions loweringOptions;
+  if (llvm::Error error = api::applyCompileConfiguration(
+          config, *core, loweringOptions, options)) {
+    llvm::errs() << "comprehend compile: error: "
+                 << llvm::toString(std::move(error)) << "\n";
+    return ExitInvalidInput;
+  }
+  if (!config.empty())
+    for (ir::Function &function : program)
+      runtime::applyConfiguration(function, config);
 
   std::error_code error;
   bool binary = Emit == EmitKind::Spirv;

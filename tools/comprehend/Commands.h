@@ -25,6 +25,7 @@ int compileTcFile();
 
 // TcRunCommand.cpp: `run` of a TC def, with --check against the evaluator.
 int runTcFile();
+int tuneTcFile();
 
 } // namespace comprehend::tools
 

@@ -1,7 +1,9 @@
 //===- Input.cpp - Reading the driver's input files -----------------------===//
 #include "Input.h"
+#include "Options.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -40,6 +42,39 @@ LogicalResult parseSizes(StringRef text, StringMap<int64_t> &sizes) {
     }
   }
   return success();
+}
+
+int getConfigOption(llvm::StringRef command, runtime::Configuration &config) {
+  config.clear();
+  llvm::StringRef text = llvm::StringRef(Config).trim();
+  if (text.empty())
+    return ExitSuccess;
+  std::string contents;
+  if (!text.startswith("{")) {
+    auto file = llvm::MemoryBuffer::getFile(text);
+    if (!file) {
+      llvm::errs() << "comprehend " << command << ": error: --config '" << text
+                   << "' is neither a JSON object nor a readable file: "
+                   << file.getError().message() << "\n";
+      return ExitUsage;
+    }
+    contents = (*file)->getBuffer().str();
+    text = contents;
+  }
+  auto json = llvm::json::parse(text);
+  if (!json) {
+    llvm::errs() << "comprehend " << command << ": error: --config: "
+                 << llvm::toString(json.takeError()) << "\n";
+    return ExitUsage;
+  }
+  auto parsed = runtime::configurationFromJSON(*json);
+  if (!parsed) {
+    llvm::errs() << "comprehend " << command << ": error: --config: "
+                 << llvm::toString(parsed.takeError()) << "\n";
+    return ExitUsage;
+  }
+  config = std::move(*parsed);
+  return ExitSuccess;
 }
 
 } // namespace comprehend::tools

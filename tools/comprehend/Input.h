@@ -3,6 +3,7 @@
 #define COMPREHEND_TOOLS_INPUT_H
 
 #include "comprehend/ir/Support.h"
+#include "comprehend/runtime/TuningSpace.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -19,6 +20,11 @@ LogicalResult loadInputFile(llvm::StringRef path, llvm::SourceMgr &sourceMgr);
 /// Parses `M=64,N=32` into \p sizes; prints a one-line reason on failure.
 LogicalResult parseSizes(llvm::StringRef text,
                          llvm::StringMap<int64_t> &sizes);
+
+/// Reads --config (JSON text, or the path of a JSON file) into \p config;
+/// empty when the option is not given. Prints a one-line reason prefixed by
+/// `comprehend <command>` and returns the exit code on failure, else 0.
+int getConfigOption(llvm::StringRef command, runtime::Configuration &config);
 
 } // namespace comprehend::tools
 

@@ -14,6 +14,8 @@
 #include "Input.h"
 #include "Options.h"
 
+#include "comprehend/api/TcTuner.h"
+
 #include "comprehend/ir/Context.h"
 #include "comprehend/ir/Diagnostics.h"
 #include "comprehend/ir/Function.h"
@@ -193,6 +195,27 @@ static llvm::Expected<Bindings> bindParameters(Runtime &runtime,
   return bindings;
 }
 
+/// The tuning-cache key of an .ir entry: the file's text, the device, the
+/// grid and the bytes of every array argument (the sizes that matter for a
+/// program whose shapes may be dynamic).
+static TuningKey makeIrTuningKey(const Runtime &runtime,
+                                 const llvm::SourceMgr &sourceMgr,
+                                 llvm::StringRef entryName,
+                                 std::array<size_t, 3> grid,
+                                 const Bindings &bindings) {
+  std::string sizes;
+  llvm::raw_string_ostream os(sizes);
+  os << "grid=" << grid[0] << "x" << grid[1] << "x" << grid[2];
+  for (const std::optional<DeviceArgument> &array : bindings.arrays)
+    if (array)
+      os << ",%" << array->type.name << "=" << array->buffer->getSize() << "B";
+  const DeviceInfo &device = runtime.getDevice().getInfo();
+  StringRef text =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
+  return TuningKey{hashKernelText(text), device.name, device.driverVersion,
+                   os.str(), std::string(entryName)};
+}
+
 /// Checks the syntax of --grid and --arg (usage errors, exit 2).
 static bool checkRunUsage() {
   for (const std::string &arg : Args) {
@@ -282,6 +305,58 @@ static int runIrFile() {
   auto bindings = bindParameters(**runtime, *entry, entryName);
   if (!bindings)
     return fail(bindings.takeError(), "run");
+
+  // A configuration from --config, else from the tuning cache, recompiles
+  // the entry with it; the bound arguments stay valid (same parameters).
+  Configuration config;
+  if (int code = getConfigOption("run", config))
+    return code;
+  bool fromCache = false;
+  if (config.empty()) {
+    TuningCache cache(CachePath.empty() ? TuningCache::getDefaultPath()
+                                        : std::string(CachePath),
+                      &llvm::errs());
+    if (std::optional<TuningRecord> record = cache.lookup(makeIrTuningKey(
+            **runtime, input.sourceMgr, entryName, *grid, *bindings))) {
+      config = record->config;
+      fromCache = true;
+    }
+  }
+  if (!config.empty()) {
+    for (const auto &[name, value] : config)
+      if (name != kWorkGroupSize0 && name != kWorkGroupSize1 &&
+          name != kSubgroupSize) {
+        llvm::errs() << "comprehend run: error: unknown tuning parameter '"
+                     << name << "' for .ir files\n";
+        if (!fromCache)
+          return ExitInvalidInput;
+        config.clear();
+        break;
+      }
+  }
+  if (!config.empty()) {
+    std::unique_ptr<ir::Program> configured = ir::parseSource(
+        input.ctx, diags, input.sourceMgr.getMainFileID());
+    if (!configured)
+      return ExitInvalidInput;
+    applyConfiguration(*configured->lookupFunction(entryName), config);
+    auto recompiled = Executable::compile(**runtime, *configured, diags);
+    if (!recompiled) {
+      if (diags.hasErrors()) {
+        llvm::consumeError(recompiled.takeError());
+        return ExitInvalidInput;
+      }
+      return fail(recompiled.takeError(), "run");
+    }
+    executable = std::move(recompiled);
+    program = std::move(configured);
+    entry = (*executable)->getEntry(entryName);
+    if (!entry)
+      return fail(entry.takeError(), "run");
+    if (fromCache)
+      llvm::errs() << "using the tuned configuration "
+                   << formatConfiguration(config) << " from the tuning cache\n";
+  }
 
   // The first launch produces the outputs; the timed ones after it may
   // accumulate into them (beta = 1), so outputs are read before.
@@ -443,8 +518,8 @@ public:
     for (size_t i = 0; i < reference.size(); ++i) {
       if (!bindings.arrays[i])
         continue;
-      if (!sameValues(bindings.arrays[i]->type.dtype, reference[i],
-                      lastOutputs[i]))
+      if (!api::sameOutputs(bindings.arrays[i]->type.dtype, reference[i],
+                            lastOutputs[i]))
         return makeInputError("'%" + bindings.arrays[i]->type.name +
                               "' differs from the default's with " +
                               formatConfiguration(config));
@@ -452,17 +527,7 @@ public:
     return llvm::Error::success();
   }
 
-  /// Canonical sizes of the bound inputs and the grid, for the cache key.
-  std::string describeSizes() const {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << "grid=" << grid[0] << "x" << grid[1] << "x" << grid[2];
-    for (const std::optional<DeviceArgument> &array : bindings.arrays)
-      if (array)
-        os << ",%" << array->type.name << "=" << array->buffer->getSize()
-           << "B";
-    return text;
-  }
+  const Bindings &getBindings() const { return bindings; }
 
 private:
   llvm::Expected<std::unique_ptr<Executable>>
@@ -492,40 +557,6 @@ private:
     const Buffer &buffer = *bindings.arrays[index]->buffer;
     bytes.resize(buffer.getSize());
     return runtime.read(buffer, bytes.data(), bytes.size());
-  }
-
-  /// Floats may differ by rounding (another work split may reorder sums);
-  /// everything else must be bit-identical.
-  static bool sameValues(DType dtype, const std::vector<unsigned char> &a,
-                         const std::vector<unsigned char> &b) {
-    if (a.size() != b.size())
-      return false;
-    auto close = [](double x, double y) {
-      if (std::isnan(x) || std::isnan(y))
-        return std::isnan(x) && std::isnan(y);
-      return std::abs(x - y) <= 1e-3 * (1 + std::abs(y));
-    };
-    if (dtype == DType::F32 || dtype == DType::C32) {
-      for (size_t i = 0; i + 4 <= a.size(); i += 4) {
-        float x, y;
-        std::memcpy(&x, &a[i], 4);
-        std::memcpy(&y, &b[i], 4);
-        if (!close(x, y))
-          return false;
-      }
-      return true;
-    }
-    if (dtype == DType::F64 || dtype == DType::C64) {
-      for (size_t i = 0; i + 8 <= a.size(); i += 8) {
-        double x, y;
-        std::memcpy(&x, &a[i], 8);
-        std::memcpy(&y, &b[i], 8);
-        if (!close(x, y))
-          return false;
-      }
-      return true;
-    }
-    return a == b;
   }
 
   Runtime &runtime;
@@ -569,10 +600,8 @@ static int tuneIrFile() {
     return fail(space.takeError(), "tune");
 
   const DeviceInfo &device = (*runtime)->getDevice().getInfo();
-  StringRef text =
-      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
-  TuningKey key{hashKernelText(text), device.name, device.driverVersion,
-                tuner.describeSizes(), entryName};
+  TuningKey key = makeIrTuningKey(**runtime, sourceMgr, entryName, *grid,
+                                  tuner.getBindings());
   TuningCache cache(CachePath.empty() ? TuningCache::getDefaultPath()
                                       : std::string(CachePath),
                     &llvm::errs());
@@ -644,9 +673,7 @@ int runTune() {
   case InputLang::IR:
     return tuneIrFile();
   case InputLang::TC:
-    llvm::errs() << "comprehend tune: tuning .tc files is not built yet; "
-                    "compile them to .ir first\n";
-    return ExitUsage;
+    return tuneTcFile();
   case InputLang::Auto:
     break;
   }

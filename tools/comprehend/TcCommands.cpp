@@ -4,11 +4,14 @@
 #include "Options.h"
 #include "TcInput.h"
 
+#include "comprehend/api/TcTuning.h"
+#include "comprehend/backend/CoreInfo.h"
 #include "comprehend/ir/Context.h"
 #include "comprehend/ir/Diagnostics.h"
 #include "comprehend/ir/Printer.h"
 #include "comprehend/ir/Program.h"
 #include "comprehend/ir/Verifier.h"
+#include "comprehend/runtime/TuningKernel.h"
 #include "comprehend/tc/Frontend.h"
 #include "comprehend/tc/Lowering.h"
 
@@ -69,15 +72,34 @@ int compileTcFile() {
   StringMap<int64_t> sizes;
   if (int code = selectTcEntry("compile", *input.program, entry, sizes))
     return code;
+  // --config may set lowering knobs; they are checked against the target.
+  tc::LoweringOptions options;
+  runtime::Configuration config;
+  if (int code = getConfigOption("compile", config))
+    return code;
+  if (std::optional<backend::CoreInfo> core =
+          backend::CoreInfo::getPreset(Target)) {
+    backend::CompileOptions unused;
+    if (llvm::Error error =
+            api::applyCompileConfiguration(config, *core, options, unused)) {
+      errs() << "comprehend compile: error: " << toString(std::move(error))
+             << "\n";
+      return ExitInvalidInput;
+    }
+  }
   ir::Context ctx;
   ir::Program lowered(ctx);
-  if (!tc::lowerDef(*input.program, *entry, sizes, lowered, input.diags) ||
+  if (!tc::lowerDef(*input.program, *entry, sizes, lowered, input.diags,
+                    options) ||
       input.diags.hasErrors())
     return ExitInvalidInput;
   // The lowering must produce valid IR; a verifier error here is a bug of
   // the lowering, reported with the TC locations it carries.
   if (failed(ir::verify(lowered, input.diags)))
     return ExitInvalidInput;
+  for (ir::Function &function : lowered)
+    if (!config.empty())
+      runtime::applyConfiguration(function, config);
   if (Emit != EmitKind::IR)
     return emitBackendOutput(lowered, input.diags);
   std::error_code error;

@@ -5,14 +5,16 @@
 //  1. the size variables are bound from --sizes and from the shapes of the
 //     --arg arrays (TC shape, row-major as TC reads it); a disagreement or a
 //     size that stays unknown is an input error naming the size;
-//  2. the def is lowered with those sizes, compiled for the device and its
-//     inputs uploaded (from --arg, else random), outputs and temporaries
-//     poisoned with NaN bytes so that an element the kernel never writes
-//     shows up in --check;
+//  2. the def is compiled for the device by api::TcKernel with those sizes
+//     (and the --config configuration, else the tuning cache's, else the
+//     defaults), its inputs uploaded (from --arg, else random), outputs and
+//     temporaries poisoned with NaN bytes so that an element the kernel
+//     never writes shows up in --check;
 //  3. the first launch produces the outputs (written to --out DIR as
 //     DIR/NAME.npy in TC shape and, with --check, compared with
 //     tc::evaluate on the same inputs); --repeat further launches are timed
-//     with profiling events and their median is printed.
+//     with profiling events and their median is printed (a def lowered to
+//     several kernels: the sum of its kernels per repetition).
 //
 // --check tolerance on the relative error |got - want| / max(1, |want|):
 // 1e-4 for float (single-precision kernels against the evaluator's double
@@ -25,6 +27,7 @@
 #include "Options.h"
 #include "TcInput.h"
 
+#include "comprehend/api/TcKernel.h"
 #include "comprehend/ir/Context.h"
 #include "comprehend/ir/Diagnostics.h"
 #include "comprehend/ir/Program.h"
@@ -62,22 +65,6 @@ namespace {
 struct InputError {
   std::string message;
 };
-
-/// The device element type of a TC scalar type the run command handles.
-std::optional<DType> getDType(tc::ScalarType type) {
-  switch (type) {
-  case tc::ScalarType::Float:
-    return DType::F32;
-  case tc::ScalarType::Double:
-    return DType::F64;
-  case tc::ScalarType::Int32:
-    return DType::I32;
-  case tc::ScalarType::Int64:
-    return DType::I64;
-  default:
-    return std::nullopt;
-  }
-}
 
 /// The --check tolerance (see the file comment).
 double getTolerance(tc::ScalarType type) {
@@ -191,7 +178,7 @@ std::optional<InputError> readGivenArrays(const tc::Def &def,
     if (!param || !param->type)
       return InputError{"--arg '" + arg + "': '" + def.getName().name.str() +
                         "' has no input '" + name.str() + "'"};
-    std::optional<DType> dtype = getDType(param->type->scalar);
+    std::optional<DType> dtype = api::getDType(param->type->scalar);
     if (!dtype)
       return InputError{"--arg '" + arg + "': the element type of '" +
                         name.str() + "' is not supported by run"};
@@ -309,98 +296,82 @@ int runTcFile() {
   if (std::optional<InputError> error = bindSizes(*def, fixed, given, sizes))
     return reportInputError(*error);
 
-  ir::Context ctx;
-  ir::Program lowered(ctx);
-  std::optional<tc::LoweredDef> result =
-      tc::lowerDef(*program, *def, sizes, lowered, diags);
-  if (!result || diags.hasErrors() || failed(ir::verify(lowered, diags)))
-    return ExitInvalidInput;
-
   auto runtime = Runtime::create(Device);
   if (!runtime)
     return failRuntime(runtime.takeError());
-  auto executable = Executable::compile(**runtime, lowered, diags);
-  if (!executable) {
+  api::TcKernelOptions options;
+  if (int code = getConfigOption("run", options.config))
+    return code;
+  options.cachePath = CachePath;
+  options.warnings = &llvm::errs();
+  auto kernel =
+      api::TcKernel::compile(**runtime, *program, *def, sizes, diags, options);
+  if (!kernel) {
     if (diags.hasErrors()) {
-      llvm::consumeError(executable.takeError());
+      llvm::consumeError(kernel.takeError());
       return ExitInvalidInput;
     }
-    return failRuntime(executable.takeError());
+    return failRuntime(kernel.takeError());
   }
+  llvm::ArrayRef<tc::LoweredTensor> tensors = (*kernel)->getTensors();
+  if ((*kernel)->getConfigSource() == api::ConfigSource::TuningCache)
+    llvm::errs() << "using the tuned configuration "
+                 << formatConfiguration((*kernel)->getConfig())
+                 << " from the tuning cache\n";
 
   // Inputs (given or random), in row-major order for the evaluator; the
   // device buffer of a row-major TC tensor is the column-major memref with
-  // reversed modes, so the same bytes serve both.
+  // reversed modes, so the same bytes serve both. Everything else is
+  // poisoned with NaN bytes.
   std::mt19937_64 rng(std::random_device{}());
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
   llvm::StringMap<tc::Tensor> evalArgs;
-  std::vector<Buffer> buffers;
-  buffers.reserve(result->tensors.size());
-  std::vector<ArgValue> values;
-  for (const tc::LoweredTensor &tensor : result->tensors) {
-    std::optional<DType> dtype = getDType(tensor.type);
-    if (!dtype)
-      return reportInputError({"the element type of '" + tensor.name +
-                               "' is not supported by run"});
-    int64_t count = 1;
-    for (int64_t extent : tensor.shape)
-      count *= extent;
-    std::vector<unsigned char> bytes(std::max<int64_t>(count, 1) *
-                                     getDTypeSize(*dtype));
-    if (tensor.role == tc::TensorInfo::Role::Input) {
-      tc::Tensor arg(tensor.type, tensor.shape);
-      arg.data.resize(count);
-      auto it = given.find(tensor.name);
-      for (int64_t i = 0; i < count; ++i) {
-        double value;
-        if (it != given.end())
-          value = loadElement(*dtype, it->second.tensor.data.data(),
-                              getColumnMajorOffset(tensor.shape, i));
-        else if (isIntegerDType(*dtype))
-          // Small non-negative integers, so that they can index other
-          // tensors (e.g. gather) of any extent of at least 3.
-          value = std::floor(1.5 * (dist(rng) + 1));
-        else
-          value = tc::convertTo(dist(rng), tensor.type);
-        arg.data[i] = value;
-        storeElement(*dtype, bytes.data(), i, value);
-      }
-      evalArgs[tensor.name] = std::move(arg);
-    }
-    auto buffer = (*runtime)->upload(bytes.data(), bytes.size());
-    if (!buffer)
-      return failRuntime(buffer.takeError());
-    if (tensor.role != tc::TensorInfo::Role::Input)
-      if (llvm::Error error = (*runtime)->fill(*buffer, 0xff))
+  for (const tc::LoweredTensor &tensor : tensors) {
+    if (tensor.role != tc::TensorInfo::Role::Input) {
+      if (llvm::Error error = (*kernel)->fill(tensor.name, 0xff))
         return failRuntime(std::move(error));
-    buffers.push_back(std::move(*buffer));
-    TensorArg arg;
-    arg.buffer = &buffers.back();
-    arg.dtype = *dtype;
-    arg.shape.assign(tensor.shape.rbegin(), tensor.shape.rend());
-    values.push_back(arg);
+      continue;
+    }
+    DType dtype = *api::getDType(tensor.type);
+    int64_t count = api::getNumElements(tensor);
+    std::vector<unsigned char> bytes((*kernel)->getSizeInBytes(tensor));
+    tc::Tensor arg(tensor.type, tensor.shape);
+    arg.data.resize(count);
+    auto it = given.find(tensor.name);
+    for (int64_t i = 0; i < count; ++i) {
+      double value;
+      if (it != given.end())
+        value = loadElement(dtype, it->second.tensor.data.data(),
+                            getColumnMajorOffset(tensor.shape, i));
+      else if (isIntegerDType(dtype))
+        // Small non-negative integers, so that they can index other
+        // tensors (e.g. gather) of any extent of at least 3.
+        value = std::floor(1.5 * (dist(rng) + 1));
+      else
+        value = tc::convertTo(dist(rng), tensor.type);
+      arg.data[i] = value;
+      storeElement(dtype, bytes.data(), i, value);
+    }
+    evalArgs[tensor.name] = std::move(arg);
+    if (llvm::Error error =
+            (*kernel)->write(tensor.name, bytes.data(), bytes.size()))
+      return failRuntime(std::move(error));
   }
 
-  std::array<size_t, 3> grid;
-  for (unsigned d = 0; d < 3; ++d)
-    grid[d] = static_cast<size_t>(result->grid[d]);
   // The first launch produces the outputs; the timed ones after it may
   // accumulate into them, so outputs are read before.
-  auto first = (*executable)->run(entryName, grid, values, 1);
+  auto first = (*kernel)->run(1);
   if (!first)
     return failRuntime(first.takeError());
   llvm::StringMap<HostData> outputs;
-  for (size_t index = 0; index < result->tensors.size(); ++index) {
-    const tc::LoweredTensor &tensor = result->tensors[index];
+  for (const tc::LoweredTensor &tensor : tensors) {
     if (tensor.role != tc::TensorInfo::Role::Output)
       continue;
-    DType dtype = *getDType(tensor.type);
-    int64_t count = 1;
-    for (int64_t extent : tensor.shape)
-      count *= extent;
-    std::vector<unsigned char> bytes(count * getDTypeSize(dtype));
+    DType dtype = *api::getDType(tensor.type);
+    int64_t count = api::getNumElements(tensor);
+    std::vector<unsigned char> bytes((*kernel)->getSizeInBytes(tensor));
     if (llvm::Error error =
-            (*runtime)->read(buffers[index], bytes.data(), bytes.size()))
+            (*kernel)->read(tensor.name, bytes.data(), bytes.size()))
       return failRuntime(std::move(error));
     HostData &data = outputs[tensor.name];
     data.dtype = dtype;
@@ -416,7 +387,7 @@ int runTcFile() {
                    << "': " << ec.message() << "\n";
       return ExitInvalidInput;
     }
-    for (const tc::LoweredTensor &tensor : result->tensors) {
+    for (const tc::LoweredTensor &tensor : tensors) {
       if (tensor.role != tc::TensorInfo::Role::Output)
         continue;
       const HostData &data = outputs[tensor.name];
@@ -450,7 +421,7 @@ int runTcFile() {
     if (!expected || diags.hasErrors())
       return ExitInvalidInput;
     maxError = 0;
-    for (const tc::LoweredTensor &tensor : result->tensors) {
+    for (const tc::LoweredTensor &tensor : tensors) {
       if (tensor.role != tc::TensorInfo::Role::Output)
         continue;
       tolerance = std::max(tolerance, getTolerance(tensor.type));
@@ -474,7 +445,7 @@ int runTcFile() {
   }
 
   unsigned repeat = std::max(1u, unsigned(Repeat));
-  auto timing = (*executable)->run(entryName, grid, values, repeat);
+  auto timing = (*kernel)->run(repeat);
   if (!timing)
     return failRuntime(timing.takeError());
 
@@ -490,10 +461,20 @@ int runTcFile() {
         for (const std::string &var : def->getSizeVars())
           json.attribute(var, sizes[var]);
       });
-      json.attributeArray("grid", [&] {
-        for (size_t size : grid)
-          json.value(static_cast<int64_t>(size));
+      json.attributeArray("kernels", [&] {
+        for (const tc::LoweredKernel &launch :
+             (*kernel)->getLoweredDef().kernels)
+          json.object([&] {
+            json.attribute("name", launch.function->getName());
+            json.attributeArray("grid", [&] {
+              for (int64_t size : launch.grid)
+                json.value(size);
+            });
+          });
       });
+      json.attribute("config", toJSON((*kernel)->getConfig()));
+      json.attribute("config_source",
+                     getConfigSourceName((*kernel)->getConfigSource()));
       if (maxError) {
         // JSON has no infinity; null marks an output left poisoned.
         if (std::isfinite(*maxError))

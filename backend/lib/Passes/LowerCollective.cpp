@@ -5,7 +5,8 @@
 //  - gemm: `foreach_tile` over C with cooperative matrices: a K loop of
 //    cooperative_matrix_load (A, B) + cooperative_matrix_mul_add, then the
 //    alpha/beta epilogue. Remainder tiles take a second copy of the tile code
-//    whose loads and stores use the checked flags;
+//    whose loads and stores use the checked flags. The register tile is
+//    CompileOptions::gemmTiling over getDefaultGemmTiling;
 //  - gemv, ger, hadamard, axpby, sum (vector result), cumsum: `foreach` over
 //    the result's elements, with a sequential `for` for the reduced mode;
 //  - sum to a scalar, axpby of order 0, cumsum of a vector: one work-item
@@ -61,10 +62,20 @@ public:
       return failure();
     shape = *kernelShape;
     ctx = &function.getContext();
+    diags = &context.diags;
+    core = &context.core;
+    tilingOverride = context.options.gemmTiling;
+    // Only an override is checked: the default is always used as is.
+    tilingError = std::nullopt;
+    if (tilingOverride != GemmTiling())
+      tilingError =
+          checkGemmTiling(tilingOverride, context.core, shape.subgroupSize);
+    defaultTiling = getDefaultGemmTiling(context.core, shape.subgroupSize);
+    hadError = false;
     replaceMatching(
         function, isCollectiveBlas,
         [&](ir::Instruction &inst, LoweringBuilder &b) { lower(inst, b); });
-    return success();
+    return failure(hadError);
   }
 
 private:
@@ -283,6 +294,12 @@ private:
 
   KernelShape shape;
   ir::Context *ctx = nullptr;
+  DiagnosticEngine *diags = nullptr;
+  const CoreInfo *core = nullptr;
+  /// The requested gemm tiling, why it is illegal (if it is), the default.
+  GemmTiling tilingOverride, defaultTiling;
+  std::optional<std::string> tilingError;
+  bool hadError = false;
   // Tile shape of the gemm being lowered.
   int64_t tileM = 0, tileN = 0, tileK = 0;
 };
@@ -301,17 +318,35 @@ void LowerCollectivePass::lowerGemm(ir::GemmInst inst, LoweringBuilder &b) {
   int64_t sizeK = aType->getShape(kMode);
   int64_t sg = shape.subgroupSize;
 
-  // Register tile: 16 (or one subgroup) rows by 8 columns, a K step of 8;
-  // clipped to static sizes (the row tile stays a multiple of the subgroup).
-  tileM = roundUp(16, sg);
-  tileN = 8;
-  tileK = 8;
+  // The register tile (GemmTiling), clipped to static sizes (the row tile
+  // stays a multiple of the subgroup). An illegal override is reported; the
+  // default keeps the IR well-formed until the pass fails.
+  if (tilingError) {
+    diags->emitError(inst->getLoc()) << "invalid gemm tiling for subgroup size "
+                                     << sg << ": " << *tilingError;
+    hadError = true;
+  }
+  bool useOverride = !tilingError;
+  auto pick = [&](int64_t requested, int64_t fallback) {
+    return useOverride && requested ? requested : fallback;
+  };
+  tileM = pick(tilingOverride.rows, defaultTiling.rows);
+  tileN = pick(tilingOverride.cols, defaultTiling.cols);
+  tileK = pick(tilingOverride.kStep, defaultTiling.kStep);
   if (!ir::isDynamic(sizeM))
     tileM = std::min(tileM, roundUp(std::max<int64_t>(sizeM, 1), sg));
   if (!ir::isDynamic(sizeN))
     tileN = std::min(tileN, std::max<int64_t>(sizeN, 1));
   if (!ir::isDynamic(sizeK))
     tileK = std::min(tileK, std::max<int64_t>(sizeK, 1));
+  // A short static K that the default step does not divide is taken in one
+  // step: no remainder iteration with checked (per-element) loads.
+  if (!(useOverride && tilingOverride.kStep) && !ir::isDynamic(sizeK) &&
+      sizeK > tileK && sizeK <= 2 * defaultTiling.kStep && sizeK % tileK != 0) {
+    GemmTiling wholeK = {tileM, tileN, sizeK};
+    if (!checkGemmTiling(wholeK, *core, shape.subgroupSize))
+      tileK = sizeK;
+  }
   bool remM = ir::isDynamic(sizeM) || sizeM % tileM != 0;
   bool remN = ir::isDynamic(sizeN) || sizeN % tileN != 0;
   bool remK = ir::isDynamic(sizeK) || sizeK % tileK != 0;

@@ -27,6 +27,10 @@ static const PassInfo passTable[] = {
     {"constant-folding", "fold and propagate constants",
      createConstantFoldingPass, 1},
     {"dce", "remove dead instructions", createDeadCodeEliminationPass, 1},
+    {"place-local-memory",
+     "place allocas in one local-memory arena, sharing bytes between "
+     "allocas whose lifetimes do not overlap",
+     createPlaceLocalMemoryPass, 0},
 };
 
 llvm::ArrayRef<PassInfo> comprehend::backend::getPassTable() {

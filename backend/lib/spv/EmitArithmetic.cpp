@@ -1,7 +1,8 @@
 //===- EmitArithmetic.cpp - Arithmetic, comparisons, casts, math ----------===//
 //
 // Scalars map to core SPIR-V instructions or OpenCL.std; coopmatrices apply
-// the scalar operation to each work-item component. Complex numbers are
+// the operation to each part (a vector or a scalar, see CoopLayout), or to
+// each component when the operands' layouts differ. Complex numbers are
 // 2-vectors (re, im); f16/bf16 values are computed in f32.
 //
 //===----------------------------------------------------------------------===//
@@ -55,8 +56,9 @@ Id FunctionEmitter::complexDiv(ScalarKind kind, Id a, Id b) {
   return emitValue(::spv::OpFDiv, type, {numerator, normVector});
 }
 
-Id FunctionEmitter::emitMulAdd(ScalarKind kind, Id a, Id b, Id c) {
-  Id type = types.getValueType(kind);
+Id FunctionEmitter::emitMulAdd(ScalarKind kind, Id a, Id b, Id c,
+                               unsigned width) {
+  Id type = getVectorValueType(kind, width);
   if (ir::isInteger(kind))
     return emitValue(::spv::OpIAdd, type,
                      {emitValue(::spv::OpIMul, type, {a, b}), c});
@@ -66,8 +68,8 @@ Id FunctionEmitter::emitMulAdd(ScalarKind kind, Id a, Id b, Id c) {
 }
 
 Id FunctionEmitter::emitScalarBinary(InstKind kind, ScalarKind scalar, Id a,
-                                     Id b) {
-  Id type = types.getValueType(scalar);
+                                     Id b, unsigned width) {
+  Id type = getVectorValueType(scalar, width);
   bool isInt = ir::isInteger(scalar);
   switch (kind) {
   case InstKind::Add:
@@ -119,8 +121,9 @@ Id FunctionEmitter::emitBinary(InstKind kind, const ir::Type *type, Id a,
   return emitScalarBinary(kind, *ir::getScalarOrComponentKind(type), a, b);
 }
 
-Id FunctionEmitter::emitScalarUnary(InstKind kind, ScalarKind scalar, Id a) {
-  Id type = types.getValueType(scalar);
+Id FunctionEmitter::emitScalarUnary(InstKind kind, ScalarKind scalar, Id a,
+                                    unsigned width) {
+  Id type = getVectorValueType(scalar, width);
   Id component = types.getComponentValueType(scalar);
   bool isInt = ir::isInteger(scalar);
   switch (kind) {
@@ -184,12 +187,16 @@ Id FunctionEmitter::emitCompare(InstKind kind, ScalarKind scalar, Id a, Id b) {
   return emitValue(op, boolType, {a, b});
 }
 
-Id FunctionEmitter::emitCast(ScalarKind from, ScalarKind to, Id value) {
+Id FunctionEmitter::emitCast(ScalarKind from, ScalarKind to, Id value,
+                             unsigned width) {
   Id fromComponent = types.getComponentValueType(from);
   Id toComponent = types.getComponentValueType(to);
   Id toType = types.getValueType(to);
   unsigned fromWidth = builder.getTypeInfo(fromComponent).width;
   unsigned toWidth = builder.getTypeInfo(toComponent).width;
+  // Vectors hold real or integer kinds only: convert them as a whole.
+  if (width > 1)
+    toComponent = getVectorValueType(to, width);
   auto convertComponent = [&](Id component) -> Id {
     if (ir::isInteger(from) && ir::isInteger(to))
       return fromWidth == toWidth
@@ -303,23 +310,42 @@ LogicalResult FunctionEmitter::emitArithmeticInst(ir::Instruction &inst) {
   auto *coop =
       resultType ? llvm::dyn_cast<ir::CoopMatrixType>(resultType) : nullptr;
 
-  // Applies a per-component function to scalars and coopmatrices alike.
+  // Applies fn(ids, width) to scalars and coopmatrices alike: per part when
+  // all coopmatrix operands are packed like the result, else per component.
   auto map = [&](unsigned numOperands, auto &&fn) {
     if (!coop) {
       llvm::SmallVector<Id, 2> ids;
       for (unsigned i = 0; i < numOperands; ++i)
         ids.push_back(getValue(inst.getOperand(i)));
-      setValue(result, fn(ids));
+      setValue(result, fn(ids, 1u));
       return;
     }
+    CoopLayout layout = getCoopLayout(coop);
+    bool samePacking =
+        llvm::all_of(llvm::ArrayRef(inst.getOperands()).take_front(numOperands),
+                     [&](ir::Value *operand) {
+                       auto *type =
+                           llvm::cast<ir::CoopMatrixType>(operand->getType());
+                       return getCoopLayout(type) == layout;
+                     });
     llvm::SmallVector<Id, 16> out;
-    for (unsigned k = 0, e = getNumComponents(coop); k < e; ++k) {
+    if (samePacking) {
+      for (unsigned part = 0, e = layout.getNumParts(); part < e; ++part) {
+        llvm::SmallVector<Id, 2> ids;
+        for (unsigned i = 0; i < numOperands; ++i)
+          ids.push_back(getCoop(inst.getOperand(i))[part]);
+        out.push_back(fn(ids, layout.getWidth(part)));
+      }
+      setCoop(result, std::move(out));
+      return;
+    }
+    for (unsigned k = 0, e = layout.getNumComponents(); k < e; ++k) {
       llvm::SmallVector<Id, 2> ids;
       for (unsigned i = 0; i < numOperands; ++i)
-        ids.push_back(getCoop(inst.getOperand(i))[k]);
-      out.push_back(fn(ids));
+        ids.push_back(getCoopComponent(inst.getOperand(i), k));
+      out.push_back(fn(ids, 1u));
     }
-    setCoop(result, std::move(out));
+    setCoopComponents(result, out);
   };
   auto operandKind = [&](unsigned i) {
     return *ir::getScalarOrComponentKind(inst.getOperand(i)->getType());
@@ -334,10 +360,23 @@ LogicalResult FunctionEmitter::emitArithmeticInst(ir::Instruction &inst) {
     }
     Id id =
         getConstantId(types, *ir::getScalarOrComponentKind(resultType), value);
-    if (coop)
-      setCoop(result, llvm::SmallVector<Id, 16>(getNumComponents(coop), id));
-    else
+    if (coop) {
+      llvm::SmallVector<Id, 16> parts;
+      CoopLayout layout = getCoopLayout(coop);
+      for (unsigned part = 0, e = layout.getNumParts(); part < e; ++part) {
+        unsigned width = layout.getWidth(part);
+        parts.push_back(
+            width == 1
+                ? id
+                : builder.getConstantComposite(
+                      getVectorValueType(
+                          *ir::getScalarOrComponentKind(resultType), width),
+                      llvm::SmallVector<Id, 16>(width, id)));
+      }
+      setCoop(result, std::move(parts));
+    } else {
       setValue(result, id);
+    }
     return success();
   }
   case InstKind::Add:
@@ -352,7 +391,10 @@ LogicalResult FunctionEmitter::emitArithmeticInst(ir::Instruction &inst) {
   case InstKind::And:
   case InstKind::Or:
   case InstKind::Xor:
-    map(2, [&](llvm::ArrayRef<Id> ids) {
+    map(2, [&](llvm::ArrayRef<Id> ids, unsigned width) {
+      if (width > 1)
+        return emitScalarBinary(kind, *ir::getScalarOrComponentKind(resultType),
+                                ids[0], ids[1], width);
       return emitBinary(kind, resultType, ids[0], ids[1]);
     });
     return success();
@@ -369,8 +411,8 @@ LogicalResult FunctionEmitter::emitArithmeticInst(ir::Instruction &inst) {
   case InstKind::Re:
   case InstKind::Im: {
     ScalarKind scalar = operandKind(0);
-    map(1, [&](llvm::ArrayRef<Id> ids) {
-      return emitScalarUnary(kind, scalar, ids[0]);
+    map(1, [&](llvm::ArrayRef<Id> ids, unsigned width) {
+      return emitScalarUnary(kind, scalar, ids[0], width);
     });
     return success();
   }
@@ -387,7 +429,9 @@ LogicalResult FunctionEmitter::emitArithmeticInst(ir::Instruction &inst) {
   case InstKind::Cast: {
     ScalarKind from = operandKind(0);
     ScalarKind to = *ir::getScalarOrComponentKind(resultType);
-    map(1, [&](llvm::ArrayRef<Id> ids) { return emitCast(from, to, ids[0]); });
+    map(1, [&](llvm::ArrayRef<Id> ids, unsigned width) {
+      return emitCast(from, to, ids[0], width);
+    });
     return success();
   }
   case InstKind::Cos:

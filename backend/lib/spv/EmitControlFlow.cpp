@@ -3,7 +3,7 @@
 // `for` becomes a structured loop (header with OpPhi per loop-carried value
 // and OpLoopMerge, body, continue block); `if` a selection with OpPhi in the
 // merge block for the yielded values. Coopmatrix values travel as one phi
-// per work-item component.
+// per part (see CoopLayout): a vector per column chunk on subgroup size 1.
 //
 //===----------------------------------------------------------------------===//
 #include "spv/FunctionEmitter.h"
@@ -30,7 +30,7 @@ void FunctionEmitter::bindFlattened(llvm::ArrayRef<ir::Value *> values,
                                     llvm::ArrayRef<Id> ids) {
   for (ir::Value *value : values) {
     if (auto *coop = llvm::dyn_cast<ir::CoopMatrixType>(value->getType())) {
-      unsigned n = getNumComponents(coop);
+      unsigned n = getCoopLayout(coop).getNumParts();
       llvm::ArrayRef<Id> components = ids.take_front(n);
       setCoop(value,
               llvm::SmallVector<Id, 16>(components.begin(), components.end()));
@@ -49,31 +49,19 @@ FunctionEmitter::getYieldedIds(const ir::Region &region) {
   return flatten(region.back().getOperands());
 }
 
-/// The SPIR-V type of each flattened component of \p values.
-static llvm::SmallVector<Id, 8>
-flattenTypes(TypeMapper &types, llvm::ArrayRef<ir::Value *> values,
-             unsigned (*count)(const ir::CoopMatrixType *, unsigned),
-             unsigned subgroupSize) {
+llvm::SmallVector<Id, 8>
+FunctionEmitter::flattenTypes(llvm::ArrayRef<ir::Value *> values) {
   llvm::SmallVector<Id, 8> result;
   for (ir::Value *value : values) {
     const ir::Type *type = value->getType();
-    if (auto *coop = llvm::dyn_cast<ir::CoopMatrixType>(type)) {
-      result.append(count(coop, subgroupSize),
-                    types.getValueType(coop->getComponentKind()));
-    } else if (auto *scalar = llvm::dyn_cast<ir::ScalarType>(type)) {
+    if (auto *coop = llvm::dyn_cast<ir::CoopMatrixType>(type))
+      llvm::append_range(result, getCoopPartTypes(coop));
+    else if (auto *scalar = llvm::dyn_cast<ir::ScalarType>(type))
       result.push_back(types.getValueType(scalar->getScalarKind()));
-    } else {
+    else
       result.push_back(types.getBoolType());
-    }
   }
   return result;
-}
-
-static unsigned componentCount(const ir::CoopMatrixType *type,
-                               unsigned subgroupSize) {
-  unsigned blocks = static_cast<unsigned>((type->getRows() + subgroupSize - 1) /
-                                          subgroupSize);
-  return blocks * static_cast<unsigned>(type->getCols());
 }
 
 /// Loop control from the `unroll` attribute: true, false or a count.
@@ -102,8 +90,7 @@ LogicalResult FunctionEmitter::emitFor(ir::ForInst inst) {
                           : getValue(steps.front());
 
   llvm::SmallVector<Id, 8> initIds = flatten(inits);
-  llvm::SmallVector<Id, 8> carriedTypes = flattenTypes(
-      types, inst->getResults(), componentCount, shape.subgroupSize);
+  llvm::SmallVector<Id, 8> carriedTypes = flattenTypes(inst->getResults());
   Id preheader = currentBlock;
   Id header = newId(), bodyLabel = newId(), continueLabel = newId(),
      merge = newId();
@@ -182,8 +169,7 @@ LogicalResult FunctionEmitter::emitIf(ir::IfInst inst) {
     return failure();
   if (inst->getNumResults() == 0)
     return success();
-  llvm::SmallVector<Id, 8> resultTypes = flattenTypes(
-      types, inst->getResults(), componentCount, shape.subgroupSize);
+  llvm::SmallVector<Id, 8> resultTypes = flattenTypes(inst->getResults());
   llvm::SmallVector<Id, 8> merged;
   for (size_t i = 0; i < resultTypes.size(); ++i)
     merged.push_back(emitValue(::spv::OpPhi, resultTypes[i],

@@ -7,8 +7,16 @@
 // layout, so casting matrix_acc to matrix_a/b moves no data; mul_add fetches
 // the B operand's entries from their owner with a subgroup broadcast.
 //
+// The components are packed into parts (CoopLayout.h): on subgroup size 1
+// each column is held as OpenCL vectors, so loads and stores become vector
+// accesses (EmitCoopMemory.cpp) and mul_add a vector fma per (column chunk,
+// depth) with the B element broadcast across the vector. Operations without
+// a vector form work on the components and repack.
+//
 //===----------------------------------------------------------------------===//
 #include "spv/FunctionEmitter.h"
+
+#include <array>
 
 using namespace comprehend;
 using namespace comprehend::backend;
@@ -24,6 +32,102 @@ unsigned FunctionEmitter::getNumBlocks(const ir::CoopMatrixType *type) const {
 unsigned
 FunctionEmitter::getNumComponents(const ir::CoopMatrixType *type) const {
   return getNumBlocks(type) * static_cast<unsigned>(type->getCols());
+}
+
+CoopLayout
+FunctionEmitter::getCoopLayout(const ir::CoopMatrixType *type) const {
+  return CoopLayout::get(type->getRows(), type->getCols(),
+                         type->getComponentKind(), shape.subgroupSize);
+}
+
+llvm::SmallVector<Id, 16>
+FunctionEmitter::getCoopPartTypes(const ir::CoopMatrixType *type) {
+  CoopLayout layout = getCoopLayout(type);
+  llvm::SmallVector<Id, 16> result;
+  for (unsigned part = 0, e = layout.getNumParts(); part < e; ++part)
+    result.push_back(
+        getVectorValueType(type->getComponentKind(), layout.getWidth(part)));
+  return result;
+}
+
+Id FunctionEmitter::getVectorValueType(ScalarKind scalar, unsigned width) {
+  Id type = types.getValueType(scalar);
+  return width == 1 ? type : builder.getVectorType(type, width);
+}
+
+Id FunctionEmitter::splat(ScalarKind scalar, Id value, unsigned width) {
+  if (width == 1)
+    return value;
+  // Insert + shuffle: LLVMSPIRVLib 15 crashes on OpCompositeConstruct of
+  // non-constant scalars.
+  Id type = getVectorValueType(scalar, width);
+  Id first = emitValue(::spv::OpCompositeInsert, type,
+                       {value, builder.getConstantNull(type), 0});
+  llvm::SmallVector<Word, 20> operands = {first, first};
+  operands.append(width, 0);
+  return emitValue(::spv::OpVectorShuffle, type, operands);
+}
+
+Id FunctionEmitter::getCoopComponent(const ir::Value *value, unsigned k) {
+  auto *type = llvm::cast<ir::CoopMatrixType>(value->getType());
+  CoopLayout layout = getCoopLayout(type);
+  auto [part, lane] = layout.locate(k);
+  Id id = getCoop(value)[part];
+  if (layout.getWidth(part) == 1)
+    return id;
+  return emitValue(::spv::OpCompositeExtract,
+                   types.getValueType(type->getComponentKind()), {id, lane});
+}
+
+llvm::SmallVector<Id, 16>
+FunctionEmitter::getCoopComponents(const ir::Value *value) {
+  auto *type = llvm::cast<ir::CoopMatrixType>(value->getType());
+  CoopLayout layout = getCoopLayout(type);
+  llvm::ArrayRef<Id> parts = getCoop(value);
+  if (layout.isScalar())
+    return llvm::SmallVector<Id, 16>(parts.begin(), parts.end());
+  Id scalarType = types.getValueType(type->getComponentKind());
+  llvm::SmallVector<Id, 16> result;
+  for (unsigned k = 0, e = layout.getNumComponents(); k < e; ++k) {
+    auto [part, lane] = layout.locate(k);
+    result.push_back(layout.getWidth(part) == 1
+                         ? parts[part]
+                         : emitValue(::spv::OpCompositeExtract, scalarType,
+                                     {parts[part], lane}));
+  }
+  return result;
+}
+
+llvm::SmallVector<Id, 16>
+FunctionEmitter::packCoop(const ir::CoopMatrixType *type,
+                          llvm::ArrayRef<Id> components) {
+  CoopLayout layout = getCoopLayout(type);
+  if (layout.isScalar())
+    return llvm::SmallVector<Id, 16>(components.begin(), components.end());
+  llvm::SmallVector<Id, 16> parts;
+  unsigned chunks = layout.getPartsPerColumn();
+  for (unsigned part = 0, e = layout.getNumParts(); part < e; ++part) {
+    unsigned width = layout.getWidth(part);
+    unsigned first =
+        layout.starts[part % chunks] + layout.blocks * (part / chunks);
+    if (width == 1) {
+      parts.push_back(components[first]);
+      continue;
+    }
+    Id vectorType = getVectorValueType(type->getComponentKind(), width);
+    Id vector = builder.getConstantNull(vectorType);
+    for (unsigned lane = 0; lane < width; ++lane)
+      vector = emitValue(::spv::OpCompositeInsert, vectorType,
+                         {components[first + lane], vector, lane});
+    parts.push_back(vector);
+  }
+  return parts;
+}
+
+void FunctionEmitter::setCoopComponents(const ir::Value *value,
+                                        llvm::ArrayRef<Id> components) {
+  setCoop(value, packCoop(llvm::cast<ir::CoopMatrixType>(value->getType()),
+                          components));
 }
 
 Id FunctionEmitter::getCoopRow(const ir::CoopMatrixType *type, unsigned k) {
@@ -56,159 +160,64 @@ LogicalResult FunctionEmitter::emitCoopInst(ir::Instruction &inst) {
     return success();
   case InstKind::CooperativeMatrixConstruct: {
     auto *type = llvm::cast<ir::CoopMatrixType>(inst.getResult(0)->getType());
-    setCoop(inst.getResult(0),
-            llvm::SmallVector<Id, 16>(getNumComponents(type),
-                                      getValue(inst.getOperand(0))));
+    CoopLayout layout = getCoopLayout(type);
+    Id value = getValue(inst.getOperand(0));
+    // One splat per distinct width.
+    std::array<Id, 17> splats = {}; // By width.
+    llvm::SmallVector<Id, 16> parts;
+    for (unsigned part = 0, e = layout.getNumParts(); part < e; ++part) {
+      unsigned width = layout.getWidth(part);
+      Id &id = splats[width];
+      if (!id)
+        id = splat(type->getComponentKind(), value, width);
+      parts.push_back(id);
+    }
+    setCoop(inst.getResult(0), std::move(parts));
     return success();
   }
   case InstKind::CooperativeMatrixExtract:
     setValue(inst.getResult(0),
-             getCoop(inst.getOperand(0))[inst.getInteger(0)]);
+             getCoopComponent(inst.getOperand(0), inst.getInteger(0)));
     return success();
   case InstKind::CooperativeMatrixInsert: {
+    auto *type = llvm::cast<ir::CoopMatrixType>(inst.getOperand(1)->getType());
+    CoopLayout layout = getCoopLayout(type);
     llvm::ArrayRef<Id> source = getCoop(inst.getOperand(1));
-    llvm::SmallVector<Id, 16> ids(source.begin(), source.end());
-    ids[inst.getInteger(0)] = getValue(inst.getOperand(0));
-    setCoop(inst.getResult(0), std::move(ids));
+    llvm::SmallVector<Id, 16> parts(source.begin(), source.end());
+    auto [part, lane] = layout.locate(inst.getInteger(0));
+    Id value = getValue(inst.getOperand(0));
+    unsigned width = layout.getWidth(part);
+    parts[part] =
+        width == 1
+            ? value
+            : emitValue(::spv::OpCompositeInsert,
+                        getVectorValueType(type->getComponentKind(), width),
+                        {value, parts[part], lane});
+    setCoop(inst.getResult(0), std::move(parts));
     return success();
   }
   case InstKind::CooperativeMatrixScale: {
     auto scalar = *ir::getScalarOrComponentKind(inst.getOperand(0)->getType());
+    auto *type = llvm::cast<ir::CoopMatrixType>(inst.getOperand(1)->getType());
+    CoopLayout layout = getCoopLayout(type);
     Id factor = getValue(inst.getOperand(0));
-    llvm::SmallVector<Id, 16> ids;
-    for (Id component : getCoop(inst.getOperand(1)))
-      ids.push_back(emitScalarBinary(InstKind::Mul, scalar, factor, component));
-    setCoop(inst.getResult(0), std::move(ids));
+    std::array<Id, 17> factors = {}; // By width.
+    llvm::SmallVector<Id, 16> parts;
+    llvm::ArrayRef<Id> source = getCoop(inst.getOperand(1));
+    for (unsigned part = 0, e = layout.getNumParts(); part < e; ++part) {
+      unsigned width = layout.getWidth(part);
+      Id &splatFactor = factors[width];
+      if (!splatFactor)
+        splatFactor = splat(scalar, factor, width);
+      parts.push_back(emitScalarBinary(InstKind::Mul, scalar, splatFactor,
+                                       source[part], width));
+    }
+    setCoop(inst.getResult(0), std::move(parts));
     return success();
   }
   default:
     return emitArithmeticInst(inst);
   }
-}
-
-LogicalResult FunctionEmitter::emitCoopLoadStore(ir::Instruction &inst) {
-  InstKind kind = inst.getKind();
-  bool isLoad = kind == InstKind::CooperativeMatrixLoad ||
-                kind == InstKind::CooperativeMatrixAtomicLoad;
-  bool isAtomic = kind != InstKind::CooperativeMatrixLoad &&
-                  kind != InstKind::CooperativeMatrixStore;
-  unsigned memrefIndex = isLoad ? 0 : 1;
-  const MemRefDesc &memref = getMemRef(inst.getOperand(memrefIndex));
-  Id x = getValue(inst.getOperand(memrefIndex + 1));
-  Id y = getValue(inst.getOperand(memrefIndex + 2));
-  auto transpose = static_cast<ir::Transpose>(inst.getInteger(0));
-  auto checked = static_cast<ir::CheckedFlag>(inst.getInteger(1));
-  auto scope = ir::MemoryScope::WorkGroup;
-  auto semantics = ir::MemorySemantics::Relaxed;
-  ScalarKind elem = memref.type->getElementKind();
-  ir::AddressSpace space = memref.type->getAddressSpace();
-  if (isAtomic) {
-    if (failed(checkAtomicElement(inst, elem)))
-      return failure();
-    scope = static_cast<ir::MemoryScope>(inst.getInteger(2));
-    semantics = static_cast<ir::MemorySemantics>(inst.getInteger(3));
-  }
-  const auto *type = llvm::cast<ir::CoopMatrixType>(
-      isLoad ? inst.getResult(0)->getType() : inst.getOperand(0)->getType());
-  llvm::ArrayRef<Id> values;
-  if (!isLoad)
-    values = getCoop(inst.getOperand(0));
-
-  Id i64 = types.getIndexType();
-  Id boolType = types.getBoolType();
-  Id valueType = types.getValueType(elem);
-  bool isTransposed = transpose == ir::Transpose::T;
-  bool checkRows =
-      checked == ir::CheckedFlag::Rows || checked == ir::CheckedFlag::Both;
-  bool checkCols =
-      checked == ir::CheckedFlag::Cols || checked == ir::CheckedFlag::Both;
-  bool hasPadding = type->getRows() % shape.subgroupSize != 0;
-  unsigned blocks = getNumBlocks(type);
-
-  llvm::SmallVector<Id, 16> results;
-  for (unsigned k = 0, e = getNumComponents(type); k < e; ++k) {
-    Id row = getCoopRow(type, k);
-    Id col = constI64(k / blocks);
-    // Memref indices: (x + i, y + j), or (x + j, y + i) when transposed.
-    Id first = addI64(x, isTransposed ? col : row);
-    Id second = addI64(y, isTransposed ? row : col);
-    Id rowIndex = isTransposed ? second : first;
-    Id colIndex = isTransposed ? first : second;
-    unsigned rowMode = isTransposed ? 1 : 0;
-    Id condition = 0;
-    auto require = [&](Id test) {
-      condition = condition ? emitValue(::spv::OpLogicalAnd, boolType,
-                                        {condition, test})
-                            : test;
-    };
-    if (hasPadding)
-      require(emitValue(::spv::OpSLessThan, boolType,
-                        {row, constI64(type->getRows())}));
-    if (checkRows)
-      require(emitValue(::spv::OpULessThan, boolType,
-                        {rowIndex, memref.shape[rowMode]}));
-    if (checkCols)
-      require(emitValue(::spv::OpULessThan, boolType,
-                        {colIndex, memref.shape[1 - rowMode]}));
-    Id offset = linearOffset(memref, {first, second});
-
-    if (isLoad) {
-      // Out-of-bounds components read element 0 and are replaced by 0.
-      if (condition)
-        offset =
-            emitValue(::spv::OpSelect, i64, {condition, offset, constI64(0)});
-      Id value = isAtomic ? emitAtomicLoad(elem, space,
-                                           getElementPointer(memref, offset),
-                                           scope, semantics)
-                          : loadElement(memref, offset);
-      if (condition)
-        value =
-            emitValue(::spv::OpSelect, valueType,
-                      {condition, value, builder.getConstantNull(valueType)});
-      results.push_back(value);
-      continue;
-    }
-
-    Id merge = 0, guardBlock = currentBlock;
-    if (condition) {
-      Id body = newId();
-      merge = newId();
-      code->emit(::spv::OpSelectionMerge,
-                 {merge, ::spv::SelectionControlMaskNone});
-      code->emit(::spv::OpBranchConditional, {condition, body, merge});
-      startBlock(body);
-    }
-    Id result = 0;
-    if (kind == InstKind::CooperativeMatrixStore) {
-      storeElement(memref, offset, values[k]);
-    } else if (kind == InstKind::CooperativeMatrixAtomicStore) {
-      emitAtomicStore(elem, space, getElementPointer(memref, offset), values[k],
-                      scope, semantics);
-    } else {
-      InstKind update =
-          kind == InstKind::CooperativeMatrixAtomicAdd   ? InstKind::AtomicAdd
-          : kind == InstKind::CooperativeMatrixAtomicMax ? InstKind::AtomicMax
-                                                         : InstKind::AtomicMin;
-      result = emitAtomicUpdate(update, elem, space,
-                                getElementPointer(memref, offset), values[k],
-                                scope, semantics);
-    }
-    if (condition) {
-      Id bodyEnd = currentBlock;
-      branch(merge);
-      startBlock(merge);
-      // Skipped components report 0 as their old value.
-      if (result)
-        result = emitValue(
-            ::spv::OpPhi, valueType,
-            {result, bodyEnd, builder.getConstantNull(valueType), guardBlock});
-    }
-    if (result)
-      results.push_back(result);
-  }
-  if (inst.getNumResults())
-    setCoop(inst.getResult(0), std::move(results));
-  return success();
 }
 
 LogicalResult
@@ -217,18 +226,47 @@ FunctionEmitter::emitCoopMulAdd(ir::CooperativeMatrixMulAddInst inst) {
   auto *bType = llvm::cast<ir::CoopMatrixType>(inst->getOperand(1)->getType());
   auto *cType = llvm::cast<ir::CoopMatrixType>(inst->getOperand(2)->getType());
   auto *dType = llvm::cast<ir::CoopMatrixType>(inst->getResult(0)->getType());
-  llvm::ArrayRef<Id> a = getCoop(inst->getOperand(0));
-  llvm::ArrayRef<Id> b = getCoop(inst->getOperand(1));
-  llvm::ArrayRef<Id> c = getCoop(inst->getOperand(2));
   ScalarKind ka = aType->getComponentKind(), kb = bType->getComponentKind(),
              kc = cType->getComponentKind(), kd = dType->getComponentKind();
-  unsigned blocks = getNumBlocks(cType);
-  unsigned bBlocks = getNumBlocks(bType);
   unsigned depth = static_cast<unsigned>(aType->getCols());
   unsigned cols = static_cast<unsigned>(cType->getCols());
+  unsigned bBlocks = getNumBlocks(bType);
   unsigned sgSize = shape.subgroupSize;
+  CoopLayout aLayout = getCoopLayout(aType), cLayout = getCoopLayout(cType);
 
-  llvm::SmallVector<Id, 16> accumulators(c.begin(), c.end());
+  // Vector form: D[:, j] += A[:, p] * B[p, j], one fma per column chunk
+  // with B[p, j] broadcast. A's columns are chunked like C's when they hold
+  // the same kind.
+  if (!cLayout.isScalar() && ka == kc && kc == kd &&
+      aLayout.widths == cLayout.widths) {
+    llvm::ArrayRef<Id> a = getCoop(inst->getOperand(0));
+    llvm::ArrayRef<Id> c = getCoop(inst->getOperand(2));
+    unsigned chunks = cLayout.getPartsPerColumn();
+    llvm::SmallVector<Id, 16> accumulators(c.begin(), c.end());
+    for (unsigned j = 0; j < cols; ++j) {
+      for (unsigned p = 0; p < depth; ++p) {
+        Id bValue = getCoopComponent(inst->getOperand(1), p + bBlocks * j);
+        bValue = emitCast(kb, kc, bValue);
+        std::array<Id, 17> splats = {}; // By width.
+        for (unsigned chunk = 0; chunk < chunks; ++chunk) {
+          unsigned width = cLayout.widths[chunk];
+          Id &bSplat = splats[width];
+          if (!bSplat)
+            bSplat = splat(kc, bValue, width);
+          Id &acc = accumulators[chunk + chunks * j];
+          acc = emitMulAdd(kc, a[chunk + chunks * p], bSplat, acc, width);
+        }
+      }
+    }
+    setCoop(inst->getResult(0), std::move(accumulators));
+    return success();
+  }
+
+  llvm::SmallVector<Id, 16> a = getCoopComponents(inst->getOperand(0));
+  llvm::SmallVector<Id, 16> b = getCoopComponents(inst->getOperand(1));
+  llvm::SmallVector<Id, 16> accumulators =
+      getCoopComponents(inst->getOperand(2));
+  unsigned blocks = getNumBlocks(cType);
   for (unsigned j = 0; j < cols; ++j) {
     for (unsigned p = 0; p < depth; ++p) {
       // B[p, j] lives in lane p mod S, component (p div S) + bBlocks * j.
@@ -244,7 +282,7 @@ FunctionEmitter::emitCoopMulAdd(ir::CooperativeMatrixMulAddInst inst) {
   }
   for (Id &acc : accumulators)
     acc = emitCast(kc, kd, acc);
-  setCoop(inst->getResult(0), std::move(accumulators));
+  setCoopComponents(inst->getResult(0), accumulators);
   return success();
 }
 
@@ -257,11 +295,30 @@ LogicalResult FunctionEmitter::emitCoopReduce(ir::Instruction &inst) {
       kind == InstKind::CooperativeMatrixReduceAdd   ? InstKind::Add
       : kind == InstKind::CooperativeMatrixReduceMax ? InstKind::Max
                                                      : InstKind::Min;
-  llvm::ArrayRef<Id> values = getCoop(inst.getOperand(0));
   unsigned blocks = getNumBlocks(type);
   unsigned cols = static_cast<unsigned>(type->getCols());
   llvm::SmallVector<Id, 16> results;
+  CoopLayout layout = getCoopLayout(type);
+  auto *resultType =
+      llvm::cast<ir::CoopMatrixType>(inst.getResult(0)->getType());
 
+  if (mode == ir::ReduceMode::Row &&
+      getCoopLayout(resultType).widths == layout.widths) {
+    // Whole columns per work-item: combine the columns part-wise.
+    llvm::ArrayRef<Id> parts = getCoop(inst.getOperand(0));
+    unsigned chunks = layout.getPartsPerColumn();
+    for (unsigned chunk = 0; chunk < chunks; ++chunk) {
+      Id acc = parts[chunk];
+      for (unsigned j = 1; j < cols; ++j)
+        acc = emitScalarBinary(combine, scalar, acc, parts[chunk + chunks * j],
+                               layout.widths[chunk]);
+      results.push_back(acc);
+    }
+    setCoop(inst.getResult(0), std::move(results));
+    return success();
+  }
+
+  llvm::SmallVector<Id, 16> values = getCoopComponents(inst.getOperand(0));
   if (mode == ir::ReduceMode::Row) {
     // Each work-item owns whole rows: reduce its components per block.
     for (unsigned block = 0; block < blocks; ++block) {
@@ -271,7 +328,7 @@ LogicalResult FunctionEmitter::emitCoopReduce(ir::Instruction &inst) {
             emitScalarBinary(combine, scalar, acc, values[block + blocks * j]);
       results.push_back(acc);
     }
-    setCoop(inst.getResult(0), std::move(results));
+    setCoopComponents(inst.getResult(0), results);
     return success();
   }
 
@@ -296,7 +353,7 @@ LogicalResult FunctionEmitter::emitCoopReduce(ir::Instruction &inst) {
     }
     results.push_back(emitGroupOperation(groupKind, scalar, acc));
   }
-  setCoop(inst.getResult(0), std::move(results));
+  setCoopComponents(inst.getResult(0), results);
   return success();
 }
 
@@ -304,7 +361,7 @@ LogicalResult
 FunctionEmitter::emitCoopApply(ir::CooperativeMatrixApplyInst inst) {
   auto *type = llvm::cast<ir::CoopMatrixType>(inst->getOperand(0)->getType());
   const ir::Region &body = inst->getRegion(0);
-  llvm::ArrayRef<Id> values = getCoop(inst->getOperand(0));
+  llvm::SmallVector<Id, 16> values = getCoopComponents(inst->getOperand(0));
   unsigned blocks = getNumBlocks(type);
   llvm::SmallVector<Id, 16> results;
   LogicalResult result = success();
@@ -319,6 +376,6 @@ FunctionEmitter::emitCoopApply(ir::CooperativeMatrixApplyInst inst) {
     llvm::SmallVector<Id, 8> yielded = getYieldedIds(body);
     results.push_back(yielded.empty() ? values[k] : yielded.front());
   }
-  setCoop(inst->getResult(0), std::move(results));
+  setCoopComponents(inst->getResult(0), results);
   return result;
 }

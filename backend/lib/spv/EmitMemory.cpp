@@ -2,6 +2,7 @@
 #include "spv/FunctionEmitter.h"
 
 #include "comprehend/ir/Attributes.h"
+#include "comprehend/ir/Function.h"
 
 using namespace comprehend;
 using namespace comprehend::backend;
@@ -264,12 +265,90 @@ LogicalResult FunctionEmitter::emitMemoryInst(ir::Instruction &inst) {
   }
 }
 
+/// The `local_offset` the place-local-memory pass gave \p inst, if any.
+static std::optional<int64_t> getLocalOffset(const ir::Instruction &inst) {
+  if (const ir::DictionaryAttr *attrs = inst.getDictionary(0))
+    if (auto *offset =
+            llvm::dyn_cast_or_null<ir::IntegerAttr>(attrs->get("local_offset")))
+      return offset->getValue();
+  return std::nullopt;
+}
+
+/// Size and alignment of the arena holding the placed allocas of \p region.
+static void measureArena(const ir::Region &region, uint64_t &bytes,
+                         uint64_t &alignment) {
+  for (const ir::Instruction &inst : region) {
+    if (inst.getKind() == InstKind::Alloca) {
+      if (std::optional<int64_t> offset = getLocalOffset(inst)) {
+        auto *type = llvm::cast<ir::MemRefType>(inst.getResult(0)->getType());
+        bytes =
+            std::max(bytes, static_cast<uint64_t>(*offset) +
+                                static_cast<uint64_t>(type->getSizeInBytes()));
+        if (auto *align = llvm::dyn_cast_or_null<ir::IntegerAttr>(
+                inst.getDictionary(0)->get("alignment")))
+          alignment =
+              std::max(alignment, static_cast<uint64_t>(align->getValue()));
+      }
+    }
+    for (const ir::Region *nested : inst.getRegions())
+      measureArena(*nested, bytes, alignment);
+  }
+}
+
+Id FunctionEmitter::getLocalArena() {
+  if (localArena)
+    return localArena;
+  uint64_t bytes = 0, alignment = 16;
+  measureArena(function.getBody(), bytes, alignment);
+  // The pass checked the size against the core.
+  localMemoryBytes += bytes;
+  builder.addCapability(::spv::CapabilityInt8);
+  Id byteType = builder.getIntType(8);
+  Id array = builder.getArrayType(byteType, std::max<uint64_t>(bytes, 1));
+  Id variable = builder.addGlobalVariable(
+      builder.getPointerType(::spv::StorageClassWorkgroup, array),
+      ::spv::StorageClassWorkgroup);
+  builder.addDecoration(variable, ::spv::DecorationAlignment,
+                        {static_cast<Word>(alignment)});
+  builder.addName(variable, "local_arena");
+  localArena = newId();
+  entryCode.emit(
+      ::spv::OpInBoundsAccessChain,
+      {builder.getPointerType(::spv::StorageClassWorkgroup, byteType),
+       localArena, variable, constI64(0)});
+  return localArena;
+}
+
 LogicalResult FunctionEmitter::emitAlloca(ir::AllocaInst inst) {
   auto *type = llvm::cast<ir::MemRefType>(inst->getResult(0)->getType());
   int64_t count = type->getNumElements();
   if (ir::isDynamic(count) ||
       type->getAddressSpace() != ir::AddressSpace::Local)
     return emitUnsupported(*inst, "alloca needs a static local memref");
+  Id storage = types.getStorageType(type->getElementKind());
+  Id storagePointer =
+      builder.getPointerType(::spv::StorageClassWorkgroup, storage);
+  MemRefDesc desc;
+  desc.type = type;
+  for (unsigned mode = 0; mode < type->getOrder(); ++mode) {
+    desc.shape.push_back(constI64(type->getShape(mode)));
+    desc.stride.push_back(constI64(type->getStride(mode)));
+  }
+  if (std::optional<int64_t> offset = getLocalOffset(*inst)) {
+    // Placed by the place-local-memory pass: a view of the arena.
+    Id arena = getLocalArena();
+    Id bytePointer = newId();
+    entryCode.emit(::spv::OpInBoundsPtrAccessChain,
+                   {builder.getPointerType(::spv::StorageClassWorkgroup,
+                                           builder.getIntType(8)),
+                    bytePointer, arena, constI64(*offset)});
+    desc.pointer = newId();
+    entryCode.emit(::spv::OpBitcast,
+                   {storagePointer, desc.pointer, bytePointer});
+    memrefs[inst->getResult(0)] = std::move(desc);
+    return success();
+  }
+
   uint64_t bytes = static_cast<uint64_t>(type->getSizeInBytes());
   if (localMemoryBytes + bytes > module.core.localMemoryBytes)
     return diags.emitError(inst->getLoc())
@@ -278,8 +357,7 @@ LogicalResult FunctionEmitter::emitAlloca(ir::AllocaInst inst) {
            << module.core.localMemoryBytes << " bytes, " << localMemoryBytes
            << " already allocated)";
   localMemoryBytes += bytes;
-  // One module-scope Workgroup array per alloca, shared by the work-group.
-  Id storage = types.getStorageType(type->getElementKind());
+  // Without the pass: one module-scope Workgroup array per alloca.
   Id array = builder.getArrayType(storage, static_cast<uint64_t>(count));
   Id variable = builder.addGlobalVariable(
       builder.getPointerType(::spv::StorageClassWorkgroup, array),
@@ -291,17 +369,10 @@ LogicalResult FunctionEmitter::emitAlloca(ir::AllocaInst inst) {
                             {static_cast<Word>(alignment->getValue())});
   if (inst->getResult(0)->hasName())
     builder.addName(variable, inst->getResult(0)->getName());
-  MemRefDesc desc;
-  desc.type = type;
   Id pointer = newId();
   entryCode.emit(::spv::OpInBoundsAccessChain,
-                 {builder.getPointerType(::spv::StorageClassWorkgroup, storage),
-                  pointer, variable, constI64(0)});
+                 {storagePointer, pointer, variable, constI64(0)});
   desc.pointer = pointer;
-  for (unsigned mode = 0; mode < type->getOrder(); ++mode) {
-    desc.shape.push_back(constI64(type->getShape(mode)));
-    desc.stride.push_back(constI64(type->getStride(mode)));
-  }
   memrefs[inst->getResult(0)] = std::move(desc);
   return success();
 }

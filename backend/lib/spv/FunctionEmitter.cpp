@@ -225,7 +225,7 @@ LogicalResult FunctionEmitter::emitInstruction(ir::Instruction &inst) {
     // Read by the enclosing for/if/apply (getYieldedIds).
     return success();
   case InstKind::LifetimeStop:
-    // Local memory is allocated per alloca for the whole kernel.
+    // The place-local-memory pass used the stop to share bytes.
     return success();
   case InstKind::Axpby:
   case InstKind::Cumsum:

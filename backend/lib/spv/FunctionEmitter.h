@@ -4,9 +4,11 @@
 // IR after the lowering passes: collective BLAS instructions and foreach
 // loops are gone, only SPMD/mixed instructions and `parallel` remain.
 // Cooperative matrices are lowered here to per-work-item values: a
-// coopmatrix<T x M x N> becomes ceil(M/S)*N SPIR-V values per work-item for
+// coopmatrix<T x M x N> has ceil(M/S)*N components per work-item for
 // subgroup size S (component k holds row (k mod B)*S + lane and column
-// k div B, with B = ceil(M/S)); rows beyond M are padding.
+// k div B, with B = ceil(M/S)); rows beyond M are padding. The components
+// are packed into SPIR-V values ("parts", see CoopLayout): on subgroup size
+// 1 each column is held as OpenCL vectors, elsewhere each part is a scalar.
 //
 // The member functions are spread over EmitXxx.cpp files by concern.
 //
@@ -15,6 +17,7 @@
 #define COMPREHEND_BACKEND_SPV_FUNCTIONEMITTER_H
 
 #include "KernelShape.h"
+#include "spv/CoopLayout.h"
 #include "spv/ModuleBuilder.h"
 #include "spv/TypeMapper.h"
 
@@ -133,6 +136,8 @@ private:
   /// components in order).
   llvm::SmallVector<Id, 8> getYieldedIds(const ir::Region &region);
   llvm::SmallVector<Id, 8> flatten(llvm::ArrayRef<ir::Value *> values);
+  /// The SPIR-V type of each id that flatten() gives for \p values.
+  llvm::SmallVector<Id, 8> flattenTypes(llvm::ArrayRef<ir::Value *> values);
   /// Binds \p values from flattened ids.
   void bindFlattened(llvm::ArrayRef<ir::Value *> values,
                      llvm::ArrayRef<Id> ids);
@@ -149,6 +154,9 @@ private:
   void storeElement(const MemRefDesc &memref, Id linearOffset, Id value);
   MemRefDesc loadFromGroup(const GroupDesc &group, Id index);
   LogicalResult emitAlloca(ir::AllocaInst inst);
+  /// Pointer (to i8, Workgroup) to the arena of the allocas placed by the
+  /// place-local-memory pass; made on first use.
+  Id getLocalArena();
   LogicalResult emitAtomic(ir::Instruction &inst);
   /// Atomically applies \p kind (Add/Min/Max) at \p pointer; returns the old
   /// value. Floats use a compare-exchange loop.
@@ -171,15 +179,20 @@ private:
   //===--------------------------------------------------------------------===//
   LogicalResult emitArithmeticInst(ir::Instruction &inst);
   Id emitBinary(ir::InstKind kind, const ir::Type *type, Id a, Id b);
-  Id emitScalarBinary(ir::InstKind kind, ir::ScalarKind scalar, Id a, Id b);
-  Id emitScalarUnary(ir::InstKind kind, ir::ScalarKind scalar, Id a);
+  /// \p width > 1 applies the operation to vectors of \p scalar (real and
+  /// integer kinds only).
+  Id emitScalarBinary(ir::InstKind kind, ir::ScalarKind scalar, Id a, Id b,
+                      unsigned width = 1);
+  Id emitScalarUnary(ir::InstKind kind, ir::ScalarKind scalar, Id a,
+                     unsigned width = 1);
   Id emitCompare(ir::InstKind kind, ir::ScalarKind scalar, Id a, Id b);
-  Id emitCast(ir::ScalarKind from, ir::ScalarKind to, Id value);
+  Id emitCast(ir::ScalarKind from, ir::ScalarKind to, Id value,
+              unsigned width = 1);
   Id emitMath(ir::InstKind kind, ir::ScalarKind scalar, Id a);
   Id complexMul(ir::ScalarKind kind, Id a, Id b);
   Id complexDiv(ir::ScalarKind kind, Id a, Id b);
   /// a * b + c in \p kind (fma for floats).
-  Id emitMulAdd(ir::ScalarKind kind, Id a, Id b, Id c);
+  Id emitMulAdd(ir::ScalarKind kind, Id a, Id b, Id c, unsigned width = 1);
   Id makeComplex(ir::ScalarKind kind, Id re, Id im);
 
   //===--------------------------------------------------------------------===//
@@ -201,6 +214,35 @@ private:
   LogicalResult emitCoopInst(ir::Instruction &inst);
   unsigned getNumBlocks(const ir::CoopMatrixType *type) const;
   unsigned getNumComponents(const ir::CoopMatrixType *type) const;
+  CoopLayout getCoopLayout(const ir::CoopMatrixType *type) const;
+  /// The SPIR-V type of each part of a value of \p type.
+  llvm::SmallVector<Id, 16> getCoopPartTypes(const ir::CoopMatrixType *type);
+  /// \p scalar's value type, or a vector of \p width of it.
+  Id getVectorValueType(ir::ScalarKind scalar, unsigned width);
+  /// A vector of \p width copies of \p value (\p value when width is 1).
+  Id splat(ir::ScalarKind scalar, Id value, unsigned width);
+  /// Component \p k of coopmatrix \p value as a scalar.
+  Id getCoopComponent(const ir::Value *value, unsigned k);
+  /// All components of coopmatrix \p value as scalars.
+  llvm::SmallVector<Id, 16> getCoopComponents(const ir::Value *value);
+  /// Binds \p value to the parts packing scalar \p components.
+  void setCoopComponents(const ir::Value *value, llvm::ArrayRef<Id> components);
+  /// Parts packing scalar \p components of a value of \p type.
+  llvm::SmallVector<Id, 16> packCoop(const ir::CoopMatrixType *type,
+                                     llvm::ArrayRef<Id> components);
+  /// Whether the coopmatrix load/store \p inst may move whole column chunks
+  /// as vectors once its rows are known to be in bounds.
+  bool canAccessCoopAsVectors(ir::Instruction &inst);
+  /// The vector form of \p inst (rows in bounds): the loaded parts, or
+  /// nothing for a store.
+  llvm::SmallVector<Id, 16> emitCoopVectorAccess(ir::Instruction &inst,
+                                                 bool checkCols);
+  /// The per-element form of \p inst: the loaded components or old values,
+  /// or nothing for a store.
+  llvm::SmallVector<Id, 16> emitCoopElementAccess(ir::Instruction &inst);
+  Id emitVectorLoad(const MemRefDesc &memref, Id offset, unsigned width);
+  void emitVectorStore(const MemRefDesc &memref, Id offset, Id value,
+                       unsigned width);
   /// Row index (i64) of component \p k, and whether the row is padding.
   Id getCoopRow(const ir::CoopMatrixType *type, unsigned k);
   LogicalResult emitCoopLoadStore(ir::Instruction &inst);
@@ -223,6 +265,7 @@ private:
   Id currentBlock = 0;
   llvm::SmallVector<Id, 4> interface;
   uint64_t localMemoryBytes = 0;
+  Id localArena = 0;
 
   llvm::DenseMap<const ir::Value *, Id> scalars;
   llvm::DenseMap<const ir::Value *, llvm::SmallVector<Id, 16>> coops;

@@ -187,6 +187,8 @@ Id ModuleBuilder::getFloatType(unsigned width) {
 }
 
 Id ModuleBuilder::getVectorType(Id elementType, unsigned count) {
+  if (count == 8 || count == 16)
+    addCapability(::spv::CapabilityVector16);
   TypeInfo info = getTypeInfo(elementType);
   info.count = count;
   info.elementType = elementType;

@@ -26,6 +26,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <array>
 
 using namespace comprehend;
 using namespace comprehend::tc;
@@ -193,44 +194,108 @@ bool coversTensor(const StmtContext &stmt, const TensorBinding &tensor,
   return true;
 }
 
-/// The memref of \p tensor with the modes of \p batchVars fixed at
-/// \p groups (a rank-reducing subview), or the whole memref.
+/// How the work-groups of a launch divide a BLAS statement: batch indices
+/// fixed at a group coordinate, and output modes cut into blocks.
+struct GroupMapping {
+  /// Batch index variables and the group id each one is fixed at.
+  llvm::SmallVector<llvm::StringRef, 3> batchVars;
+  llvm::SmallVector<ir::Value *, 3> batchGroups;
+  /// Blocked index variables (an output mode), the offset of the group's
+  /// block, and its size: static when every block is whole, else dynamic.
+  llvm::SmallVector<llvm::StringRef, 2> blockVars;
+  llvm::SmallVector<ir::Value *, 2> blockOffsets;
+  llvm::SmallVector<int64_t, 2> blockStaticSizes;
+  llvm::SmallVector<ir::Value *, 2> blockSizes;
+};
+
+/// The memref of \p tensor restricted to the part one work-group handles
+/// (batch modes fixed by a rank-reducing subview, blocked modes sliced), or
+/// the whole memref.
 ir::Value *getOperand(DefContext &def, Location loc,
                       const TensorBinding &tensor, VarList vars,
-                      VarList batchVars, llvm::ArrayRef<ir::Value *> groups) {
-  if (batchVars.empty())
+                      const GroupMapping &groups) {
+  if (llvm::none_of(vars, [&](llvm::StringRef var) {
+        return llvm::is_contained(groups.batchVars, var) ||
+               llvm::is_contained(groups.blockVars, var);
+      }))
     return tensor.memref;
   ir::Context &ctx = def.builder.getContext();
   const auto *type = llvm::cast<ir::MemRefType>(tensor.memref->getType());
   unsigned order = type->getOrder();
   llvm::SmallVector<int64_t, 4> staticOffsets(order, 0), staticSizes(order);
   llvm::SmallVector<int64_t, 4> shape, stride;
-  llvm::SmallVector<ir::Value *, 4> offsets;
+  llvm::SmallVector<ir::Value *, 4> offsets, sizes;
   for (unsigned mode = 0; mode < order; ++mode) {
     llvm::StringRef var = vars[order - 1 - mode];
-    auto *batch = llvm::find(batchVars, var);
-    if (batch != batchVars.end()) {
+    auto *batch = llvm::find(groups.batchVars, var);
+    if (batch != groups.batchVars.end()) {
       staticOffsets[mode] = ir::kDynamic;
       staticSizes[mode] = 0;
-      offsets.push_back(groups[batch - batchVars.begin()]);
+      offsets.push_back(groups.batchGroups[batch - groups.batchVars.begin()]);
       continue;
     }
-    staticSizes[mode] = type->getShape(mode);
-    shape.push_back(type->getShape(mode));
+    auto *block = llvm::find(groups.blockVars, var);
+    if (block != groups.blockVars.end()) {
+      size_t index = block - groups.blockVars.begin();
+      staticOffsets[mode] = ir::kDynamic;
+      offsets.push_back(groups.blockOffsets[index]);
+      staticSizes[mode] = groups.blockStaticSizes[index];
+      if (ir::isDynamic(staticSizes[mode]))
+        sizes.push_back(groups.blockSizes[index]);
+      shape.push_back(staticSizes[mode]);
+    } else {
+      staticSizes[mode] = type->getShape(mode);
+      shape.push_back(type->getShape(mode));
+    }
     stride.push_back(type->getStride(mode));
   }
   const ir::MemRefType *resultType =
       ir::MemRefType::get(ctx, type->getElementKind(), shape, stride);
   return def.builder
-      .create<ir::SubviewInst>(loc, resultType, tensor.memref, offsets,
-                               llvm::ArrayRef<ir::Value *>{}, staticOffsets,
-                               staticSizes)
+      .create<ir::SubviewInst>(loc, resultType, tensor.memref, offsets, sizes,
+                               staticOffsets, staticSizes)
       ->getResult(0);
+}
+
+/// Problems with fewer multiply-adds than this stay in one work-group: the
+/// launch and per-group setup would cost more than a second core saves.
+constexpr int64_t kMinBlockedWork = int64_t(1) << 21;
+/// The default block edge above that. Large blocks reuse each loaded panel
+/// more; on PoCL (2 cores) 256 x 256 blocks ran a 1024^3 gemm in about half
+/// the time of one group, 64 x 64 blocks barely faster than one group.
+constexpr int64_t kDefaultBlock = 256;
+/// Blocks are kept multiples of this (the rows of the backend's gemm tile).
+constexpr int64_t kBlockAlign = 16;
+
+/// The block edges of output memref modes 0 and 1 with extents \p extents
+/// for a problem of \p work multiply-adds: the requested ones, or by
+/// default none below kMinBlockedWork and kDefaultBlock above, halving the
+/// rows when that would leave a single group; clipped to the extents.
+std::array<int64_t, 2> chooseBlocks(std::array<int64_t, 2> requested,
+                                    std::array<int64_t, 2> extents,
+                                    int64_t work, bool batched) {
+  std::array<int64_t, 2> blocks;
+  for (unsigned mode = 0; mode < 2; ++mode) {
+    blocks[mode] = requested[mode];
+    if (blocks[mode] == 0)
+      blocks[mode] = work < kMinBlockedWork ? extents[mode] : kDefaultBlock;
+    blocks[mode] = std::min(blocks[mode], extents[mode]);
+  }
+  bool single = blocks[0] == extents[0] && blocks[1] == extents[1];
+  if (single && !batched && requested[0] == 0 && work >= kMinBlockedWork &&
+      extents[0] >= 2 * kBlockAlign) {
+    int64_t half = (extents[0] + 1) / 2;
+    blocks[0] = (half + kBlockAlign - 1) / kBlockAlign * kBlockAlign;
+  }
+  return blocks;
 }
 
 } // namespace
 
-bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext) {
+bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext,
+                           bool dryRun, unsigned groupDims) {
+  if (!dryRun)
+    groupDims = def.sharedGroupDims;
   const ComprehensionStmt &stmt = stmtContext.stmt;
   ReductionKind reduction = stmt.getReduction();
   if (reduction != ReductionKind::Add && reduction != ReductionKind::None)
@@ -258,10 +323,22 @@ bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext) {
         !coversTensor(stmtContext, *read.binding, read.vars))
       return false;
 
-  // The fewest leading LHS indices shared by every read that leave a BLAS
-  // form; batches need a launch grid of their own.
-  unsigned maxBatch = 0;
-  if (def.mayUseGroups)
+  // The batch: for a statement alone in its launch, the fewest leading LHS
+  // indices shared by every read that leave a BLAS form; in a launch of
+  // several statements, the group dimensions they share (every read must
+  // use them).
+  unsigned minBatch = 0, maxBatch = 0;
+  if (groupDims > 0) {
+    if (lhsVars.size() < groupDims ||
+        llvm::any_of(product.reads, [&](const Read &read) {
+          return llvm::any_of(VarList(lhsVars).take_front(groupDims),
+                              [&](llvm::StringRef var) {
+                                return !llvm::is_contained(read.vars, var);
+                              });
+        }))
+      return false;
+    minBatch = maxBatch = groupDims;
+  } else if (def.mayUseGroups)
     while (maxBatch < std::min<size_t>(3, lhsVars.size()) &&
            llvm::all_of(product.reads, [&](const Read &read) {
              return llvm::is_contained(read.vars, lhsVars[maxBatch]);
@@ -270,7 +347,7 @@ bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext) {
   llvm::SmallVector<llvm::StringRef, 4> red(stmt.getReductionVars().begin(),
                                             stmt.getReductionVars().end());
   std::optional<BlasForm> form;
-  unsigned numBatch = 0;
+  unsigned numBatch = minBatch;
   for (; numBatch <= maxBatch && !form; ++numBatch) {
     VarList batchVars = VarList(lhsVars).take_front(numBatch);
     for (Read &read : product.reads) {
@@ -283,25 +360,73 @@ bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext) {
   }
   if (!form)
     return false;
+  if (dryRun)
+    return true;
   --numBatch;
 
   ir::Builder &b = def.builder;
   Location loc = stmt.getLoc();
   VarList batchVars = VarList(lhsVars).take_front(numBatch);
-  llvm::SmallVector<ir::Value *, 3> groups;
+  VarList coreVars = VarList(lhsVars).drop_front(numBatch);
+
+  // Output memref modes 0 and 1 (the last TC indices) cut into blocks, one
+  // per work-group, on the group axes the batch leaves free.
+  int64_t work = 1;
+  for (const IndexRange &range : stmtContext.ranges)
+    work *= range.hi - range.lo;
+  GroupMapping groups;
+  llvm::SmallVector<std::pair<llvm::StringRef, int64_t>, 2> blocks;
+  if (def.mayUseGroups && groupDims == 0) {
+    unsigned numModes = std::min<size_t>(2, coreVars.size());
+    std::array<int64_t, 2> extents = {1, 1};
+    for (unsigned mode = 0; mode < numModes; ++mode)
+      extents[mode] = lhs->shape[lhsVars.size() - 1 - mode];
+    std::array<int64_t, 2> sizes = chooseBlocks({def.blockRows, def.blockCols},
+                                                extents, work, numBatch > 0);
+    for (unsigned mode = 0; mode < numModes; ++mode)
+      if (sizes[mode] < extents[mode] && numBatch + blocks.size() < 3)
+        blocks.push_back({coreVars[coreVars.size() - 1 - mode], sizes[mode]});
+  }
+  unsigned axis = 0;
+  for (auto [var, block] : blocks) {
+    int64_t extent = lhs->shape[llvm::find(lhsVars, var) - lhsVars.begin()];
+    ir::Value *group =
+        b.create<ir::GroupIdInst>(loc, static_cast<ir::Comp3>(axis))
+            ->getResult(0);
+    def.grid[axis++] = (extent + block - 1) / block;
+    ir::Value *offset =
+        b.create<ir::MulInst>(loc, group, b.createIndexConstant(loc, block))
+            ->getResult(0);
+    groups.blockVars.push_back(var);
+    groups.blockOffsets.push_back(offset);
+    if (extent % block == 0) {
+      groups.blockStaticSizes.push_back(block);
+      groups.blockSizes.push_back(nullptr);
+      continue;
+    }
+    // The last block is clipped: min(block, extent - offset).
+    ir::Value *rest =
+        b.create<ir::SubInst>(loc, b.createIndexConstant(loc, extent), offset)
+            ->getResult(0);
+    groups.blockStaticSizes.push_back(ir::kDynamic);
+    groups.blockSizes.push_back(
+        b.create<ir::MinInst>(loc, rest, b.createIndexConstant(loc, block))
+            ->getResult(0));
+  }
   for (unsigned d = 0; d < numBatch; ++d) {
-    groups.push_back(b.create<ir::GroupIdInst>(stmt.getIndices()[d].loc,
-                                               static_cast<ir::Comp3>(d))
-                         ->getResult(0));
-    def.grid[d] = lhs->shape[d];
+    groups.batchVars.push_back(batchVars[d]);
+    groups.batchGroups.push_back(
+        b.create<ir::GroupIdInst>(stmt.getIndices()[d].loc,
+                                  static_cast<ir::Comp3>(axis))
+            ->getResult(0));
+    def.grid[axis++] = lhs->shape[d];
   }
   llvm::SmallVector<ir::Value *, 2> operands;
   for (unsigned index : form->operands) {
     const Read &read = product.reads[index];
-    operands.push_back(
-        getOperand(def, loc, *read.binding, read.vars, batchVars, groups));
+    operands.push_back(getOperand(def, loc, *read.binding, read.vars, groups));
   }
-  ir::Value *c = getOperand(def, loc, *lhs, lhsVars, batchVars, groups);
+  ir::Value *c = getOperand(def, loc, *lhs, lhsVars, groups);
   const ir::Type *elementType = getIrType(b.getContext(), lhs->type);
   ir::Value *alpha = b.createConstant(loc, product.alpha, elementType);
   bool zeroBeta = stmt.hasInit() || reduction == ReductionKind::None;

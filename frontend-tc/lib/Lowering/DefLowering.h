@@ -14,8 +14,13 @@
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace comprehend::tc::lowering {
+
+/// About how many LHS points a work-group gets by default when a launch
+/// tiles its last group dimension (elementwise statements).
+inline constexpr int64_t kDefaultGroupWork = 64;
 
 /// A TC tensor and the memref parameter that holds it.
 struct TensorBinding {
@@ -32,21 +37,60 @@ struct IndexRange {
   int64_t lo = 0, hi = 0;
 };
 
+/// The names of an inlined callee (a TC call): its tensors are tensors of
+/// the def being lowered, its size variables have the arguments' extents.
+struct CallScope {
+  /// Callee tensor name -> the lowered def's tensor name.
+  llvm::StringMap<std::string> tensors;
+  llvm::StringMap<int64_t> sizes;
+
+  /// The def's name of the callee's tensor \p tensor.
+  llvm::StringRef resolve(llvm::StringRef tensor) const {
+    auto it = tensors.find(tensor);
+    return it == tensors.end() ? tensor : llvm::StringRef(it->second);
+  }
+};
+
 /// What the statement lowerings need to know about the def being lowered.
 struct DefContext {
   ir::Builder &builder;
   DiagnosticEngine &diags;
   const llvm::StringMap<int64_t> &sizes;
   llvm::MapVector<llvm::StringRef, TensorBinding> tensors;
-  /// Whether this statement may map its batch indices to `group_id` (the
-  /// def has a single statement and so one launch grid of its own).
+  /// Whether this statement may map its batch indices to `group_id` (it is
+  /// alone in its launch and so chooses the launch grid).
   bool mayUseGroups = false;
+  /// For a launch of several statements: how many leading LHS indices of
+  /// every statement go on `group_id` (all statements share the grid).
+  unsigned sharedGroupDims = 0;
+  /// With sharedGroupDims, the tile of the last group dimension one group
+  /// handles (its indices then go to the work-items): > 1 when no statement
+  /// has LHS indices beyond the group dimensions.
+  int64_t sharedTile = 1;
   /// The launch grid chosen by the statement that used the groups.
   std::array<int64_t, 3> grid = {1, 1, 1};
+  /// The output block of one work-group for BLAS statements (memref modes 0
+  /// and 1); 0 chooses by the problem size (see LoweringOptions).
+  int64_t blockRows = 0, blockCols = 0;
+  /// About how many LHS points one group gets when the last group dimension
+  /// is tiled (see LoweringOptions::groupWork; never 0 here).
+  int64_t groupWork = kDefaultGroupWork;
 
+  /// The callee whose statement is being lowered, or null for the def's own
+  /// statements; names in the statement are resolved through it.
+  const CallScope *scope = nullptr;
+
+  /// The def's name of tensor \p tensor of the current statement.
+  llvm::StringRef resolve(llvm::StringRef tensor) const {
+    return scope ? scope->resolve(tensor) : tensor;
+  }
   const TensorBinding *lookup(llvm::StringRef tensor) const {
-    auto it = tensors.find(tensor);
+    auto it = tensors.find(resolve(tensor));
     return it == tensors.end() ? nullptr : &it->second;
+  }
+  /// The value of size variable \p var in the current statement.
+  int64_t getSize(llvm::StringRef var) const {
+    return scope ? scope->sizes.lookup(var) : sizes.lookup(var);
   }
 };
 
@@ -55,6 +99,8 @@ struct DefContext {
 struct StmtContext {
   const ComprehensionStmt &stmt;
   llvm::SmallVector<IndexRange, 4> ranges;
+  /// The inlined callee the statement comes from (null: the def itself).
+  const CallScope *scope = nullptr;
 
   const IndexRange *lookup(llvm::StringRef var) const {
     for (const IndexRange &range : ranges)
@@ -64,10 +110,36 @@ struct StmtContext {
   }
 };
 
+/// Statements that run in one kernel launch.
+struct Launch {
+  /// Indices into the def's statements, in textual order.
+  llvm::SmallVector<unsigned, 4> statements;
+  /// Per statement: whether a `barrier.global` must precede it.
+  llvm::SmallVector<bool, 4> barrierBefore;
+  /// For several statements, the leading LHS indices they share on
+  /// `group_id` (0: one work-group); a single statement chooses its own.
+  unsigned groupDims = 0;
+  /// The tile of the last group dimension per group (see DefContext).
+  int64_t tile = 1;
+};
+
+/// Splits the statements \p stmts of a def into launches from their isl
+/// dependences (poly::planKernels). Falls back to one launch of one
+/// work-group with barriers when isl cannot model the def.
+llvm::SmallVector<Launch, 2> planLaunches(DefContext &def,
+                                          llvm::ArrayRef<StmtContext> stmts,
+                                          bool matchBlas);
+
+/// Collects the tensors \p stmt reads (right-hand side and `where` lets),
+/// by their names in the def (resolved through the statement's scope).
+void collectReads(const StmtContext &stmt, llvm::StringSet<> &reads);
+
 /// Tries to lower \p stmt to one collective BLAS instruction (with subviews
 /// and `group_id` for batch indices). Returns false, emitting nothing, when
-/// the statement does not have such a form.
-bool lowerAsBlas(DefContext &def, const StmtContext &stmt);
+/// the statement does not have such a form. With \p dryRun only answers
+/// whether it has one, for DefContext::sharedGroupDims = \p groupDims.
+bool lowerAsBlas(DefContext &def, const StmtContext &stmt, bool dryRun = false,
+                 unsigned groupDims = 0);
 
 /// Lowers \p stmt to a `foreach` over its LHS indices with `for` loops over
 /// its reduction indices. Reports unsupported expressions and fails.

@@ -5,6 +5,8 @@
 
 #include "llvm/ADT/StringSet.h"
 
+#include <deque>
+
 using namespace comprehend;
 using namespace comprehend::tc;
 using namespace comprehend::tc::lowering;
@@ -26,30 +28,30 @@ namespace {
 
 /// Collects the tensors read anywhere in \p expr (reads of 0-d tensors
 /// included).
-void collectReads(const Expr &expr, llvm::StringSet<> &reads) {
+void collectExprReads(const Expr &expr, llvm::StringSet<> &reads) {
   switch (expr.getKind()) {
   case Expr::Kind::Ident: {
     const auto &ident = llvm::cast<IdentExpr>(expr);
     if (ident.getRef() == IdentExpr::Ref::Tensor)
       reads.insert(ident.getName());
     if (ident.getRef() == IdentExpr::Ref::Let && ident.getLet())
-      collectReads(ident.getLet()->getValue(), reads);
+      collectExprReads(ident.getLet()->getValue(), reads);
     return;
   }
   case Expr::Kind::Unary:
-    collectReads(llvm::cast<UnaryExpr>(expr).getOperand(), reads);
+    collectExprReads(llvm::cast<UnaryExpr>(expr).getOperand(), reads);
     return;
   case Expr::Kind::Binary: {
     const auto &binary = llvm::cast<BinaryExpr>(expr);
-    collectReads(binary.getLhs(), reads);
-    collectReads(binary.getRhs(), reads);
+    collectExprReads(binary.getLhs(), reads);
+    collectExprReads(binary.getRhs(), reads);
     return;
   }
   case Expr::Kind::Ternary: {
     const auto &ternary = llvm::cast<TernaryExpr>(expr);
-    collectReads(ternary.getCond(), reads);
-    collectReads(ternary.getTrueValue(), reads);
-    collectReads(ternary.getFalseValue(), reads);
+    collectExprReads(ternary.getCond(), reads);
+    collectExprReads(ternary.getTrueValue(), reads);
+    collectExprReads(ternary.getFalseValue(), reads);
     return;
   }
   case Expr::Kind::Apply: {
@@ -57,11 +59,11 @@ void collectReads(const Expr &expr, llvm::StringSet<> &reads) {
     if (apply.isTensorRead())
       reads.insert(apply.getCallee().name);
     for (const ExprPtr &arg : apply.getArgs())
-      collectReads(*arg, reads);
+      collectExprReads(*arg, reads);
     return;
   }
   case Expr::Kind::Cast:
-    collectReads(llvm::cast<CastExpr>(expr).getOperand(), reads);
+    collectExprReads(llvm::cast<CastExpr>(expr).getOperand(), reads);
     return;
   case Expr::Kind::IntLit:
   case Expr::Kind::FloatLit:
@@ -69,6 +71,21 @@ void collectReads(const Expr &expr, llvm::StringSet<> &reads) {
     return;
   }
 }
+
+} // namespace
+
+void lowering::collectReads(const StmtContext &stmt, llvm::StringSet<> &reads) {
+  llvm::StringSet<> names;
+  collectExprReads(stmt.stmt.getRhs(), names);
+  for (const WhereClause &where : stmt.stmt.getWheres())
+    if (where.getKind() != WhereClause::Kind::Range)
+      collectExprReads(where.getValue(), names);
+  for (const auto &entry : names)
+    reads.insert(stmt.scope ? stmt.scope->resolve(entry.first())
+                            : entry.first());
+}
+
+namespace {
 
 /// Lowers one def; the state of DefContext plus the def-level steps.
 class DefLowerer {
@@ -83,10 +100,22 @@ public:
   std::optional<LoweredDef> run();
 
 private:
+  LogicalResult checkOptions();
   LogicalResult checkSizes();
   LogicalResult declareTensors(const DefRanges &ranges, LoweredDef &result);
+  LogicalResult lowerLaunch(const Launch &launch, llvm::StringRef name,
+                            llvm::ArrayRef<StmtContext> stmts,
+                            LoweredDef &result);
   std::optional<StmtContext> getStmtContext(const ComprehensionStmt &stmt,
-                                            const StmtRanges &ranges);
+                                            const StmtRanges &ranges,
+                                            const CallScope *scope);
+  LogicalResult collectStatements(const DefRanges &ranges,
+                                  const CallScope *scope,
+                                  llvm::SmallVectorImpl<StmtContext> &stmts,
+                                  LoweredDef &result);
+  LogicalResult inlineCall(const CallStmt &call, const CallScope *parent,
+                           llvm::SmallVectorImpl<StmtContext> &stmts,
+                           LoweredDef &result);
 
   const Program &program;
   const Def &def;
@@ -96,6 +125,10 @@ private:
   const LoweringOptions &options;
   ir::Builder builder;
   DefContext context;
+  /// The scopes of inlined calls and the names of the callees' temporaries
+  /// (stable addresses: statements and tensor keys refer to them).
+  std::deque<CallScope> scopes;
+  std::deque<std::string> temporaryNames;
 };
 
 } // namespace
@@ -115,8 +148,6 @@ LogicalResult DefLowerer::checkSizes() {
 
 LogicalResult DefLowerer::declareTensors(const DefRanges &ranges,
                                          LoweredDef &result) {
-  ir::Context &ctx = out.getContext();
-  llvm::SmallVector<ir::FunctionParam, 8> params;
   bool ok = true;
   for (const auto &[name, info] : def.getTensors()) {
     std::optional<ir::ScalarKind> kind = toIrScalarKind(info.type);
@@ -161,22 +192,62 @@ LogicalResult DefLowerer::declareTensors(const DefRanges &ranges,
     binding.shape = tensor.shape;
     binding.lowerBounds = tensor.lowerBounds;
     context.tensors.insert({name, binding});
-    params.push_back({name, getMemRefType(ctx, *kind, tensor.shape)});
     result.tensors.push_back(std::move(tensor));
   }
-  if (!ok)
-    return failure();
-  result.function =
-      &builder.createFunction(out, def.getName().name, params, def.getLoc());
-  for (unsigned i = 0; i < context.tensors.size(); ++i)
-    context.tensors.begin()[i].second.memref = result.function->getParameter(i);
-  return success();
+  return success(ok);
+}
+
+LogicalResult DefLowerer::lowerLaunch(const Launch &launch,
+                                      llvm::StringRef name,
+                                      llvm::ArrayRef<StmtContext> stmts,
+                                      LoweredDef &result) {
+  // The parameters are the tensors the launch touches, in the def's order.
+  llvm::StringSet<> used;
+  for (unsigned index : launch.statements) {
+    lowering::collectReads(stmts[index], used);
+    context.scope = stmts[index].scope;
+    used.insert(context.resolve(stmts[index].stmt.getLhs().name));
+  }
+  llvm::SmallVector<ir::FunctionParam, 8> params;
+  LoweredKernel &kernel = result.kernels.emplace_back();
+  for (unsigned i = 0; i < context.tensors.size(); ++i) {
+    auto &[tensorName, binding] = context.tensors.begin()[i];
+    binding.memref = nullptr;
+    if (!used.contains(tensorName))
+      continue;
+    params.push_back({tensorName, getMemRefType(out.getContext(), binding.kind,
+                                                binding.shape)});
+    kernel.tensorIndices.push_back(i);
+  }
+  kernel.function = &builder.createFunction(out, name, params, def.getLoc());
+  for (unsigned p = 0; p < params.size(); ++p)
+    context.tensors.begin()[kernel.tensorIndices[p]].second.memref =
+        kernel.function->getParameter(p);
+
+  context.grid = {1, 1, 1};
+  context.mayUseGroups = launch.statements.size() == 1;
+  context.sharedGroupDims = launch.groupDims;
+  context.sharedTile = launch.tile;
+  bool ok = true;
+  for (unsigned pos = 0; pos < launch.statements.size(); ++pos) {
+    const StmtContext &stmt = stmts[launch.statements[pos]];
+    context.scope = stmt.scope;
+    if (launch.barrierBefore[pos])
+      builder.create<ir::BarrierInst>(stmt.stmt.getLoc(), /*global=*/true,
+                                      /*local=*/false);
+    if (options.matchBlas && launch.tile == 1 && lowerAsBlas(context, stmt))
+      continue;
+    if (failed(lowerAsLoops(context, stmt)))
+      ok = false;
+  }
+  kernel.grid = context.grid;
+  return success(ok);
 }
 
 std::optional<StmtContext>
 DefLowerer::getStmtContext(const ComprehensionStmt &stmt,
-                           const StmtRanges &ranges) {
-  StmtContext result{stmt, {}};
+                           const StmtRanges &ranges, const CallScope *scope) {
+  StmtContext result{stmt, {}, scope};
   for (const std::string &var : stmt.getIndexVars()) {
     const poly::VarRange *range = ranges.ranges.lookup(var);
     if (!range || !range->lo || !range->hi) {
@@ -189,16 +260,143 @@ DefLowerer::getStmtContext(const ComprehensionStmt &stmt,
   return result;
 }
 
-std::optional<LoweredDef> DefLowerer::run() {
-  if (failed(checkSizes()))
-    return std::nullopt;
-  for (const std::unique_ptr<Stmt> &stmt : def.getBody())
-    if (auto *call = llvm::dyn_cast<CallStmt>(stmt.get())) {
-      diags.emitError(call->getLoc())
-          << "call of '" << call->getCallee().name
-          << "' cannot be lowered yet; inline the callee by hand";
-      return std::nullopt;
+LogicalResult DefLowerer::checkOptions() {
+  bool ok = true;
+  auto check = [&](llvm::StringRef name, int64_t value) {
+    if (value >= 0)
+      return;
+    diags.emitError(def.getName().loc)
+        << "lowering option '" << name
+        << "' must be positive (or 0 for the default), found " << value;
+    ok = false;
+  };
+  check("block_rows", options.blockRows);
+  check("block_cols", options.blockCols);
+  check("group_work", options.groupWork);
+  context.blockRows = options.blockRows;
+  context.blockCols = options.blockCols;
+  if (options.groupWork > 0)
+    context.groupWork = options.groupWork;
+  return success(ok);
+}
+
+LogicalResult
+DefLowerer::collectStatements(const DefRanges &ranges, const CallScope *scope,
+                              llvm::SmallVectorImpl<StmtContext> &stmts,
+                              LoweredDef &result) {
+  for (const StmtRanges &stmtRanges : ranges.statements) {
+    if (const auto *call = llvm::dyn_cast<CallStmt>(stmtRanges.stmt)) {
+      if (failed(inlineCall(*call, scope, stmts, result)))
+        return failure();
+      continue;
     }
+    const auto &stmt = llvm::cast<ComprehensionStmt>(*stmtRanges.stmt);
+    std::optional<StmtContext> stmtContext =
+        getStmtContext(stmt, stmtRanges, scope);
+    if (!stmtContext)
+      return failure();
+    stmts.push_back(std::move(*stmtContext));
+  }
+  return success();
+}
+
+LogicalResult DefLowerer::inlineCall(const CallStmt &call,
+                                     const CallScope *parent,
+                                     llvm::SmallVectorImpl<StmtContext> &stmts,
+                                     LoweredDef &result) {
+  const Def *callee = call.getCalleeDef();
+  if (!callee)
+    return diags.emitError(call.getLoc())
+           << "call of unknown def '" << call.getCallee().name << "'";
+  // The callee's sizes are the extents of the arguments.
+  context.scope = parent;
+  CallScope &scope = scopes.emplace_back();
+  for (auto [arg, param] : llvm::zip(call.getArgs(), callee->getInputs())) {
+    const TensorBinding *binding = context.lookup(arg.name);
+    if (!binding || binding->shape.size() != param.type->dims.size())
+      return diags.emitError(arg.loc)
+             << "argument '" << arg.name << "' of the call of '"
+             << callee->getName().name << "' has no shape of rank "
+             << param.type->dims.size();
+    if (llvm::any_of(binding->lowerBounds, [](int64_t lo) { return lo; }))
+      return diags.emitError(arg.loc)
+             << "argument '" << arg.name
+             << "' does not start at index 0 and cannot be passed to '"
+             << callee->getName().name << "'";
+    for (auto [dim, extent] : llvm::zip(param.type->dims, binding->shape))
+      if (!dim.sizeVar.empty())
+        scope.sizes[dim.sizeVar] = extent;
+    scope.tensors[param.name.name] = context.resolve(arg.name).str();
+  }
+  for (auto [res, output] : llvm::zip(call.getResults(), callee->getOutputs()))
+    scope.tensors[output.name.name] = context.resolve(res.name).str();
+
+  std::optional<DefRanges> ranges =
+      inferRanges(program, *callee, scope.sizes, diags);
+  if (!ranges)
+    return diags.emitError(call.getLoc())
+           << "the ranges of '" << callee->getName().name
+           << "' cannot be inferred for this call";
+  // The callee's outputs must have the shapes the caller gave its results;
+  // its temporaries become temporaries of the def, named <callee>_<n>_<name>.
+  for (const auto &[name, info] : callee->getTensors()) {
+    if (info.role == TensorInfo::Role::Input)
+      continue;
+    const poly::TensorShape &shape = ranges->shapes[name];
+    LoweredTensor tensor;
+    tensor.role = TensorInfo::Role::Temporary;
+    tensor.type = info.type;
+    for (unsigned d = 0; d < info.rank; ++d) {
+      std::optional<int64_t> extent =
+          d < shape.extent.size() ? shape.extent[d] : std::nullopt;
+      std::optional<int64_t> lo = d < shape.lo.size() ? shape.lo[d] : 0;
+      if (!extent || !lo || *extent <= 0)
+        return diags.emitError(info.loc)
+               << "dimension " << d << " of tensor '" << name << "' of '"
+               << callee->getName().name
+               << "' has no positive constant extent in this call";
+      tensor.shape.push_back(*extent);
+      tensor.lowerBounds.push_back(*lo);
+    }
+    if (info.role == TensorInfo::Role::Output) {
+      const TensorBinding *binding = context.lookup(scope.tensors[name]);
+      if (!binding || binding->shape != tensor.shape ||
+          binding->lowerBounds != tensor.lowerBounds)
+        return diags.emitError(call.getLoc())
+               << "output '" << name << "' of '" << callee->getName().name
+               << "' does not have the shape of '" << scope.tensors[name]
+               << "' in this call";
+      continue;
+    }
+    std::optional<ir::ScalarKind> kind = toIrScalarKind(info.type);
+    if (!kind)
+      return diags.emitError(info.loc)
+             << "tensor '" << name << "' of type '" << getSpelling(info.type)
+             << "' cannot be lowered; memrefs of bool do not exist";
+    // Identifiers of the IR: letters, digits and '_'; a clash with a name
+    // of the def gets more underscores.
+    std::string candidate = (callee->getName().name + "_" +
+                             llvm::Twine(scopes.size() - 1) + "_" + name)
+                                .str();
+    while (context.tensors.count(candidate) || def.lookupTensor(candidate))
+      candidate += "_";
+    llvm::StringRef unique = temporaryNames.emplace_back(std::move(candidate));
+    scope.tensors[name] = unique.str();
+    TensorBinding binding;
+    binding.type = info.type;
+    binding.kind = *kind;
+    binding.shape = tensor.shape;
+    binding.lowerBounds = tensor.lowerBounds;
+    context.tensors.insert({unique, binding});
+    tensor.name = unique.str();
+    result.tensors.push_back(std::move(tensor));
+  }
+  return collectStatements(*ranges, &scope, stmts, result);
+}
+
+std::optional<LoweredDef> DefLowerer::run() {
+  if (failed(checkOptions()) || failed(checkSizes()))
+    return std::nullopt;
   std::optional<DefRanges> ranges = inferRanges(program, def, sizes, diags);
   if (!ranges)
     return std::nullopt;
@@ -206,51 +404,24 @@ std::optional<LoweredDef> DefLowerer::run() {
   LoweredDef result;
   if (failed(declareTensors(*ranges, result)))
     return std::nullopt;
+  llvm::SmallVector<StmtContext, 4> stmts;
+  if (failed(collectStatements(*ranges, /*scope=*/nullptr, stmts, result)))
+    return std::nullopt;
 
-  // A single statement owns the launch grid and may spread its batch
-  // indices over work-groups; several statements share one work-group so
-  // that a barrier orders them.
-  context.mayUseGroups = ranges->statements.size() == 1;
-  // Tensors written and read since the last barrier.
-  llvm::StringSet<> written, read;
+  // isl decides which statements share a launch; one launch keeps the
+  // def's name, several are numbered in launch order.
+  llvm::SmallVector<Launch, 2> launches =
+      planLaunches(context, stmts, options.matchBlas);
   bool ok = true;
-  for (const StmtRanges &stmtRanges : ranges->statements) {
-    const auto &stmt = llvm::cast<ComprehensionStmt>(*stmtRanges.stmt);
-    std::optional<StmtContext> stmtContext = getStmtContext(stmt, stmtRanges);
-    if (!stmtContext) {
-      ok = false;
-      continue;
-    }
-    // Work-items of one statement are not those of the next, so every
-    // dependence through global memory (read or write after write, write
-    // after read) needs a barrier.
-    llvm::StringSet<> reads;
-    collectReads(stmt.getRhs(), reads);
-    for (const WhereClause &where : stmt.getWheres())
-      if (where.getKind() != WhereClause::Kind::Range)
-        collectReads(where.getValue(), reads);
-    llvm::StringRef lhs = stmt.getLhs().name;
-    if (written.contains(lhs) || read.contains(lhs) ||
-        llvm::any_of(reads, [&](const auto &entry) {
-          return written.contains(entry.first());
-        })) {
-      builder.create<ir::BarrierInst>(stmt.getLoc(), /*global=*/true,
-                                      /*local=*/false);
-      written.clear();
-      read.clear();
-    }
-    written.insert(lhs);
-    for (const auto &entry : reads)
-      read.insert(entry.first());
-
-    if (options.matchBlas && lowerAsBlas(context, *stmtContext))
-      continue;
-    if (failed(lowerAsLoops(context, *stmtContext)))
+  for (unsigned index = 0; index < launches.size(); ++index) {
+    std::string name = def.getName().name.str();
+    if (launches.size() > 1)
+      name += "_" + std::to_string(index);
+    if (failed(lowerLaunch(launches[index], name, stmts, result)))
       ok = false;
   }
   if (!ok)
     return std::nullopt;
-  result.grid = context.grid;
   return result;
 }
 

@@ -144,7 +144,7 @@ ir::Value *ExprLowerer::lowerIndex(const Expr &expr) {
       return fail(loc, "index '" + ident.getName() + "' is not bound");
     }
     if (ident.getRef() == IdentExpr::Ref::Size)
-      return indexConstant(loc, def.sizes.lookup(ident.getName()));
+      return indexConstant(loc, def.getSize(ident.getName()));
     if (ident.getRef() == IdentExpr::Ref::Let && ident.getLet())
       return lowerIndex(ident.getLet()->getValue());
     break;
@@ -233,7 +233,7 @@ ir::Value *ExprLowerer::lowerValue(const Expr &expr) {
                    : nullptr;
     }
     case IdentExpr::Ref::Size:
-      return constant(loc, type, def.sizes.lookup(ident.getName()));
+      return constant(loc, type, def.getSize(ident.getName()));
     case IdentExpr::Ref::Let:
       return ident.getLet() ? lowerValue(ident.getLet()->getValue()) : nullptr;
     case IdentExpr::Ref::Tensor: {
@@ -507,35 +507,78 @@ LogicalResult lowering::lowerAsLoops(DefContext &def,
   ir::Region *outer = b.getInsertionRegion();
   llvm::ArrayRef<Ident> lhsIndices = stmt.getIndices();
 
-  // Leading LHS indices of a single-statement def go on group_id (at most
-  // three, keeping two for the work-items of a group).
-  unsigned numGroupDims = 0;
-  if (def.mayUseGroups && lhsIndices.size() > 2)
+  // Leading LHS indices go on group_id: those the launch's statements share,
+  // or for a statement alone in its launch at most three, keeping two for
+  // the work-items of a group.
+  std::pair<ir::Value *, ir::Value *> tileBounds;
+  unsigned numGroupDims = def.sharedGroupDims;
+  int64_t groupTile = def.sharedTile;
+  if (numGroupDims == 0 && def.mayUseGroups && lhsIndices.size() > 2)
     numGroupDims = std::min<unsigned>(3, lhsIndices.size() - 2);
+  if (numGroupDims == 0 && def.mayUseGroups && !lhsIndices.empty()) {
+    // One or two LHS indices: the first goes on the groups, in tiles that
+    // give a group about def.groupWork points.
+    numGroupDims = 1;
+    int64_t inner = 1;
+    for (unsigned d = 1; d < lhsIndices.size(); ++d)
+      inner *= stmtContext.ranges[d].hi - stmtContext.ranges[d].lo;
+    groupTile = std::max<int64_t>(1, def.groupWork / inner);
+  }
+  // A tiled last group dimension: the group covers indices
+  // [lo + g * tile, min(lo + (g + 1) * tile, hi)), spread over work-items.
+  bool tiled = numGroupDims > 0 && groupTile > 1;
+  if (tiled) {
+    // One tile covers the whole dimension: no group dimension at all.
+    const IndexRange &range = stmtContext.ranges[numGroupDims - 1];
+    if (groupTile >= range.hi - range.lo) {
+      tiled = false;
+      --numGroupDims;
+    }
+  }
+  unsigned numFixedDims = tiled ? numGroupDims - 1 : numGroupDims;
   for (unsigned d = 0; d < numGroupDims; ++d) {
     const IndexRange &range = stmtContext.ranges[d];
+    int64_t tile = d < numFixedDims ? 1 : groupTile;
+    def.grid[d] = (range.hi - range.lo + tile - 1) / tile;
     ir::Value *group =
         b.create<ir::GroupIdInst>(lhsIndices[d].loc, static_cast<ir::Comp3>(d))
             ->getResult(0);
+    if (tile != 1)
+      group = b.create<ir::MulInst>(lhsIndices[d].loc, group,
+                                    lowerer.indexConstant(loc, tile))
+                  ->getResult(0);
     if (range.lo != 0)
       group = b.create<ir::AddInst>(lhsIndices[d].loc, group,
                                     lowerer.indexConstant(loc, range.lo))
                   ->getResult(0);
-    lowerer.bindIndex(range.var, group);
-    def.grid[d] = range.hi - range.lo;
+    if (d < numFixedDims) {
+      lowerer.bindIndex(range.var, group);
+      continue;
+    }
+    ir::Value *end =
+        b.create<ir::AddInst>(loc, group, lowerer.indexConstant(loc, tile))
+            ->getResult(0);
+    end = b.create<ir::MinInst>(loc, end, lowerer.indexConstant(loc, range.hi))
+              ->getResult(0);
+    tileBounds = {group, end};
   }
 
   // foreach over the remaining LHS indices, in memref order; a 0-d LHS
   // still needs an SPMD region for its store, a foreach over one point.
   llvm::SmallVector<ir::Value *, 4> from, to;
   llvm::SmallVector<unsigned, 4> loopDims;
-  for (unsigned d = lhsIndices.size(); d-- > numGroupDims;)
+  for (unsigned d = lhsIndices.size(); d-- > numFixedDims;)
     loopDims.push_back(d);
   if (loopDims.empty()) {
     from.push_back(lowerer.indexConstant(loc, 0));
     to.push_back(lowerer.indexConstant(loc, 1));
   }
   for (unsigned d : loopDims) {
+    if (tiled && d == numFixedDims) {
+      from.push_back(tileBounds.first);
+      to.push_back(tileBounds.second);
+      continue;
+    }
     from.push_back(lowerer.indexConstant(loc, stmtContext.ranges[d].lo));
     to.push_back(lowerer.indexConstant(loc, stmtContext.ranges[d].hi));
   }

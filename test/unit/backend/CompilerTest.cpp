@@ -220,16 +220,23 @@ func @f(%A: memref<f16x4>, %x: f16) {
 }
 
 TEST(CompilerTest, LocalMemoryOverflowIsDiagnosed) {
-  Compilation c(R"(
+  const char *source = R"(
 func @f() {
   %a = alloca : memref<f64x4096x8,local>
 }
-)",
-                "generic-sg16");
+)";
+  Compilation c(source, "generic-sg16");
   EXPECT_FALSE(c.compiled);
-  EXPECT_EQ(c.messages, "alloca of 262144 bytes exceeds the local memory of "
-                        "target 'generic-sg16' (65536 bytes, 0 already "
-                        "allocated)\n");
+  EXPECT_EQ(c.messages, "alloca of 262144 bytes at offset 0 exceeds the local "
+                        "memory of target 'generic-sg16' (65536 bytes)\n");
+  // Without the placement pass the emitter allocates and checks each alloca.
+  CompileOptions options;
+  options.passes = {"work-group-size"};
+  Compilation unplaced(source, "generic-sg16", options);
+  EXPECT_FALSE(unplaced.compiled);
+  EXPECT_EQ(unplaced.messages,
+            "alloca of 262144 bytes exceeds the local memory of target "
+            "'generic-sg16' (65536 bytes, 0 already allocated)\n");
 }
 
 TEST(CompilerTest, UnknownPassIsDiagnosed) {
@@ -286,6 +293,53 @@ TEST(CompilerTest, PoclModulesTranslateToSpir12) {
 
 /// Every valid input of the IR lit tests that runs with subgroup size 1
 /// compiles for pocl-cpu and translates to SPIR 1.2.
+/// Every coopmatrix operation on pocl-cpu, where columns are vectors: the
+/// vector forms (loads with checks, selects on bool vectors, shuffles,
+/// vector casts and fma) must survive LLVMSPIRVLib's reverse translation.
+TEST(CompilerTest, CoopMatrixVectorsTranslateToSpir12) {
+  Compilation c(R"(
+func @coop(%A: memref<i32x16x2>, %F: memref<f32x?x?>, %D: memref<f64x12x3>,
+           %x: f32, %out: memref<f32x1>) {
+  parallel {
+    %c0 = constant 0 : index
+    %t = cooperative_matrix_load %A[%c0, %c0] : coopmatrix<i32x16x2,matrix_acc>
+    %old = cooperative_matrix_atomic_add %t, %A[%c0, %c0] : coopmatrix<i32x16x2,matrix_acc>
+    %f = cast %old : coopmatrix<f32x16x2,matrix_acc>
+    %g = cooperative_matrix_load.both_checked %F[%c0, %c0] : coopmatrix<f32x16x2,matrix_acc>
+    %h = cooperative_matrix_load.cols_checked %F[%c0, %c0] : coopmatrix<f32x16x2,matrix_acc>
+    %s = add %f, %g : coopmatrix<f32x16x2,matrix_acc>
+    %u = cooperative_matrix_scale %x, %s : coopmatrix<f32x16x2,matrix_acc>
+    %v = max %u, %h : coopmatrix<f32x16x2,matrix_acc>
+    %e = cooperative_matrix_extract %v[17] : f32
+    store %e, %out[%c0]
+    %w = cooperative_matrix_insert %x, %v[3] : coopmatrix<f32x16x2,matrix_acc>
+    %a = cooperative_matrix_load %F[%c0, %c0] : coopmatrix<f32x16x4,matrix_a>
+    %b = cooperative_matrix_load.t %F[%c0, %c0] : coopmatrix<f32x4x2,matrix_b>
+    %m = cooperative_matrix_mul_add %a, %b, %w : coopmatrix<f32x16x2,matrix_acc>
+    %r = cooperative_matrix_reduce_max.row %m : coopmatrix<f32x16x1,matrix_acc>
+    %q = cooperative_matrix_reduce_add.column %m : coopmatrix<f32x1x2,matrix_acc>
+    %p = cooperative_matrix_apply (%i, %j, %z) = %r -> coopmatrix<f32x16x1,matrix_acc> {
+      %zz = mul %z, %z : f32
+      yield (%zz)
+    }
+    cooperative_matrix_store.rows_checked %p, %F[%c0, %c0]
+    cooperative_matrix_store.cols_checked %q, %F[%c0, %c0]
+    %d = cooperative_matrix_load %D[%c0, %c0] : coopmatrix<f64x12x3,matrix_acc>
+    %dd = cooperative_matrix_construct %e : coopmatrix<f32x12x3,matrix_acc>
+    %de = cast %dd : coopmatrix<f64x12x3,matrix_acc>
+    %ds = sub %d, %de : coopmatrix<f64x12x3,matrix_acc>
+    cooperative_matrix_store %ds, %D[%c0, %c0]
+  }
+}
+)",
+                "pocl-cpu");
+  ASSERT_TRUE(c.compiled) << c.messages;
+  llvm::Expected<std::string> bitcode =
+      runtime::translateSpirvToSpir12(c.compiled->spirv);
+  EXPECT_TRUE(static_cast<bool>(bitcode))
+      << llvm::toString(bitcode.takeError());
+}
+
 TEST(CompilerTest, ValidLitInputsTranslateToSpir12) {
   llvm::SmallString<128> dir(COMPREHEND_TEST_DIR);
   llvm::sys::path::append(dir, "lit", "ir", "valid");

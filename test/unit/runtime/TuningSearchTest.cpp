@@ -235,6 +235,18 @@ TEST(TuningSearchTest, CandidatesWithWrongOutputsAreDropped) {
   EXPECT_GT(checked->numWrong, 0u);
   EXPECT_EQ(checks, checked->numEvaluations - 1 - checked->numFailed);
   EXPECT_LT(checked->bestMs, checked->defaultMs);
+
+  // The measured list holds exactly the candidates that ran and passed,
+  // fastest first: the best leads, no wrong one is in it.
+  ASSERT_EQ(checked->measured.size(),
+            checked->numEvaluations - checked->numFailed - checked->numWrong);
+  EXPECT_EQ(checked->measured.front().first, checked->best);
+  EXPECT_EQ(checked->measured.front().second, checked->bestMs);
+  for (size_t i = 0; i < checked->measured.size(); ++i) {
+    EXPECT_EQ(kernel.run(checked->measured[i].first), reference);
+    if (i > 0)
+      EXPECT_LE(checked->measured[i - 1].second, checked->measured[i].second);
+  }
 }
 
 TEST(TuningSearchTest, DefaultFailureIsAnError) {

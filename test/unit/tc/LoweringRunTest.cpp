@@ -145,14 +145,20 @@ double LoweringRunTest::runAndCompare(llvm::StringRef text,
     values.push_back(arg);
   }
 
-  std::array<size_t, 3> grid;
-  for (unsigned d = 0; d < 3; ++d)
-    grid[d] = result->grid[d];
-  auto timing = (*exe)->run(def->getName().name, grid, values);
-  EXPECT_TRUE(bool(timing)) << llvm::toString(timing.takeError()) << "\n"
-                            << irText;
-  if (!timing)
-    return kFailed;
+  // The kernels in order, each with the tensors it takes.
+  for (const LoweredKernel &kernel : result->kernels) {
+    std::array<size_t, 3> grid;
+    for (unsigned d = 0; d < 3; ++d)
+      grid[d] = kernel.grid[d];
+    std::vector<runtime::ArgValue> kernelArgs;
+    for (unsigned index : kernel.tensorIndices)
+      kernelArgs.push_back(values[index]);
+    auto timing = (*exe)->run(kernel.function->getName(), grid, kernelArgs);
+    EXPECT_TRUE(bool(timing)) << llvm::toString(timing.takeError()) << "\n"
+                              << irText;
+    if (!timing)
+      return kFailed;
+  }
 
   std::optional<llvm::StringMap<Tensor>> expected =
       evaluate(*program, *def, args, source.diags, sizes);
@@ -210,6 +216,67 @@ def tt(float(K, M) A, float(N, K) B) -> (C) {
   }
 }
 
+LoweringOptions blocked(int64_t rows, int64_t cols) {
+  LoweringOptions options;
+  options.blockRows = rows;
+  options.blockCols = cols;
+  return options;
+}
+
+TEST_F(LoweringRunTest, MatmulBlocks) {
+  // Output memref 5 x 7 (N x M): whole blocks, clipped edge blocks, blocks
+  // of one row or column, and blocks larger than the shape.
+  llvm::StringMap<int64_t> sizes{{"M", 7}, {"K", 33}, {"N", 5}};
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1, 1},
+                            {2, 3},
+                            {4, 7},
+                            {5, 2},
+                            {3, 100},
+                            {100, 1}}) {
+    SCOPED_TRACE(testing::Message() << rows << "x" << cols);
+    runAndCompare(readExample("matmul.tc"), "matmul", sizes,
+                  blocked(rows, cols));
+  }
+}
+
+TEST_F(LoweringRunTest, BlockedBlasForms) {
+  const char *text = R"TC(
+def tn(float(K, M) A, float(K, N) B) -> (C) {
+  C(i, j) +=! A(k, i) * B(k, j)
+}
+def tt(float(K, M) A, float(N, K) B) -> (C) {
+  C(i, j) +=! 2 * B(j, k) * A(k, i)
+}
+def gemv(float(M, K) A, float(K) x) -> (y) {
+  y(i) +=! A(i, k) * x(k)
+}
+def ger(float(M) x, float(N) y) -> (C) {
+  C(i, j) = x(i) * y(j)
+}
+def rowsum(float(M, N) A) -> (s) {
+  s(i) +=! A(i, j)
+}
+def hadamard(float(M, N) A, float(M, N) B) -> (C) {
+  C(i, j) = A(i, j) * B(i, j)
+}
+def transpose(float(M, N) A) -> (B) {
+  B(j, i) = 3 * A(i, j)
+}
+def bmm(float(B, M, K) A, float(B, K, N) X) -> (C) {
+  C(b, i, j) +=! A(b, i, k) * X(b, k, j)
+}
+def bbmm(float(B, B, M, K) A, float(B, B, K, N) X) -> (C) {
+  C(a, b, i, j) +=! A(a, b, i, k) * X(a, b, k, j)
+}
+)TC";
+  llvm::StringMap<int64_t> sizes{{"M", 7}, {"K", 9}, {"N", 5}, {"B", 3}};
+  for (const char *entry : {"tn", "tt", "gemv", "ger", "rowsum", "hadamard",
+                            "transpose", "bmm", "bbmm"}) {
+    SCOPED_TRACE(entry);
+    runAndCompare(text, entry, sizes, blocked(2, 3));
+  }
+}
+
 TEST_F(LoweringRunTest, BatchMatmul) {
   runAndCompare(readExample("batch_matmul.tc"), "batch_matmul",
                 {{"B", 3}, {"N", 7}, {"M", 5}, {"K", 9}});
@@ -257,6 +324,52 @@ TEST_F(LoweringRunTest, Conv2d) {
       {{"N", 2}, {"C", 3}, {"H", 7}, {"W", 9}, {"M", 5}, {"KH", 3}, {"KW", 2}});
 }
 
+TEST_F(LoweringRunTest, SeveralLaunches) {
+  // Dependences that cross work-groups (a scalar, a reversed or transposed
+  // read) need a new launch; those within a group a barrier or nothing.
+  const char *text = R"TC(
+def normalize(float(N) A) -> (B) {
+  s() +=! A(i)
+  B(i) = A(i) / s()
+}
+def reverse(float(N) A) -> (B, C) {
+  B(i) = 2 * A(i)
+  C(i) = B(N - 1 - i) + B(i)
+}
+def transposed(float(M, N) A) -> (C, D) {
+  C(i, j) = A(i, j) + 1
+  D(j, i) = C(i, j) * C(i, j)
+}
+def bias(float(B, M, K) A, float(B, K, N) X) -> (C) {
+  C(b, i, j) +=! A(b, i, k) * X(b, k, j)
+  C(b, i, j) = C(b, i, j) + 1
+}
+def elementwise(float(L) A) -> (B, C) {
+  T(i) = A(i) + 1
+  B(i) = 2 * A(i)
+  C(i) = T(i) + B(i)
+  T(i) = A(i) * A(i)
+  C(i) = C(i) - T(i)
+}
+def chain(float(B, M, N) A) -> (R) {
+  T(b, i, j) = exp(A(b, i, j))
+  U(b, i) max=! T(b, i, j)
+  V(b, i, j) = T(b, i, j) - U(b, i)
+  R(b, i) +=! V(b, i, j) * V(b, i, j)
+  R(b, i) = R(b, i) + U(b, 0)
+}
+)TC";
+  // L spans two tiles of 64 elements, the second one clipped.
+  llvm::StringMap<int64_t> sizes{
+      {"M", 7}, {"K", 9}, {"N", 5}, {"B", 3}, {"L", 100}};
+  for (const char *entry :
+       {"normalize", "reverse", "transposed", "bias", "elementwise", "chain"}) {
+    SCOPED_TRACE(entry);
+    runAndCompare(text, entry, sizes);
+    runAndCompare(text, entry, sizes, {/*matchBlas=*/false});
+  }
+}
+
 TEST_F(LoweringRunTest, MaxPool) {
   runAndCompare(readExample("max_pool.tc"), "max_pool",
                 {{"N", 2}, {"C", 3}, {"H", 7}, {"W", 9}});
@@ -288,6 +401,50 @@ TEST_F(LoweringRunTest, OtherExamples) {
                 {{"M", 7}, {"N", 33}});
   runAndCompare(readExample("gather.tc"), "gather",
                 {{"N", 3}, {"D", 7}, {"L", 9}});
+}
+
+TEST_F(LoweringRunTest, LoopGroupTiles) {
+  // The first LHS index of a loop statement goes on the groups in tiles of
+  // about 64 points, the last tile clipped: 150 = 2 * 64 + 22 for a vector,
+  // 70 = 3 * 21 + 7 rows of 3 for a matrix.
+  const char *text = R"TC(
+def act(float(M) A) -> (R) {
+  R(i) = tanh(A(i)) + float(i)
+}
+def shifted(float(M) A) -> (O) {
+  O(i) = A(i - 3) where i in 3:M
+}
+def rows(float(M, N) A) -> (R) {
+  R(i, j) = A(i, N - 1 - j) * 2
+}
+)TC";
+  for (const char *entry : {"act", "shifted"}) {
+    SCOPED_TRACE(entry);
+    runAndCompare(text, entry, {{"M", 150}});
+  }
+  runAndCompare(text, "rows", {{"M", 70}, {"N", 3}});
+}
+
+TEST_F(LoweringRunTest, Calls) {
+  runAndCompare(readExample("mlp.tc"), "mlp",
+                {{"B", 3}, {"M", 7}, {"N", 5}, {"P", 9}});
+  const char *text = R"TC(
+def square(float(M) A) -> (B) {
+  T(i) = A(i) * A(i)
+  B(i) = T(i) - 0.5
+}
+def norm(float(M) A) -> (n) {
+  s() +=! A(i) * A(i)
+  n(i) = A(i) / s()
+}
+def twice(float(M) A, float(K) X) -> (C, Y) {
+  B = square(A)
+  C = square(B)
+  Z = norm(X)
+  Y(k) = Z(k) + C(0)
+}
+)TC";
+  runAndCompare(text, "twice", {{"M", 3}, {"K", 100}});
 }
 
 TEST_F(LoweringRunTest, LoopForms) {

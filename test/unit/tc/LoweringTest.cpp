@@ -71,9 +71,9 @@ TEST(LoweringTest, MatmulParametersAreReversedMemrefs) {
   EXPECT_EQ(result->tensors[2].name, "C");
   EXPECT_EQ(result->tensors[2].role, TensorInfo::Role::Output);
   EXPECT_EQ(result->tensors[2].shape, (llvm::SmallVector<int64_t, 4>{3, 5}));
-  EXPECT_EQ(result->grid, (std::array<int64_t, 3>{1, 1, 1}));
+  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{1, 1, 1}));
 
-  ir::Function &func = *result->function;
+  ir::Function &func = *result->kernels[0].function;
   EXPECT_EQ(func.getName(), "matmul");
   const auto *c = llvm::cast<ir::MemRefType>(func.getParameter(2)->getType());
   EXPECT_EQ(c->getShape(), (llvm::ArrayRef<int64_t>{5, 3}));
@@ -94,9 +94,14 @@ TEST(LoweringTest, LoopPathHasNoBlas) {
   auto result = lowered.lower("matmul", {{"M", 3}, {"K", 4}, {"N", 5}},
                               {/*matchBlas=*/false});
   ASSERT_TRUE(result);
-  EXPECT_EQ(countKind(result->function->getBody(), ir::InstKind::Gemm), 0u);
-  EXPECT_EQ(countKind(result->function->getBody(), ir::InstKind::Foreach), 1u);
-  EXPECT_EQ(countKind(result->function->getBody(), ir::InstKind::For), 1u);
+  EXPECT_EQ(
+      countKind(result->kernels[0].function->getBody(), ir::InstKind::Gemm),
+      0u);
+  EXPECT_EQ(
+      countKind(result->kernels[0].function->getBody(), ir::InstKind::Foreach),
+      1u);
+  EXPECT_EQ(
+      countKind(result->kernels[0].function->getBody(), ir::InstKind::For), 1u);
   EXPECT_TRUE(succeeded(ir::verify(lowered.program, lowered.source.diags)));
 }
 
@@ -105,14 +110,79 @@ TEST(LoweringTest, BatchesSetTheGrid) {
   auto result =
       batch.lower("batch_matmul", {{"B", 6}, {"N", 3}, {"M", 4}, {"K", 5}});
   ASSERT_TRUE(result);
-  EXPECT_EQ(result->grid, (std::array<int64_t, 3>{6, 1, 1}));
+  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{6, 1, 1}));
 
   Lowered pool(readExample("max_pool.tc"));
   result = pool.lower("max_pool", {{"N", 2}, {"C", 3}, {"H", 4}, {"W", 6}});
   ASSERT_TRUE(result);
-  EXPECT_EQ(result->grid, (std::array<int64_t, 3>{2, 3, 1}));
+  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{2, 3, 1}));
   EXPECT_EQ(result->tensors[1].shape,
             (llvm::SmallVector<int64_t, 4>{2, 3, 2, 3}));
+}
+
+TEST(LoweringTest, BlocksSplitTheOutputOverGroups) {
+  // Output memref C' is N x M = 10 x 7; blocks of 4 x 3 rows x cols.
+  Lowered lowered(readExample("matmul.tc"));
+  LoweringOptions options;
+  options.blockRows = 4;
+  options.blockCols = 3;
+  auto result =
+      lowered.lower("matmul", {{"M", 7}, {"K", 5}, {"N", 10}}, options);
+  ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
+  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{3, 3, 1}));
+  const ir::Region &body = result->kernels[0].function->getBody();
+  EXPECT_EQ(countKind(body, ir::InstKind::Gemm), 1u);
+  EXPECT_EQ(countKind(body, ir::InstKind::Subview), 3u);
+  // Neither extent is a multiple of its block: both sizes are clipped.
+  EXPECT_EQ(countKind(body, ir::InstKind::Min), 2u);
+  EXPECT_TRUE(succeeded(ir::verify(lowered.program, lowered.source.diags)));
+
+  // The batch moves behind the blocks (Z' is K x N = 5 x 3); a block
+  // covering the whole mode does not split it.
+  Lowered batch(readExample("batch_matmul.tc"));
+  options.blockRows = 2;
+  options.blockCols = 100;
+  result = batch.lower("batch_matmul", {{"B", 6}, {"N", 3}, {"M", 4}, {"K", 5}},
+                       options);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{3, 6, 1}));
+  EXPECT_EQ(
+      countKind(result->kernels[0].function->getBody(), ir::InstKind::Min), 1u);
+}
+
+TEST(LoweringTest, DefaultBlocksDependOnTheProblemSize) {
+  Lowered small(readExample("matmul.tc"));
+  auto result = small.lower("matmul", {{"M", 64}, {"K", 64}, {"N", 64}});
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{1, 1, 1}));
+
+  Lowered large(readExample("matmul.tc"));
+  result = large.lower("matmul", {{"M", 1000}, {"K", 512}, {"N", 512}});
+  ASSERT_TRUE(result);
+  // C' is 512 x 1000: blocks of 256 x 256, the last column block clipped.
+  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{2, 4, 1}));
+
+  // One 256-block would cover C' (130 x 200): the rows are halved so that
+  // two groups share the work.
+  Lowered medium(readExample("matmul.tc"));
+  result = medium.lower("matmul", {{"M", 200}, {"K", 100}, {"N", 130}});
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{2, 1, 1}));
+}
+
+TEST(LoweringTest, NegativeBlocksAreReported) {
+  Lowered lowered(readExample("matmul.tc"));
+  LoweringOptions options;
+  options.blockRows = -1;
+  options.blockCols = -8;
+  EXPECT_FALSE(
+      lowered.lower("matmul", {{"M", 3}, {"K", 4}, {"N", 5}}, options));
+  EXPECT_EQ(lowered.source.messages,
+            (std::vector<std::string>{
+                "2:5: lowering option 'block_rows' must be positive (or 0 for "
+                "the default), found -1",
+                "2:5: lowering option 'block_cols' must be positive (or 0 for "
+                "the default), found -8"}));
 }
 
 TEST(LoweringTest, TemporariesFollowOutputs) {
@@ -125,9 +195,55 @@ TEST(LoweringTest, TemporariesFollowOutputs) {
   EXPECT_EQ(names,
             (llvm::SmallVector<std::string, 5>{"X", "Y", "mx", "e", "s"}));
   EXPECT_EQ(result->tensors[2].role, TensorInfo::Role::Temporary);
-  // Several statements share one work-group; three barriers order them.
-  EXPECT_EQ(result->grid, (std::array<int64_t, 3>{1, 1, 1}));
-  EXPECT_EQ(countKind(result->function->getBody(), ir::InstKind::Barrier), 3u);
+  // Every dependence keeps the row n: one launch over the rows, the
+  // statements separated by barriers within each group.
+  ASSERT_EQ(result->kernels.size(), 1u);
+  EXPECT_EQ(result->kernels[0].function->getName(), "softmax");
+  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{3, 1, 1}));
+  EXPECT_EQ(result->kernels[0].tensorIndices,
+            (llvm::SmallVector<unsigned, 4>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(
+      countKind(result->kernels[0].function->getBody(), ir::InstKind::Barrier),
+      3u);
+}
+
+TEST(LoweringTest, DependencesAcrossGroupsSplitTheDef) {
+  Lowered lowered(R"TC(
+def normalize(float(N) A, float(N) Z) -> (B) {
+  s() +=! A(i)
+  B(i) = A(i) / s()
+}
+)TC");
+  auto result = lowered.lower("normalize", {{"N", 9}});
+  ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
+  ASSERT_EQ(result->kernels.size(), 2u);
+  // Tensors: A, Z, B, s. The sum takes A and s; the division A, B and s.
+  EXPECT_EQ(result->kernels[0].function->getName(), "normalize_0");
+  EXPECT_EQ(result->kernels[0].tensorIndices,
+            (llvm::SmallVector<unsigned, 4>{0, 3}));
+  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{1, 1, 1}));
+  EXPECT_EQ(result->kernels[1].function->getName(), "normalize_1");
+  EXPECT_EQ(result->kernels[1].tensorIndices,
+            (llvm::SmallVector<unsigned, 4>{0, 2, 3}));
+  EXPECT_EQ(result->kernels[1].function->getNumParameters(), 3u);
+  EXPECT_EQ(
+      countKind(result->kernels[1].function->getBody(), ir::InstKind::Barrier),
+      0u);
+  EXPECT_TRUE(succeeded(ir::verify(lowered.program, lowered.source.diags)));
+
+  // conv2d: the bias statement reads what the same work-item wrote, so
+  // both share one launch over (n, m) without a barrier.
+  Lowered conv(readExample("conv2d.tc"));
+  result = conv.lower(
+      "conv2d",
+      {{"N", 2}, {"C", 3}, {"H", 7}, {"W", 9}, {"M", 5}, {"KH", 3}, {"KW", 2}});
+  ASSERT_TRUE(result);
+  ASSERT_EQ(result->kernels.size(), 1u);
+  EXPECT_EQ(result->kernels[0].function->getName(), "conv2d");
+  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{2, 5, 1}));
+  EXPECT_EQ(
+      countKind(result->kernels[0].function->getBody(), ir::InstKind::Barrier),
+      0u);
 }
 
 TEST(LoweringTest, ShiftedOutputRecordsItsLowerBound) {
@@ -212,13 +328,49 @@ TEST(LoweringTest, MissingSizesAreReported) {
   EXPECT_TRUE(lowered.program.empty());
 }
 
-TEST(LoweringTest, CallsAreReported) {
+TEST(LoweringTest, CallsAreInlined) {
   Lowered lowered(readExample("mlp.tc"));
-  EXPECT_FALSE(lowered.lower("mlp", {{"B", 2}, {"M", 3}, {"N", 4}, {"P", 5}}));
-  ASSERT_EQ(lowered.source.messages.size(), 1u);
-  EXPECT_EQ(lowered.source.messages[0],
-            "10:3: call of 'fcrelu' cannot be lowered yet; inline the callee "
-            "by hand");
+  auto result = lowered.lower("mlp", {{"B", 2}, {"M", 3}, {"N", 4}, {"P", 5}});
+  ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
+  llvm::SmallVector<std::string, 8> names;
+  for (const LoweredTensor &tensor : result->tensors)
+    names.push_back(tensor.name);
+  EXPECT_EQ(names, (llvm::SmallVector<std::string, 8>{"I", "W1", "B1", "W2",
+                                                      "B2", "O2", "O1"}));
+  EXPECT_EQ(result->tensors[6].shape, (llvm::SmallVector<int64_t, 4>{2, 4}));
+  // Two statements per call, all keeping the batch row: one launch.
+  ASSERT_EQ(result->kernels.size(), 1u);
+  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{2, 1, 1}));
+  EXPECT_EQ(
+      countKind(result->kernels[0].function->getBody(), ir::InstKind::Foreach),
+      4u);
+  EXPECT_TRUE(succeeded(ir::verify(lowered.program, lowered.source.diags)));
+}
+
+TEST(LoweringTest, CalleeTemporariesArePerCall) {
+  Lowered lowered(R"TC(
+def square(float(M) A) -> (B) {
+  T(i) = A(i) * A(i)
+  B(i) = T(i) + 1
+}
+def twice(float(M) A, float(K) X) -> (C, Y) {
+  B = square(A)
+  C = square(B)
+  Y = square(X)
+}
+)TC");
+  auto result = lowered.lower("twice", {{"M", 3}, {"K", 5}});
+  ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
+  llvm::SmallVector<std::string, 8> names;
+  for (const LoweredTensor &tensor : result->tensors)
+    names.push_back(tensor.name);
+  EXPECT_EQ(names, (llvm::SmallVector<std::string, 8>{
+                       "A", "X", "C", "Y", "B", "square_0_T", "square_1_T",
+                       "square_2_T"}));
+  EXPECT_EQ(result->tensors[7].role, TensorInfo::Role::Temporary);
+  // The third call's size M is the extent of X.
+  EXPECT_EQ(result->tensors[7].shape, (llvm::SmallVector<int64_t, 4>{5}));
+  EXPECT_TRUE(succeeded(ir::verify(lowered.program, lowered.source.diags)));
 }
 
 } // namespace

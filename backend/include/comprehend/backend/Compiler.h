@@ -32,6 +32,39 @@ class Program;
 
 namespace comprehend::backend {
 
+/// The register tile of the gemm lowering: each subgroup computes a `rows` x
+/// `cols` block of C as a cooperative matrix and walks the contracted mode
+/// `kStep` at a time (A tiles `rows` x `kStep`, B tiles `kStep` x `cols`).
+/// A field of 0 keeps the heuristic's choice (see getDefaultGemmTiling).
+/// Tiles are clipped to static problem sizes. Tuner configuration keys:
+/// `gemm.rows`, `gemm.cols`, `gemm.k_step`.
+struct GemmTiling {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t kStep = 0;
+
+  bool operator==(const GemmTiling &other) const = default;
+};
+
+/// The heuristic tile for \p subgroupSize (0: \p core's default subgroup
+/// size): 16 rows rounded up to the subgroup size, 8 columns, a K step of 8.
+/// Every field is set.
+GemmTiling getDefaultGemmTiling(const CoreInfo &core,
+                                unsigned subgroupSize = 0);
+
+/// Checks a (possibly partial) override against the legal domain on \p core
+/// for \p subgroupSize (0: the core's default); fields of 0 take their
+/// default first. Returns why it is illegal, or nothing when it is legal:
+///  - 1 <= cols <= 32 and 1 <= kStep <= 32;
+///  - rows a multiple of the subgroup size S, 1 <= rows <= 128 (on S = 1
+///    a work-item holds each column as vectors of up to 16 elements);
+///  - register budget: the values one work-item holds, accumulator
+///    ceil(rows/S)*cols + A tile ceil(rows/S)*kStep + B tile
+///    ceil(kStep/S)*cols, at most CoreInfo::registerBudget.
+std::optional<std::string> checkGemmTiling(const GemmTiling &tiling,
+                                           const CoreInfo &core,
+                                           unsigned subgroupSize = 0);
+
 /// Knobs of one compilation.
 struct CompileOptions {
   /// 0: only what correctness needs; 1: + constant folding and DCE;
@@ -45,6 +78,9 @@ struct CompileOptions {
   bool validate = true;
   /// Run the IR verifier after every pass (a failure is a compiler bug).
   bool verifyEachPass = false;
+  /// Overrides of the gemm register tile; an illegal one is reported at the
+  /// gemm (checkGemmTiling) and fails the compilation.
+  GemmTiling gemmTiling;
 };
 
 /// One kernel argument in the order of `clSetKernelArg` (DESIGN.md

@@ -1,22 +1,26 @@
 //===- Lowering.h - TC defs to tensor-language functions --------*- C++ -*-===//
 //
-// Turns one checked TC def with concrete sizes into one tensor-language
-// function, built through ir::Builder (never text):
+// Turns one checked TC def with concrete sizes into tensor-language
+// functions, one per kernel launch, built through ir::Builder (never text):
 //
 //  - every tensor of the def (inputs, outputs, then temporaries) becomes a
 //    memref parameter with its modes reversed, because TC is row-major and
 //    memrefs are column-major: `float(A, B, C) T` is `memref<f32xCxBxA>` and
 //    `T(a, b, c)` reads `T'[c, b, a]`; temporaries are global scratch
 //    parameters the caller allocates;
+//  - TC calls are inlined (callee temporaries become temporaries of the
+//    def);
+//  - isl's dependences between the statements (polyhedral/KernelPlan.h)
+//    decide which statements share a launch: those whose dependences stay
+//    within a work-group run in one launch over their leading LHS indices
+//    (group_id), separated by `barrier.global` where a dependence leaves
+//    the work-item; the others start a new launch;
 //  - statements that are a (batched) matrix product, matrix-vector product,
 //    outer product, row/column sum, elementwise product or scaled copy
-//    become gemm / gemv / ger / sum / hadamard / axpby (`!` means beta = 0);
+//    become gemm / gemv / ger / sum / hadamard / axpby (`!` means beta = 0),
+//    alone in a launch cut into blocks of the output, one per work-group;
 //  - every other statement becomes a `foreach` over its LHS indices with
-//    `for` loops over its reduction indices carrying the accumulator;
-//  - a def with a single statement is launched over its outer (batch) LHS
-//    indices, which map to `group_id`; a def with several statements runs
-//    in one work-group, the statements in textual order, separated by
-//    `barrier.global` where a statement touches what an earlier one wrote.
+//    `for` loops over its reduction indices carrying the accumulator.
 //
 // docs/lowering.md describes the mapping in detail.
 //
@@ -50,27 +54,57 @@ struct LoweredTensor {
   llvm::SmallVector<int64_t, 4> lowerBounds;
 };
 
-/// The result of lowering one def.
-struct LoweredDef {
+/// One kernel launch of a lowered def.
+struct LoweredKernel {
   /// The function, owned by the ir::Program passed to lowerDef.
   ir::Function *function = nullptr;
-  /// One entry per function parameter, in parameter order.
-  llvm::SmallVector<LoweredTensor, 4> tensors;
+  /// For each function parameter, in parameter order, the index of its
+  /// tensor in LoweredDef::tensors.
+  llvm::SmallVector<unsigned, 4> tensorIndices;
   /// Number of work-groups to launch in x, y and z.
   std::array<int64_t, 3> grid = {1, 1, 1};
+};
+
+/// The result of lowering one def.
+struct LoweredDef {
+  /// Every tensor of the def: inputs, outputs, then temporaries (which the
+  /// caller allocates as global scratch).
+  llvm::SmallVector<LoweredTensor, 4> tensors;
+  /// The kernels, launched in this order; each one finishes before the next
+  /// starts.
+  llvm::SmallVector<LoweredKernel, 2> kernels;
 };
 
 struct LoweringOptions {
   /// Recognise BLAS-like statements (gemm, gemv, ...); when false every
   /// statement takes the loop path (for testing both against each other).
   bool matchBlas = true;
+  /// The block of the output memref (rows = mode 0, cols = mode 1, i.e. the
+  /// last and the second-to-last TC index of the LHS) that one work-group
+  /// computes when a BLAS statement owns the launch grid: the statement is
+  /// launched over ceil(rows / blockRows) x ceil(cols / blockCols) groups
+  /// (times its batch), each running the instruction on subviews; blocks
+  /// at the edge are clipped. 0 picks a default: one group below 2^21
+  /// multiply-adds, else 256 x 256 blocks (the rows halved when that leaves
+  /// one group). Values are clipped to the shape; negative values are
+  /// reported. Exposed to the tuner as
+  /// `tc.block_rows` / `tc.block_cols`.
+  int64_t blockRows = 0;
+  int64_t blockCols = 0;
+  /// About how many LHS points one work-group gets when a loop statement
+  /// (or a launch of several) tiles its last group dimension, e.g. the
+  /// elements of an elementwise statement per group. 0 picks the default
+  /// (64). Exposed to the tuner as `tc.group_work`.
+  int64_t groupWork = 0;
 };
 
-/// Lowers the checked def \p def of \p program into a new function of \p out
-/// named after the def. \p sizes must bind every size variable of the def.
-/// Unsupported constructs (calls, bool tensors, builtins without an IR
-/// counterpart) and missing sizes are reported through \p diags; the result
-/// is then empty. The function is not verified here (see ir::verify).
+/// Lowers the checked def \p def of \p program into new functions of \p out,
+/// one per kernel launch: named after the def when there is one launch,
+/// `<def>_0`, `<def>_1`, ... in launch order when there are several.
+/// \p sizes must bind every size variable of the def. Unsupported
+/// constructs (bool tensors, builtins without an IR counterpart), missing
+/// sizes and bad options are reported through \p diags; the result is then
+/// empty. The functions are not verified here (see ir::verify).
 std::optional<LoweredDef> lowerDef(const Program &program, const Def &def,
                                    const llvm::StringMap<int64_t> &sizes,
                                    ir::Program &out, DiagnosticEngine &diags,

@@ -75,6 +75,9 @@ struct SearchResult {
   unsigned numEvaluations = 0;
   unsigned numFailed = 0;
   unsigned numWrong = 0;
+  /// Every configuration that ran and passed the check (the default
+  /// included), fastest first, with its time.
+  std::vector<std::pair<Configuration, double>> measured;
 
   double getSpeedup() const { return bestMs > 0 ? defaultMs / bestMs : 1; }
 };

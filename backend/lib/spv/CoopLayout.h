@@ -1,0 +1,71 @@
+//===- CoopLayout.h - A coopmatrix as per-work-item values ------*- C++ -*-===//
+//
+// The per-work-item form of cooperative matrices, decided apart from the
+// emitter so that it can be tested on its own. For subgroup size S a
+// coopmatrix with M rows and N columns has B = ceil(M/S) components per
+// column on each work-item: component k = b + B*j holds row b*S + lane and
+// column j; rows >= M are padding.
+//
+// The components are packed into SPIR-V values, "parts". With S = 1 a
+// work-item owns whole columns, which are contiguous in memory (mode 0 has
+// stride 1), so each column is split, largest first, into OpenCL vectors of
+// 16, 8, 4, 2 elements and a scalar for the rest (8 at most for 64-bit
+// kinds; f16/bf16, complex and small integers stay scalar). With S > 1 the
+// components of a column are S rows apart and every part is a scalar.
+//
+//===----------------------------------------------------------------------===//
+#ifndef COMPREHEND_BACKEND_SPV_COOPLAYOUT_H
+#define COMPREHEND_BACKEND_SPV_COOPLAYOUT_H
+
+#include "comprehend/ir/Types.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <utility>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace comprehend::backend::spv {
+
+/// How the components of a coopmatrix are packed into parts on one
+/// work-item. Part `c + getPartsPerColumn() * j` is part c of column j. The
+/// layout depends only on the coopmatrix type and the subgroup size, so
+/// every value of a type (loop-carried or yielded ones too) has the same
+/// parts.
+struct CoopLayout {
+  /// Components per column: ceil(rows / subgroup size).
+  unsigned blocks = 0;
+  unsigned cols = 0;
+  /// Widths of the parts of one column; they sum to `blocks`.
+  llvm::SmallVector<unsigned, 4> widths;
+  /// Per part of a column, its first component.
+  llvm::SmallVector<unsigned, 4> starts;
+
+  /// The layout of a \p rows x \p cols coopmatrix of \p kind on subgroup
+  /// size \p subgroupSize (see the file comment).
+  static CoopLayout get(int64_t rows, int64_t cols, ir::ScalarKind kind,
+                        unsigned subgroupSize);
+
+  unsigned getPartsPerColumn() const { return widths.size(); }
+  unsigned getNumParts() const { return widths.size() * cols; }
+  unsigned getNumComponents() const { return blocks * cols; }
+  bool isScalar() const { return widths.size() == blocks; }
+  unsigned getWidth(unsigned part) const {
+    return widths[part % widths.size()];
+  }
+  /// The part holding component \p k and the lane within that part.
+  std::pair<unsigned, unsigned> locate(unsigned k) const;
+  bool operator==(const CoopLayout &other) const {
+    return blocks == other.blocks && cols == other.cols &&
+           widths == other.widths;
+  }
+  /// `<cols> x [w0, w1, ...]`, e.g. `8 x [16]` for a 16x8 f32 matrix on one
+  /// lane: one part list per column.
+  void print(llvm::raw_ostream &os) const;
+};
+
+} // namespace comprehend::backend::spv
+
+#endif // COMPREHEND_BACKEND_SPV_COOPLAYOUT_H

@@ -1,0 +1,173 @@
+//===- TcKernelTest.cpp - The C++ API of the TC path ----------------------===//
+//
+// Runs TC defs through api::TcKernel on the default device and compares
+// with plain C++ loops on random inputs, outputs poisoned before each run.
+//
+//===----------------------------------------------------------------------===//
+#include "comprehend/api/TcKernel.h"
+#include "comprehend/runtime/Error.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <random>
+
+using namespace comprehend;
+using namespace comprehend::api;
+
+namespace {
+
+constexpr llvm::StringLiteral kMatmul = R"TC(
+def matmul(float(M, K) A, float(K, N) B) -> (C) {
+  C(m, n) +=! A(m, k) * B(k, n)
+}
+)TC";
+
+constexpr llvm::StringLiteral kTwoStatements = R"TC(
+def scaled_rowsum(float(M, N) A) -> (S, T) {
+  S(m) +=! A(m, n)
+  T(m, n) = A(m, n) * S(m)
+}
+)TC";
+
+runtime::Runtime &getRuntime() {
+  static std::unique_ptr<runtime::Runtime> rt = [] {
+    auto created = runtime::Runtime::create();
+    if (!created) {
+      ADD_FAILURE() << llvm::toString(created.takeError());
+      return std::unique_ptr<runtime::Runtime>();
+    }
+    return std::move(*created);
+  }();
+  return *rt;
+}
+
+std::vector<float> randomVector(size_t size, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> values(size);
+  for (float &value : values)
+    value = dist(rng);
+  return values;
+}
+
+/// C = A * B for row-major A (m x k) and B (k x n).
+std::vector<float> referenceMatmul(const std::vector<float> &a,
+                                   const std::vector<float> &b, int m, int k,
+                                   int n) {
+  std::vector<float> c(m * n, 0);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int l = 0; l < k; ++l)
+        sum += double(a[i * k + l]) * b[l * n + j];
+      c[i * n + j] = static_cast<float>(sum);
+    }
+  return c;
+}
+
+void expectClose(const std::vector<float> &got,
+                 const std::vector<float> &want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::abs(want[i])))
+        << "element " << i;
+}
+
+/// Compiles kMatmul at m x k x n with `options`, runs it on random inputs
+/// and checks C.
+void runMatmul(int m, int k, int n, const TcKernelOptions &options,
+               ConfigSource expectedSource) {
+  auto kernel = TcKernel::compileText(getRuntime(), kMatmul, "matmul",
+                                      {{"M", m}, {"K", k}, {"N", n}}, options);
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_EQ((*kernel)->getConfigSource(), expectedSource);
+  std::vector<float> a = randomVector(m * k, 1), b = randomVector(k * n, 2);
+  std::vector<float> c(m * n);
+  ASSERT_FALSE(bool((*kernel)->write("A", a.data(), a.size() * 4)));
+  ASSERT_FALSE(bool((*kernel)->write("B", b.data(), b.size() * 4)));
+  ASSERT_FALSE(bool((*kernel)->fill("C", 0xff)));
+  auto timing = (*kernel)->run(2);
+  ASSERT_TRUE(bool(timing)) << llvm::toString(timing.takeError());
+  EXPECT_EQ(timing->kernelMs.size(), 2u);
+  ASSERT_FALSE(bool((*kernel)->read("C", c.data(), c.size() * 4)));
+  expectClose(c, referenceMatmul(a, b, m, k, n));
+}
+
+TEST(TcKernelTest, MatmulMatchesLoopsAtOddSizes) {
+  TcKernelOptions options;
+  options.useTuningCache = false;
+  runMatmul(33, 7, 9, options, ConfigSource::Default);
+  runMatmul(1, 1, 1, options, ConfigSource::Default);
+}
+
+TEST(TcKernelTest, GivenLaunchConfigurationKeepsResults) {
+  TcKernelOptions options;
+  options.config = {{"work_group_size.0", 2}, {"work_group_size.1", 4}};
+  runMatmul(17, 5, 11, options, ConfigSource::Given);
+}
+
+TEST(TcKernelTest, SeveralStatementsRunInOrder) {
+  const int m = 13, n = 6;
+  auto kernel = TcKernel::compileText(getRuntime(), kTwoStatements,
+                                      "scaled_rowsum", {{"M", m}, {"N", n}});
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  std::vector<float> a = randomVector(m * n, 3), s(m), t(m * n);
+  ASSERT_FALSE(bool((*kernel)->write("A", a.data(), a.size() * 4)));
+  ASSERT_FALSE(bool((*kernel)->fill("S", 0xff)));
+  ASSERT_FALSE(bool((*kernel)->fill("T", 0xff)));
+  ASSERT_TRUE(bool((*kernel)->run()));
+  ASSERT_FALSE(bool((*kernel)->read("S", s.data(), s.size() * 4)));
+  ASSERT_FALSE(bool((*kernel)->read("T", t.data(), t.size() * 4)));
+  std::vector<float> wantS(m, 0), wantT(m * n);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j)
+      wantS[i] += a[i * n + j];
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j)
+      wantT[i * n + j] = a[i * n + j] * wantS[i];
+  expectClose(s, wantS);
+  expectClose(t, wantT);
+}
+
+TEST(TcKernelTest, BadInputIsAnInputError) {
+  auto expectInputError = [](llvm::Error error, llvm::StringRef text) {
+    ASSERT_TRUE(bool(error));
+    std::string message;
+    runtime::ErrorKind kind = runtime::ErrorKind::Device;
+    llvm::handleAllErrors(std::move(error),
+                          [&](const runtime::RuntimeError &e) {
+                            message = e.getMessage().str();
+                            kind = e.getKind();
+                          });
+    EXPECT_EQ(kind, runtime::ErrorKind::Input) << message;
+    EXPECT_NE(message.find(text.str()), std::string::npos) << message;
+  };
+  auto errorOf = [](auto result) {
+    return result ? llvm::Error::success() : result.takeError();
+  };
+  llvm::StringMap<int64_t> sizes = {{"M", 3}, {"K", 4}, {"N", 5}};
+  expectInputError(errorOf(TcKernel::compileText(
+                       getRuntime(), "def f(float(N) A) -> (B) { B(i) = ",
+                       "f", {{"N", 3}})),
+                   "error:");
+  expectInputError(
+      errorOf(TcKernel::compileText(getRuntime(), kMatmul, "nope", sizes)),
+      "no def 'nope'");
+  expectInputError(errorOf(TcKernel::compileText(getRuntime(), kMatmul,
+                                                 "matmul", {{"M", 3}})),
+                   "size variable 'K'");
+  TcKernelOptions unknown;
+  unknown.config = {{"no_such_knob", 1}};
+  expectInputError(errorOf(TcKernel::compileText(getRuntime(), kMatmul,
+                                                 "matmul", sizes, unknown)),
+                   "unknown tuning parameter 'no_such_knob'");
+
+  auto kernel = TcKernel::compileText(getRuntime(), kMatmul, "matmul", sizes);
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  float small[2];
+  expectInputError((*kernel)->write("A", small, 8), "'A' has 48 bytes, not 8");
+  expectInputError((*kernel)->read("Z", small, 8), "has no tensor 'Z'");
+}
+
+} // namespace

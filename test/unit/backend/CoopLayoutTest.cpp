@@ -1,0 +1,74 @@
+//===- CoopLayoutTest.cpp - Coopmatrices as per-work-item parts -----------===//
+#include "spv/CoopLayout.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+using namespace comprehend;
+using namespace comprehend::backend::spv;
+using ir::ScalarKind;
+
+namespace {
+
+std::string print(const CoopLayout &layout) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  layout.print(os);
+  return text;
+}
+
+TEST(CoopLayoutTest, OneLaneHoldsColumnsAsVectorsLargestFirst) {
+  EXPECT_EQ(print(CoopLayout::get(16, 8, ScalarKind::F32, 1)), "8 x [16]");
+  EXPECT_EQ(print(CoopLayout::get(9, 8, ScalarKind::F32, 1)), "8 x [8, 1]");
+  EXPECT_EQ(print(CoopLayout::get(56, 2, ScalarKind::F32, 1)),
+            "2 x [16, 16, 16, 8]");
+  EXPECT_EQ(print(CoopLayout::get(7, 1, ScalarKind::I32, 1)), "1 x [4, 2, 1]");
+  // 64-bit kinds stop at 8 lanes.
+  EXPECT_EQ(print(CoopLayout::get(12, 1, ScalarKind::F64, 1)), "1 x [8, 4]");
+  EXPECT_EQ(print(CoopLayout::get(16, 1, ScalarKind::I64, 1)), "1 x [8, 8]");
+}
+
+TEST(CoopLayoutTest, ConvertedComplexAndSmallKindsStayScalar) {
+  for (ScalarKind kind : {ScalarKind::F16, ScalarKind::BF16, ScalarKind::C32,
+                          ScalarKind::C64, ScalarKind::I8, ScalarKind::I16}) {
+    CoopLayout layout = CoopLayout::get(4, 2, kind, 1);
+    EXPECT_TRUE(layout.isScalar());
+    EXPECT_EQ(print(layout), "2 x [1, 1, 1, 1]");
+  }
+}
+
+TEST(CoopLayoutTest, LanesHoldScalarsOnePerRowBlock) {
+  // 40 rows on 16 lanes: 3 row blocks (the last one half padding).
+  CoopLayout layout = CoopLayout::get(40, 8, ScalarKind::F32, 16);
+  EXPECT_EQ(layout.blocks, 3u);
+  EXPECT_TRUE(layout.isScalar());
+  EXPECT_EQ(layout.getNumParts(), 24u);
+  EXPECT_EQ(layout.getNumComponents(), 24u);
+}
+
+TEST(CoopLayoutTest, LocateFindsPartAndLane) {
+  // 9x2: column j is parts 2j (8 wide) and 2j + 1 (scalar).
+  CoopLayout layout = CoopLayout::get(9, 2, ScalarKind::F32, 1);
+  EXPECT_EQ(layout.getNumParts(), 4u);
+  EXPECT_EQ(layout.locate(0), std::make_pair(0u, 0u));
+  EXPECT_EQ(layout.locate(7), std::make_pair(0u, 7u));
+  EXPECT_EQ(layout.locate(8), std::make_pair(1u, 0u));
+  EXPECT_EQ(layout.locate(9), std::make_pair(2u, 0u));
+  EXPECT_EQ(layout.locate(17), std::make_pair(3u, 0u));
+  EXPECT_EQ(layout.getWidth(2), 8u);
+  EXPECT_EQ(layout.getWidth(3), 1u);
+}
+
+TEST(CoopLayoutTest, EqualTypesPackAlikeAcrossKindsOfTheSameWidths) {
+  // f32 and i32 split alike (casts between them stay vector-wise); f32 and
+  // f64 differ once a column is longer than 8.
+  EXPECT_EQ(CoopLayout::get(16, 4, ScalarKind::F32, 1),
+            CoopLayout::get(16, 4, ScalarKind::I32, 1));
+  EXPECT_EQ(CoopLayout::get(8, 4, ScalarKind::F32, 1),
+            CoopLayout::get(8, 4, ScalarKind::F64, 1));
+  EXPECT_FALSE(CoopLayout::get(16, 4, ScalarKind::F32, 1) ==
+               CoopLayout::get(16, 4, ScalarKind::F64, 1));
+}
+
+} // namespace

@@ -1,0 +1,211 @@
+//===- GemmTilingTest.cpp - The gemm register tile and its domain ---------===//
+#include "comprehend/backend/Compiler.h"
+#include "comprehend/ir/Context.h"
+#include "comprehend/ir/Parser.h"
+#include "comprehend/ir/Printer.h"
+#include "comprehend/ir/Program.h"
+#include "comprehend/ir/Verifier.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+using namespace comprehend;
+using namespace comprehend::backend;
+
+namespace {
+
+CoreInfo getCore(llvm::StringRef preset) {
+  std::optional<CoreInfo> core = CoreInfo::getPreset(preset);
+  EXPECT_TRUE(core) << preset.str();
+  return core.value_or(CoreInfo());
+}
+
+TEST(GemmTilingTest, DefaultIsSixteenRowsByEightColumnsAndKStepEight) {
+  EXPECT_EQ(getDefaultGemmTiling(getCore("pocl-cpu")), (GemmTiling{16, 8, 8}));
+  EXPECT_EQ(getDefaultGemmTiling(getCore("generic-sg8")),
+            (GemmTiling{16, 8, 8}));
+  EXPECT_EQ(getDefaultGemmTiling(getCore("generic-sg16")),
+            (GemmTiling{16, 8, 8}));
+  // Rows are rounded up to one row per lane.
+  EXPECT_EQ(getDefaultGemmTiling(getCore("generic-sg32")),
+            (GemmTiling{32, 8, 8}));
+  EXPECT_EQ(getDefaultGemmTiling(getCore("generic-sg16"), 32).rows, 32);
+}
+
+TEST(GemmTilingTest, DefaultsAndEmptyOverridesAreLegalOnEveryPreset) {
+  for (llvm::StringRef preset : CoreInfo::getPresetNames()) {
+    SCOPED_TRACE(preset.str());
+    CoreInfo core = getCore(preset);
+    EXPECT_EQ(checkGemmTiling(getDefaultGemmTiling(core), core), std::nullopt);
+    EXPECT_EQ(checkGemmTiling(GemmTiling(), core), std::nullopt);
+  }
+}
+
+TEST(GemmTilingTest, LegalOverrides) {
+  CoreInfo pocl = getCore("pocl-cpu");
+  // 32x8 accumulator + 32x4 A + 4x8 B = 416 values <= 512.
+  EXPECT_EQ(checkGemmTiling({32, 8, 4}, pocl), std::nullopt);
+  EXPECT_EQ(checkGemmTiling({9, 8, 9}, pocl), std::nullopt);
+  EXPECT_EQ(checkGemmTiling({1, 1, 1}, pocl), std::nullopt);
+  CoreInfo sg16 = getCore("generic-sg16");
+  // Two rows per lane: 2*8 + 2*8 + 1*8 = 40 values.
+  EXPECT_EQ(checkGemmTiling({32, 0, 0}, sg16), std::nullopt);
+}
+
+TEST(GemmTilingTest, RowsMustBeAMultipleOfTheSubgroupSize) {
+  CoreInfo sg16 = getCore("generic-sg16");
+  EXPECT_EQ(
+      checkGemmTiling({24, 8, 8}, sg16),
+      "'gemm.rows' must be a multiple of the subgroup size 16, but is 24");
+  // The subgroup size the function uses counts, not the core's default.
+  EXPECT_EQ(
+      checkGemmTiling({16, 8, 8}, sg16, 32),
+      "'gemm.rows' must be a multiple of the subgroup size 32, but is 16");
+}
+
+TEST(GemmTilingTest, SizesOutsideTheirRangeAreIllegal) {
+  CoreInfo pocl = getCore("pocl-cpu");
+  EXPECT_EQ(checkGemmTiling({-16, 8, 8}, pocl),
+            "'gemm.rows' must be between 1 and 128, but is -16");
+  EXPECT_EQ(checkGemmTiling({256, 1, 1}, pocl),
+            "'gemm.rows' must be between 1 and 128, but is 256");
+  EXPECT_EQ(checkGemmTiling({16, 33, 1}, pocl),
+            "'gemm.cols' must be between 1 and 32, but is 33");
+  EXPECT_EQ(checkGemmTiling({16, 8, -1}, pocl),
+            "'gemm.k_step' must be between 1 and 32, but is -1");
+}
+
+TEST(GemmTilingTest, RegisterBudgetBoundsTheTile) {
+  CoreInfo pocl = getCore("pocl-cpu");
+  // 64*16 + 64*16 + 16*16 = 2304 values.
+  EXPECT_EQ(checkGemmTiling({64, 16, 16}, pocl),
+            "tile 64x16 with k step 16 needs 2304 values per work-item, more "
+            "than the register budget 512 of 'pocl-cpu'");
+  // Exactly at the budget: 16*16 + 16*8 + 8*16 = 512.
+  EXPECT_EQ(checkGemmTiling({16, 16, 8}, pocl), std::nullopt);
+  EXPECT_NE(checkGemmTiling({16, 16, 9}, pocl), std::nullopt);
+  // Lanes share the rows: 128 rows on 16 lanes is 8 per work-item,
+  // 8*16 + 8*8 + 1*16 = 208 > 128.
+  EXPECT_NE(checkGemmTiling({128, 16, 8}, getCore("generic-sg16")),
+            std::nullopt);
+}
+
+const char *kGemm = R"(
+func @gemm(%A: memref<f32x64x48>, %B: memref<f32x48x40>, %C: memref<f32x64x40>) {
+  %alpha = constant 1.0 : f32
+  %beta = constant 0.0 : f32
+  gemm %alpha, %A, %B, %beta, %C
+}
+)";
+
+std::string lowerGemm(llvm::StringRef preset, GemmTiling tiling);
+
+/// Lowers kGemm with \p tiling; returns the lowered IR, or the diagnostics
+/// prefixed by "error: " when lowering fails.
+std::string lowerGemm(const CoreInfo &core, GemmTiling tiling) {
+  llvm::SourceMgr sourceMgr;
+  DiagnosticEngine diags(sourceMgr);
+  std::string messages;
+  diags.setHandler(
+      [&](const Diagnostic &diag) { messages += diag.message + "\n"; });
+  ir::Context ctx;
+  std::unique_ptr<ir::Program> program =
+      ir::parseSource(ctx, diags, kGemm, "gemm.ir");
+  if (!program || failed(ir::verify(*program, diags)))
+    return "error: " + messages;
+  CompileOptions options;
+  options.gemmTiling = tiling;
+  options.verifyEachPass = true;
+  if (!compileProgram(*program, core, options, diags))
+    return "error: " + messages;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  ir::print(*program, os);
+  return text;
+}
+
+std::string lowerGemm(llvm::StringRef preset, GemmTiling tiling) {
+  return lowerGemm(getCore(preset), tiling);
+}
+
+TEST(GemmTilingTest, TheLoweringUsesTheOverride) {
+  std::string lowered = lowerGemm("pocl-cpu", {32, 4, 4});
+  EXPECT_NE(lowered.find("coopmatrix<f32x32x4,matrix_acc>"), std::string::npos)
+      << lowered;
+  EXPECT_NE(lowered.find("coopmatrix<f32x32x4,matrix_a>"), std::string::npos);
+  EXPECT_NE(lowered.find("coopmatrix<f32x4x4,matrix_b>"), std::string::npos);
+  EXPECT_EQ(lowered.find("x8,matrix"), std::string::npos);
+  // 64 / 32 and 40 / 4 divide: no remainder tiles.
+  EXPECT_EQ(lowered.find("checked"), std::string::npos);
+}
+
+TEST(GemmTilingTest, PartialOverridesKeepTheOtherDefaults) {
+  std::string lowered = lowerGemm("pocl-cpu", {0, 5, 0});
+  EXPECT_NE(lowered.find("coopmatrix<f32x16x5,matrix_acc>"), std::string::npos)
+      << lowered;
+  EXPECT_NE(lowered.find("coopmatrix<f32x8x5,matrix_b>"), std::string::npos);
+  // 40 / 5 divides, 64 / 16 too: still no remainder tiles.
+  EXPECT_EQ(lowered.find("checked"), std::string::npos);
+}
+
+TEST(GemmTilingTest, TilesAreClippedToTheProblem) {
+  // 128 rows on a 64-row C becomes 64; the budget is checked before
+  // clipping (128*1 + 128*2 + 2*1 = 386 <= 512).
+  std::string lowered = lowerGemm("pocl-cpu", {128, 1, 2});
+  EXPECT_NE(lowered.find("coopmatrix<f32x64x1,matrix_acc>"), std::string::npos)
+      << lowered;
+}
+
+TEST(GemmTilingTest, IllegalOverridesAreDiagnosedAtTheGemm) {
+  EXPECT_EQ(lowerGemm("generic-sg16", {24, 8, 8}),
+            "error: invalid gemm tiling for subgroup size 16: 'gemm.rows' "
+            "must be a multiple of the subgroup size 16, but is 24\n");
+  std::string budget = lowerGemm("pocl-cpu", {64, 16, 16});
+  EXPECT_EQ(budget.rfind("error: invalid gemm tiling for subgroup size 1: "
+                         "tile 64x16 with k step 16 needs 2304 values",
+                         0),
+            0u)
+      << budget;
+}
+
+TEST(GemmTilingTest, OnlyOverridesAreCheckedAgainstTheBudget) {
+  // A core with a tiny budget still compiles with the default tile; an
+  // explicit request for the same tile is checked and refused.
+  CoreInfo tiny = getCore("pocl-cpu");
+  tiny.registerBudget = 16;
+  std::string lowered = lowerGemm(tiny, GemmTiling());
+  EXPECT_NE(lowered.find("coopmatrix<f32x16x8,matrix_acc>"), std::string::npos)
+      << lowered;
+  EXPECT_NE(
+      lowerGemm(tiny, {16, 8, 8}).find("more than the register budget 16"),
+      std::string::npos);
+}
+
+TEST(GemmTilingTest, ShortKIsTakenInOneStep) {
+  // K = 12 is not a multiple of the default step 8 and at most 16: one step
+  // of 12, so neither A nor B loads need checks.
+  const char *source = R"(
+func @gemm(%A: memref<f32x32x12>, %B: memref<f32x12x16>, %C: memref<f32x32x16>) {
+  %alpha = constant 1.0 : f32
+  %beta = constant 0.0 : f32
+  gemm %alpha, %A, %B, %beta, %C
+}
+)";
+  llvm::SourceMgr sourceMgr;
+  DiagnosticEngine diags(sourceMgr);
+  ir::Context ctx;
+  std::unique_ptr<ir::Program> program =
+      ir::parseSource(ctx, diags, source, "gemm.ir");
+  ASSERT_TRUE(program);
+  ASSERT_TRUE(succeeded(ir::verify(*program, diags)));
+  ASSERT_TRUE(compileProgram(*program, getCore("pocl-cpu"), {}, diags));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  ir::print(*program, os);
+  EXPECT_NE(text.find("coopmatrix<f32x16x12,matrix_a>"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("checked"), std::string::npos);
+}
+
+} // namespace

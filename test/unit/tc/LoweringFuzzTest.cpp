@@ -1,0 +1,428 @@
+//===- LoweringFuzzTest.cpp - Random TC programs against the evaluator ----===//
+//
+// Generates small random TC defs (contractions with random index
+// permutations, elementwise chains with + - * and builtins, reductions with
+// +=, max=, min= with and without `!`, temporaries, several statements),
+// lowers a batch of them into one IR program (one compiled module per batch:
+// PoCL compiles each kernel at its first launch), runs every def on random
+// inputs with NaN-poisoned outputs and compares with the reference
+// evaluator. The seed is fixed; a failure prints the seed, the def and its
+// lowered IR.
+//
+//===----------------------------------------------------------------------===//
+#include "TcTestUtil.h"
+
+#include "comprehend/ir/Context.h"
+#include "comprehend/ir/Printer.h"
+#include "comprehend/ir/Verifier.h"
+#include "comprehend/runtime/Executable.h"
+#include "comprehend/runtime/Runtime.h"
+#include "comprehend/tc/Evaluator.h"
+#include "comprehend/tc/Lowering.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+
+using namespace comprehend;
+using namespace comprehend::tc;
+using comprehend::tc::test::TcSource;
+
+namespace {
+
+constexpr unsigned kSeed = 20261122;
+constexpr unsigned kBatches = 4;
+constexpr unsigned kDefsPerBatch = 24;
+
+/// Index variables and the size variable each one ranges over.
+constexpr const char *kVars[] = {"i", "j", "k", "l"};
+constexpr const char *kSizes[] = {"M", "N", "K", "L"};
+
+using VarSet = llvm::SmallVector<unsigned, 4>;
+
+/// Generates the text of one random def.
+class DefGenerator {
+public:
+  DefGenerator(std::mt19937 &rng, std::string name) : rng(rng), name(name) {}
+
+  std::string generate();
+
+  /// Lowering options chosen for this def.
+  LoweringOptions options;
+
+private:
+  unsigned pick(unsigned n) { return static_cast<unsigned>(rng() % n); }
+  bool chance(unsigned percent) { return pick(100) < percent; }
+
+  /// A random ordered subset of \p from with between \p lo and \p hi vars.
+  VarSet subset(const VarSet &from, unsigned lo, unsigned hi);
+  std::string subscripts(const VarSet &vars);
+  /// A new input tensor read with the variables \p vars in that order.
+  std::string newRead(const VarSet &vars, VarSet &covered);
+  std::string leaf(const VarSet &vars, VarSet &covered);
+  std::string expr(const VarSet &vars, VarSet &covered, unsigned depth);
+  void statement();
+
+  std::mt19937 &rng;
+  std::string name;
+  struct Written {
+    std::string name;
+    VarSet vars;
+    bool output;
+  };
+  llvm::SmallVector<Written, 4> written;
+  llvm::SmallVector<std::string, 4> inputs;
+  std::string body;
+};
+
+VarSet DefGenerator::subset(const VarSet &from, unsigned lo, unsigned hi) {
+  VarSet vars = from;
+  std::shuffle(vars.begin(), vars.end(), rng);
+  hi = std::min<unsigned>(hi, vars.size());
+  lo = std::min(lo, hi);
+  vars.resize(lo + pick(hi - lo + 1));
+  return vars;
+}
+
+std::string DefGenerator::subscripts(const VarSet &vars) {
+  std::string text = "(";
+  for (unsigned v = 0; v < vars.size(); ++v)
+    text += std::string(v ? ", " : "") + kVars[vars[v]];
+  return text + ")";
+}
+
+std::string DefGenerator::newRead(const VarSet &vars, VarSet &covered) {
+  std::string input = "A" + std::to_string(inputs.size());
+  std::string decl = "float(";
+  for (unsigned v = 0; v < vars.size(); ++v) {
+    decl += std::string(v ? ", " : "") + kSizes[vars[v]];
+    if (!llvm::is_contained(covered, vars[v]))
+      covered.push_back(vars[v]);
+  }
+  inputs.push_back(decl + ") " + input);
+  return input + subscripts(vars);
+}
+
+std::string DefGenerator::leaf(const VarSet &vars, VarSet &covered) {
+  unsigned kind = pick(10);
+  if (kind < 2) {
+    const char *literals[] = {"0.5", "2", "1.5", "3"};
+    return literals[pick(4)];
+  }
+  if (kind < 5) {
+    // An earlier result whose indices are all available here.
+    llvm::SmallVector<const Written *, 4> candidates;
+    for (const Written &w : written)
+      if (llvm::all_of(w.vars,
+                       [&](unsigned v) { return llvm::is_contained(vars, v); }))
+        candidates.push_back(&w);
+    if (!candidates.empty()) {
+      const Written &w = *candidates[pick(candidates.size())];
+      for (unsigned v : w.vars)
+        if (!llvm::is_contained(covered, v))
+          covered.push_back(v);
+      return w.name + subscripts(w.vars);
+    }
+  }
+  return newRead(subset(vars, 1, 3), covered);
+}
+
+std::string DefGenerator::expr(const VarSet &vars, VarSet &covered,
+                               unsigned depth) {
+  if (depth == 0 || chance(30))
+    return leaf(vars, covered);
+  unsigned kind = pick(10);
+  std::string a = expr(vars, covered, depth - 1);
+  if (kind < 3) {
+    const char *unary[] = {"exp(%s)", "fabs(%s)", "tanh(%s)", "sqrt(fabs(%s))",
+                           "-(%s)"};
+    std::string format = unary[pick(5)];
+    size_t at = format.find("%s");
+    return format.substr(0, at) + a + format.substr(at + 2);
+  }
+  std::string b = expr(vars, covered, depth - 1);
+  if (kind < 5)
+    return std::string(pick(2) ? "fmax(" : "fmin(") + a + ", " + b + ")";
+  const char *ops[] = {" + ", " - ", " * "};
+  return "(" + a + ops[pick(3)] + b + ")";
+}
+
+void DefGenerator::statement() {
+  VarSet all = {0, 1, 2, 3};
+  // An update of an earlier result (reduction without `!`) or a new one.
+  if (!written.empty() && chance(25)) {
+    const Written &w = written[pick(written.size())];
+    VarSet rest;
+    for (unsigned v : all)
+      if (!llvm::is_contained(w.vars, v))
+        rest.push_back(v);
+    VarSet red = subset(rest, 1, 1);
+    if (!red.empty()) {
+      VarSet vars = w.vars;
+      vars.append(red.begin(), red.end());
+      VarSet covered;
+      std::string rhs = expr(vars, covered, 2);
+      VarSet missing;
+      for (unsigned v : vars)
+        if (!llvm::is_contained(covered, v))
+          missing.push_back(v);
+      if (!missing.empty())
+        rhs = "(" + rhs + ") * " + newRead(missing, covered);
+      const char *ops[] = {"+=", "max=", "min="};
+      body += "  " + w.name + subscripts(w.vars) + " " + ops[pick(3)] + " " +
+              rhs + "\n";
+      return;
+    }
+  }
+  VarSet lhs = subset(all, 0, 3);
+  VarSet rest;
+  for (unsigned v : all)
+    if (!llvm::is_contained(lhs, v))
+      rest.push_back(v);
+  VarSet red = subset(rest, 0, lhs.empty() ? 2 : 1);
+  if (lhs.empty() && red.empty())
+    red = subset(rest, 1, 1);
+  VarSet vars = lhs;
+  vars.append(red.begin(), red.end());
+
+  VarSet covered;
+  std::string rhs;
+  if (chance(35)) {
+    // A contraction: a product of two reads (maybe scaled) with random
+    // permutations, which the BLAS patterns may pick up.
+    VarSet first = subset(vars, 1, vars.size());
+    VarSet second;
+    for (unsigned v : vars)
+      if (!llvm::is_contained(first, v) || chance(50))
+        second.push_back(v);
+    std::shuffle(second.begin(), second.end(), rng);
+    rhs = newRead(first, covered);
+    if (!second.empty())
+      rhs += " * " + newRead(second, covered);
+    if (chance(30))
+      rhs = "2 * " + rhs;
+  } else {
+    rhs = expr(vars, covered, 3);
+  }
+  VarSet missing;
+  for (unsigned v : vars)
+    if (!llvm::is_contained(covered, v))
+      missing.push_back(v);
+  if (!missing.empty())
+    rhs = "(" + rhs + ") + " + newRead(missing, covered);
+
+  std::string op = "=";
+  if (!red.empty()) {
+    const char *ops[] = {"+=!", "max=!", "min=!"};
+    op = ops[pick(3)];
+  }
+  Written w{"T" + std::to_string(written.size()), lhs, chance(75)};
+  body += "  " + w.name + subscripts(lhs) + " " + op + " " + rhs + "\n";
+  written.push_back(std::move(w));
+}
+
+std::string DefGenerator::generate() {
+  unsigned numStmts = 1 + pick(3);
+  for (unsigned s = 0; s < numStmts; ++s)
+    statement();
+  written.back().output = true;
+  std::string outputs;
+  for (const Written &w : written)
+    if (w.output)
+      outputs += (outputs.empty() ? "" : ", ") + w.name;
+  options.matchBlas = !chance(25);
+  const int64_t blocks[] = {0, 0, 1, 2, 3};
+  options.blockRows = blocks[pick(5)];
+  options.blockCols = blocks[pick(5)];
+  return "def " + name + "(" + llvm::join(inputs, ", ") + ") -> (" + outputs +
+         ") {\n" + body + "}\n";
+}
+
+class LoweringFuzzTest : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    auto created = runtime::Runtime::create();
+    if (!created) {
+      skipReason = llvm::toString(created.takeError());
+      return;
+    }
+    rt = std::move(*created);
+  }
+  static void TearDownTestSuite() { rt.reset(); }
+
+  void SetUp() override {
+    if (!rt)
+      GTEST_SKIP() << "no OpenCL device: " << skipReason;
+  }
+
+  static std::unique_ptr<runtime::Runtime> rt;
+  static std::string skipReason;
+};
+
+std::unique_ptr<runtime::Runtime> LoweringFuzzTest::rt;
+std::string LoweringFuzzTest::skipReason;
+
+/// Runs the lowered def \p lowered on random inputs and compares its outputs
+/// with the evaluator; returns an empty string or what went wrong.
+std::string runDef(runtime::Runtime &rt, runtime::Executable &exe,
+                   const Program &program, const Def &def,
+                   const LoweredDef &lowered,
+                   const llvm::StringMap<int64_t> &sizes, std::mt19937 &rng,
+                   DiagnosticEngine &diags) {
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  llvm::StringMap<Tensor> args;
+  std::vector<runtime::Buffer> buffers;
+  buffers.reserve(lowered.tensors.size());
+  std::vector<runtime::ArgValue> values;
+  for (const LoweredTensor &tensor : lowered.tensors) {
+    int64_t count = 1;
+    for (int64_t extent : tensor.shape)
+      count *= extent;
+    std::vector<float> host(count);
+    if (tensor.role == TensorInfo::Role::Input) {
+      Tensor arg(tensor.type, tensor.shape);
+      arg.data.resize(count);
+      for (int64_t i = 0; i < count; ++i) {
+        host[i] = static_cast<float>(dist(rng));
+        arg.data[i] = host[i];
+      }
+      args[tensor.name] = std::move(arg);
+    }
+    auto buffer = rt.upload(host.data(), count * sizeof(float));
+    if (!buffer)
+      return "upload: " + llvm::toString(buffer.takeError());
+    if (tensor.role != TensorInfo::Role::Input)
+      if (llvm::Error error = rt.fill(*buffer, 0xff))
+        return "fill: " + llvm::toString(std::move(error));
+    buffers.push_back(std::move(*buffer));
+    runtime::TensorArg arg;
+    arg.buffer = &buffers.back();
+    arg.dtype = runtime::DType::F32;
+    arg.shape.assign(tensor.shape.rbegin(), tensor.shape.rend());
+    values.push_back(arg);
+  }
+  for (const LoweredKernel &kernel : lowered.kernels) {
+    std::array<size_t, 3> grid;
+    for (unsigned d = 0; d < 3; ++d)
+      grid[d] = kernel.grid[d];
+    std::vector<runtime::ArgValue> kernelArgs;
+    for (unsigned index : kernel.tensorIndices)
+      kernelArgs.push_back(values[index]);
+    auto timing = exe.run(kernel.function->getName(), grid, kernelArgs);
+    if (!timing)
+      return "run: " + llvm::toString(timing.takeError());
+  }
+  std::optional<llvm::StringMap<Tensor>> expected =
+      evaluate(program, def, args, diags, sizes);
+  if (!expected)
+    return "the evaluator failed";
+  std::string report;
+  llvm::raw_string_ostream os(report);
+  for (size_t index = 0; index < lowered.tensors.size(); ++index) {
+    const LoweredTensor &tensor = lowered.tensors[index];
+    if (tensor.role != TensorInfo::Role::Output)
+      continue;
+    const Tensor &want = expected->find(tensor.name)->second;
+    std::vector<float> got(want.data.size());
+    if (llvm::Error error =
+            rt.read(buffers[index], got.data(), got.size() * sizeof(float)))
+      return "read: " + llvm::toString(std::move(error));
+    for (size_t i = 0; i < got.size(); ++i) {
+      double error = std::abs(got[i] - want.data[i]) /
+                     std::max(1.0, std::abs(want.data[i]));
+      if (!(error <= 1e-3)) {
+        os << "output '" << tensor.name << "' element " << i << ": got "
+           << got[i] << ", expected " << want.data[i] << "\n";
+        return os.str();
+      }
+    }
+  }
+  return "";
+}
+
+TEST_F(LoweringFuzzTest, RandomDefsMatchTheEvaluator) {
+  std::mt19937 rng(kSeed);
+  unsigned numRun = 0;
+  for (unsigned batch = 0; batch < kBatches; ++batch) {
+    // Sizes of this batch: small and odd, sometimes 1; L sometimes long
+    // enough for several tiles of work-groups.
+    const int64_t small[] = {1, 2, 3, 5, 7};
+    const int64_t longer[] = {1, 3, 70};
+    llvm::StringMap<int64_t> sizes{{"M", small[rng() % 5]},
+                                   {"N", small[rng() % 5]},
+                                   {"K", small[rng() % 5]},
+                                   {"L", longer[rng() % 3]}};
+    std::string text;
+    llvm::SmallVector<LoweringOptions, 32> options;
+    for (unsigned d = 0; d < kDefsPerBatch; ++d) {
+      DefGenerator generator(rng, "p" + std::to_string(d));
+      text += generator.generate();
+      options.push_back(generator.options);
+    }
+    std::string where =
+        "seed " + std::to_string(kSeed) + ", batch " + std::to_string(batch) +
+        ", sizes M=" + std::to_string(sizes["M"]) +
+        ",N=" + std::to_string(sizes["N"]) +
+        ",K=" + std::to_string(sizes["K"]) + ",L=" + std::to_string(sizes["L"]);
+    SCOPED_TRACE(where);
+    // COMPREHEND_FUZZ_DUMP=1 prints every batch, to see what is generated.
+    if (std::getenv("COMPREHEND_FUZZ_DUMP"))
+      llvm::errs() << "// " << where << "\n" << text;
+
+    TcSource source(text);
+    Program *program = source.load();
+    ASSERT_NE(program, nullptr)
+        << testing::PrintToString(source.messages) << "\n"
+        << text;
+    ir::Context ctx;
+    ir::Program lowered(ctx);
+    llvm::SmallVector<std::pair<const Def *, LoweredDef>, 32> defs;
+    for (unsigned d = 0; d < kDefsPerBatch; ++d) {
+      const Def *def = findEntry(*program, "p" + std::to_string(d));
+      ASSERT_NE(def, nullptr);
+      std::optional<LoweredDef> result =
+          lowerDef(*program, *def, sizes, lowered, source.diags, options[d]);
+      ASSERT_TRUE(result.has_value())
+          << testing::PrintToString(source.messages) << "\n"
+          << text;
+      defs.push_back({def, std::move(*result)});
+    }
+    std::string irText;
+    llvm::raw_string_ostream irStream(irText);
+    ir::print(lowered, irStream);
+    ASSERT_TRUE(succeeded(ir::verify(lowered, source.diags)))
+        << testing::PrintToString(source.messages) << "\n"
+        << irText;
+    auto exe = runtime::Executable::compile(*rt, lowered, source.diags);
+    ASSERT_TRUE(bool(exe)) << llvm::toString(exe.takeError()) << "\n" << irText;
+
+    for (unsigned d = 0; d < defs.size(); ++d) {
+      auto &[def, result] = defs[d];
+      std::string failure =
+          runDef(*rt, **exe, *program, *def, result, sizes, rng, source.diags);
+      ++numRun;
+      if (failure.empty())
+        continue;
+      // The def's text, its options and its kernels.
+      size_t at = text.find("def " + def->getName().name.str() + "(");
+      std::string defText = text.substr(at, text.find("}\n", at) + 2 - at);
+      std::string kernelText;
+      llvm::raw_string_ostream kernelOs(kernelText);
+      for (const LoweredKernel &kernel : result.kernels)
+        ir::print(*kernel.function, kernelOs);
+      ADD_FAILURE() << where << ": " << failure
+                    << "options: matchBlas=" << options[d].matchBlas
+                    << " blockRows=" << options[d].blockRows
+                    << " blockCols=" << options[d].blockCols << "\n"
+                    << defText << kernelOs.str();
+    }
+  }
+  EXPECT_EQ(numRun, kBatches * kDefsPerBatch);
+}
+
+} // namespace

@@ -1,0 +1,162 @@
+//===- TcKernel.h - Run Tensor Comprehensions from C++ ----------*- C++ -*-===//
+//
+// The C++ API of the TC path: one TC def, specialised to concrete sizes,
+// lowered to the tensor language, compiled for a runtime's device and ready
+// to launch. This is what `comprehend run FILE.tc` and `comprehend tune
+// FILE.tc` are built on; a user program needs nothing else.
+//
+//   auto rt = runtime::Runtime::create();
+//   auto kernel = api::TcKernel::compileText(
+//       **rt, "def mm(float(M,K) A, float(K,N) B) -> (C) {"
+//             "  C(m,n) +=! A(m,k) * B(k,n) }",
+//       "mm", {{"M", 64}, {"N", 64}, {"K", 64}});
+//   cantFail((*kernel)->write("A", a.data(), a.size() * sizeof(float)));
+//   cantFail((*kernel)->write("B", b.data(), b.size() * sizeof(float)));
+//   auto timing = (*kernel)->run();
+//   cantFail((*kernel)->read("C", c.data(), c.size() * sizeof(float)));
+//
+// Tensors cross the API in TC's own layout: row-major in the TC shape (the
+// device buffer of a row-major TC tensor is the column-major memref with
+// reversed modes, so the bytes are the same).
+//
+// The free parameters of the compilation (the tuner's knobs, see
+// docs/tuning.md) come from `TcKernelOptions::config`; when it is empty and
+// `useTuningCache` is set, from the tuning cache entry that `comprehend tune`
+// stored for the same def, sizes and device; otherwise defaults.
+//
+//===----------------------------------------------------------------------===//
+#ifndef COMPREHEND_API_TCKERNEL_H
+#define COMPREHEND_API_TCKERNEL_H
+
+#include "comprehend/api/TcTuning.h"
+#include "comprehend/backend/Compiler.h"
+#include "comprehend/ir/Context.h"
+#include "comprehend/ir/Program.h"
+#include "comprehend/runtime/Buffer.h"
+#include "comprehend/runtime/DType.h"
+#include "comprehend/runtime/Executable.h"
+#include "comprehend/runtime/Runtime.h"
+#include "comprehend/runtime/TuningSpace.h"
+#include "comprehend/tc/Lowering.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace comprehend {
+class DiagnosticEngine;
+namespace tc {
+class Program;
+class Def;
+} // namespace tc
+} // namespace comprehend
+
+namespace comprehend::api {
+
+/// The device element type of a TC scalar type, if the runtime handles it.
+std::optional<runtime::DType> getDType(tc::ScalarType type);
+/// Number of elements of a lowered tensor.
+int64_t getNumElements(const tc::LoweredTensor &tensor);
+
+/// How a TcKernel is compiled.
+struct TcKernelOptions {
+  /// Values of tuning parameters (docs/tuning.md); a parameter it does not
+  /// name keeps its default. An unknown name or an illegal value is an input
+  /// error.
+  runtime::Configuration config;
+  /// With an empty `config`: take the configuration from the tuning cache
+  /// when it has one for this def, sizes and device.
+  bool useTuningCache = true;
+  /// The tuning cache file; empty: runtime::TuningCache::getDefaultPath().
+  std::string cachePath;
+  /// Where warnings go (a corrupt cache file, a cached configuration that no
+  /// longer applies); null: dropped.
+  llvm::raw_ostream *warnings = nullptr;
+  /// Base options of the lowering and the backend, which `config` refines.
+  tc::LoweringOptions lowering;
+  backend::CompileOptions compile;
+};
+
+/// Where the configuration of a TcKernel came from.
+enum class ConfigSource { Default, Given, TuningCache };
+/// "default", "given" or "tuning-cache".
+llvm::StringRef getConfigSourceName(ConfigSource source);
+
+class TcKernel {
+public:
+  /// Lowers the checked def `def` of `program` at `sizes` (every size
+  /// variable bound) and compiles it for `runtime`'s device. Errors in the
+  /// def (e.g. a construct the lowering does not support) are reported
+  /// through `diags`, and the result is then an input error.
+  static llvm::Expected<std::unique_ptr<TcKernel>>
+  compile(runtime::Runtime &runtime, const tc::Program &program,
+          const tc::Def &def, const llvm::StringMap<int64_t> &sizes,
+          DiagnosticEngine &diags, const TcKernelOptions &options = {});
+
+  /// Parses and checks TC `source`, then compiles def `entry` like
+  /// `compile`. Diagnostics are returned in the error's message.
+  static llvm::Expected<std::unique_ptr<TcKernel>>
+  compileText(runtime::Runtime &runtime, llvm::StringRef source,
+              llvm::StringRef entry, const llvm::StringMap<int64_t> &sizes,
+              const TcKernelOptions &options = {},
+              llvm::StringRef bufferName = "<string>");
+
+  ~TcKernel();
+
+  /// Every tensor of the def: inputs, outputs, then temporaries.
+  llvm::ArrayRef<tc::LoweredTensor> getTensors() const;
+  /// The tensor named `name`, or null.
+  const tc::LoweredTensor *lookupTensor(llvm::StringRef name) const;
+  /// Bytes of the tensor's row-major data.
+  size_t getSizeInBytes(const tc::LoweredTensor &tensor) const;
+
+  /// The configuration the kernel was compiled with (empty: every knob at
+  /// its default) and where it came from.
+  const runtime::Configuration &getConfig() const { return config; }
+  ConfigSource getConfigSource() const { return configSource; }
+  /// The kernels' launches (one per LoweredKernel), for inspection.
+  const tc::LoweredDef &getLoweredDef() const { return lowered; }
+  /// The entry the tuning cache files this def under.
+  const runtime::TuningKey &getTuningKey() const { return key; }
+  runtime::Executable &getExecutable() const { return *executable; }
+
+  /// Copies row-major data into tensor `name` (any tensor; typically an
+  /// input). `bytes` must be the tensor's size.
+  llvm::Error write(llvm::StringRef name, const void *data, size_t bytes);
+  /// Copies tensor `name` back to the host.
+  llvm::Error read(llvm::StringRef name, void *data, size_t bytes);
+  /// Fills tensor `name` with a repeated byte (0xff poisons floats as NaN).
+  llvm::Error fill(llvm::StringRef name, uint8_t byte);
+
+  /// Launches every kernel of the def in order, `repeat` times. The time of
+  /// one repetition is the sum of its kernels' profiled times.
+  llvm::Expected<runtime::Timing> run(unsigned repeat = 1);
+
+private:
+  TcKernel(runtime::Runtime &runtime) : runtime(runtime) {}
+  llvm::Expected<const runtime::Buffer &> getBuffer(llvm::StringRef name,
+                                                    size_t bytes) const;
+
+  runtime::Runtime &runtime;
+  std::string entryName;
+  std::unique_ptr<ir::Context> irContext;
+  std::unique_ptr<ir::Program> irProgram;
+  tc::LoweredDef lowered;
+  std::unique_ptr<runtime::Executable> executable;
+  std::vector<runtime::Buffer> buffers;
+  runtime::Configuration config;
+  ConfigSource configSource = ConfigSource::Default;
+  runtime::TuningKey key;
+};
+
+} // namespace comprehend::api
+
+#endif // COMPREHEND_API_TCKERNEL_H

@@ -1,0 +1,97 @@
+//===- TcTuning.h - The tuning knobs of a TC kernel -------------*- C++ -*-===//
+//
+// What the autotuner may choose for one TC def at concrete sizes, and how a
+// chosen configuration reaches the compilation. Knobs come from the layer
+// that owns the decision (docs/tuning.md lists them):
+//
+//   tc.block_rows, tc.block_cols   output block of one work-group for a
+//                                  BLAS statement (frontend-tc lowering)
+//   tc.group_work                  LHS points per work-group of a loop
+//                                  statement (frontend-tc lowering)
+//   gemm.rows, gemm.cols,          register tile and K step of the gemm
+//   gemm.k_step                    lowering (backend)
+//   work_group_size.0/.1,          launch shape of every kernel of the def
+//   subgroup_size                  (backend attributes)
+//
+// A parameter is in the space only when it affects the kernel (no gemm
+// knobs for a softmax), so the search never spends evaluations on knobs
+// that change nothing.
+//
+//===----------------------------------------------------------------------===//
+#ifndef COMPREHEND_API_TCTUNING_H
+#define COMPREHEND_API_TCTUNING_H
+
+#include "comprehend/backend/Compiler.h"
+#include "comprehend/runtime/TuningCache.h"
+#include "comprehend/runtime/TuningSpace.h"
+#include "comprehend/tc/Lowering.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+
+namespace comprehend {
+namespace tc {
+class Program;
+class Def;
+} // namespace tc
+namespace ir {
+class Program;
+} // namespace ir
+namespace runtime {
+class Runtime;
+} // namespace runtime
+} // namespace comprehend
+
+namespace comprehend::api {
+
+/// Sets the lowering and backend options named by `config` and checks its
+/// names and values: an input error for an unknown name or an illegal value.
+/// Work-group and subgroup sizes are function attributes, set later by
+/// applyLaunchConfiguration.
+llvm::Error applyCompileConfiguration(const runtime::Configuration &config,
+                                      const backend::CoreInfo &core,
+                                      tc::LoweringOptions &lowering,
+                                      backend::CompileOptions &compile);
+
+/// Sets `work_group_size` / `subgroup_size` on every kernel of `lowered`
+/// from the parameters of `config` it has.
+void applyLaunchConfiguration(const runtime::Configuration &config,
+                              const tc::LoweredDef &lowered);
+
+/// Which knobs a def has.
+struct TcKnobs {
+  /// A BLAS statement the lowering spreads over work-groups by blocks.
+  bool blocks = false;
+  /// A loop statement whose last group dimension is tiled.
+  bool groupWork = false;
+  /// A gemm instruction, whose register tiling the backend chooses.
+  bool gemm = false;
+};
+
+/// Finds the knobs of `def` at `sizes`: a lowering knob counts when setting
+/// it away from its default changes the lowered IR (`defaultLowering`, the
+/// def lowered with `base`), the gemm knobs when that IR has a gemm.
+TcKnobs findTcKnobs(const tc::Program &program, const tc::Def &def,
+                    const llvm::StringMap<int64_t> &sizes,
+                    const tc::LoweringOptions &base,
+                    const ir::Program &defaultLowering);
+
+/// The search space of a def with `knobs`; `defaults` is the backend's
+/// launch choice for its first kernel, which seeds the work-group
+/// parameters.
+llvm::Expected<runtime::SearchSpace>
+makeTcSearchSpace(const TcKnobs &knobs, const backend::CoreInfo &core,
+                  const backend::KernelInfo &defaults);
+
+/// The tuning-cache key of a def: the hash of its default lowering (so that
+/// formatting and comments of the source do not matter), the device, the
+/// sizes in the def's order and the entry name.
+runtime::TuningKey makeTcTuningKey(const ir::Program &defaultLowering,
+                                   const runtime::Runtime &runtime,
+                                   llvm::StringRef entry,
+                                   llvm::ArrayRef<std::string> sizeVars,
+                                   const llvm::StringMap<int64_t> &sizes);
+
+} // namespace comprehend::api
+
+#endif // COMPREHEND_API_TCTUNING_H

@@ -1,0 +1,273 @@
+//===- TcKernel.cpp - Run Tensor Comprehensions from C++ ------------------===//
+#include "comprehend/api/TcKernel.h"
+#include "comprehend/api/TcTuning.h"
+
+#include "comprehend/ir/Context.h"
+#include "comprehend/ir/Diagnostics.h"
+#include "comprehend/ir/Program.h"
+#include "comprehend/ir/Verifier.h"
+#include "comprehend/runtime/Error.h"
+#include "comprehend/runtime/TuningCache.h"
+#include "comprehend/tc/Frontend.h"
+
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace comprehend;
+using namespace comprehend::api;
+using runtime::makeInputError;
+
+std::optional<runtime::DType> api::getDType(tc::ScalarType type) {
+  switch (type) {
+  case tc::ScalarType::Float:
+    return runtime::DType::F32;
+  case tc::ScalarType::Double:
+    return runtime::DType::F64;
+  case tc::ScalarType::Int32:
+    return runtime::DType::I32;
+  case tc::ScalarType::Int64:
+    return runtime::DType::I64;
+  default:
+    return std::nullopt;
+  }
+}
+
+llvm::StringRef api::getConfigSourceName(ConfigSource source) {
+  switch (source) {
+  case ConfigSource::Default:
+    return "default";
+  case ConfigSource::Given:
+    return "given";
+  case ConfigSource::TuningCache:
+    return "tuning-cache";
+  }
+  return "default";
+}
+
+int64_t api::getNumElements(const tc::LoweredTensor &tensor) {
+  int64_t count = 1;
+  for (int64_t extent : tensor.shape)
+    count *= extent;
+  return count;
+}
+
+namespace {
+/// One lowering of the def into its own IR program.
+struct Lowering {
+  std::unique_ptr<ir::Context> context = std::make_unique<ir::Context>();
+  std::unique_ptr<ir::Program> program =
+      std::make_unique<ir::Program>(*context);
+  tc::LoweredDef def;
+};
+
+llvm::Expected<Lowering> lower(const tc::Program &program, const tc::Def &def,
+                               const llvm::StringMap<int64_t> &sizes,
+                               DiagnosticEngine &diags,
+                               const tc::LoweringOptions &options) {
+  Lowering result;
+  std::optional<tc::LoweredDef> lowered =
+      tc::lowerDef(program, def, sizes, *result.program, diags, options);
+  if (!lowered || diags.hasErrors() ||
+      failed(ir::verify(*result.program, diags)))
+    return makeInputError("'" + def.getName().name +
+                          "' cannot be compiled (see the diagnostics)");
+  result.def = std::move(*lowered);
+  return result;
+}
+} // namespace
+
+TcKernel::~TcKernel() = default;
+
+llvm::Expected<std::unique_ptr<TcKernel>>
+TcKernel::compile(runtime::Runtime &runtime, const tc::Program &program,
+                  const tc::Def &def, const llvm::StringMap<int64_t> &sizes,
+                  DiagnosticEngine &diags, const TcKernelOptions &options) {
+  std::unique_ptr<TcKernel> kernel(new TcKernel(runtime));
+  kernel->entryName = def.getName().name;
+  const backend::CoreInfo &core = runtime.getCoreInfo();
+
+  // The default lowering names the kernel in the tuning cache.
+  auto defaults = lower(program, def, sizes, diags, options.lowering);
+  if (!defaults)
+    return defaults.takeError();
+  kernel->key = makeTcTuningKey(*defaults->program, runtime,
+                                def.getName().name, def.getSizeVars(), sizes);
+
+  kernel->config = options.config;
+  kernel->configSource =
+      options.config.empty() ? ConfigSource::Default : ConfigSource::Given;
+  if (options.config.empty() && options.useTuningCache) {
+    runtime::TuningCache cache(options.cachePath.empty()
+                                   ? runtime::TuningCache::getDefaultPath()
+                                   : options.cachePath,
+                               options.warnings);
+    if (std::optional<runtime::TuningRecord> record =
+            cache.lookup(kernel->key)) {
+      kernel->config = record->config;
+      kernel->configSource = ConfigSource::TuningCache;
+    }
+  }
+
+  tc::LoweringOptions loweringOptions = options.lowering;
+  backend::CompileOptions compileOptions = options.compile;
+  if (llvm::Error error = applyCompileConfiguration(
+          kernel->config, core, loweringOptions, compileOptions)) {
+    // A cached configuration that no longer applies (an older compiler's
+    // knobs) is not the user's mistake: fall back to the defaults.
+    if (kernel->configSource != ConfigSource::TuningCache)
+      return error;
+    if (options.warnings)
+      *options.warnings << "warning: ignoring the cached configuration: "
+                        << llvm::toString(std::move(error)) << "\n";
+    else
+      llvm::consumeError(std::move(error));
+    kernel->config.clear();
+    kernel->configSource = ConfigSource::Default;
+    loweringOptions = options.lowering;
+    compileOptions = options.compile;
+  }
+
+  Lowering chosen;
+  if (kernel->config.empty()) {
+    chosen = std::move(*defaults);
+  } else {
+    auto lowered = lower(program, def, sizes, diags, loweringOptions);
+    if (!lowered)
+      return lowered.takeError();
+    chosen = std::move(*lowered);
+    applyLaunchConfiguration(kernel->config, chosen.def);
+  }
+  kernel->irContext = std::move(chosen.context);
+  kernel->irProgram = std::move(chosen.program);
+  kernel->lowered = std::move(chosen.def);
+
+  auto executable = runtime::Executable::compile(runtime, *kernel->irProgram,
+                                                 diags, compileOptions);
+  if (!executable)
+    return executable.takeError();
+  kernel->executable = std::move(*executable);
+
+  for (const tc::LoweredTensor &tensor : kernel->lowered.tensors) {
+    if (!getDType(tensor.type))
+      return makeInputError("the element type of '" + tensor.name +
+                            "' is not supported on the device yet");
+    auto buffer = runtime.allocate(kernel->getSizeInBytes(tensor));
+    if (!buffer)
+      return buffer.takeError();
+    kernel->buffers.push_back(std::move(*buffer));
+  }
+  return kernel;
+}
+
+llvm::Expected<std::unique_ptr<TcKernel>>
+TcKernel::compileText(runtime::Runtime &runtime, llvm::StringRef source,
+                      llvm::StringRef entry,
+                      const llvm::StringMap<int64_t> &sizes,
+                      const TcKernelOptions &options,
+                      llvm::StringRef bufferName) {
+  llvm::SourceMgr sourceMgr;
+  std::string messages;
+  llvm::raw_string_ostream os(messages);
+  DiagnosticEngine diags(sourceMgr, os);
+  unsigned bufferId = sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(source, bufferName), llvm::SMLoc());
+  std::unique_ptr<tc::Program> program = tc::loadProgram(diags, bufferId);
+  if (!program)
+    return makeInputError(llvm::StringRef(os.str()).rtrim());
+  const tc::Def *def = tc::findEntry(*program, entry);
+  if (!def)
+    return makeInputError("no def '" + entry + "' in " + bufferName);
+  auto kernel = compile(runtime, *program, *def, sizes, diags, options);
+  if (!kernel && diags.hasErrors()) {
+    llvm::consumeError(kernel.takeError());
+    return makeInputError(llvm::StringRef(os.str()).rtrim());
+  }
+  return kernel;
+}
+
+llvm::ArrayRef<tc::LoweredTensor> TcKernel::getTensors() const {
+  return lowered.tensors;
+}
+
+const tc::LoweredTensor *TcKernel::lookupTensor(llvm::StringRef name) const {
+  for (const tc::LoweredTensor &tensor : lowered.tensors)
+    if (tensor.name == name)
+      return &tensor;
+  return nullptr;
+}
+
+size_t TcKernel::getSizeInBytes(const tc::LoweredTensor &tensor) const {
+  std::optional<runtime::DType> dtype = getDType(tensor.type);
+  return dtype ? getNumElements(tensor) * runtime::getDTypeSize(*dtype) : 0;
+}
+
+llvm::Expected<const runtime::Buffer &>
+TcKernel::getBuffer(llvm::StringRef name, size_t bytes) const {
+  for (size_t i = 0; i < lowered.tensors.size(); ++i) {
+    if (lowered.tensors[i].name != name)
+      continue;
+    size_t expected = getSizeInBytes(lowered.tensors[i]);
+    if (bytes != expected)
+      return makeInputError("'" + name + "' has " + llvm::Twine(expected) +
+                            " bytes, not " + llvm::Twine(bytes));
+    return buffers[i];
+  }
+  return makeInputError("'" + entryName + "' has no tensor '" + name + "'");
+}
+
+llvm::Error TcKernel::write(llvm::StringRef name, const void *data,
+                            size_t bytes) {
+  auto buffer = getBuffer(name, bytes);
+  if (!buffer)
+    return buffer.takeError();
+  return runtime.write(*buffer, data, bytes);
+}
+
+llvm::Error TcKernel::read(llvm::StringRef name, void *data, size_t bytes) {
+  auto buffer = getBuffer(name, bytes);
+  if (!buffer)
+    return buffer.takeError();
+  return runtime.read(*buffer, data, bytes);
+}
+
+llvm::Error TcKernel::fill(llvm::StringRef name, uint8_t byte) {
+  const tc::LoweredTensor *tensor = lookupTensor(name);
+  if (!tensor)
+    return makeInputError("'" + entryName + "' has no tensor '" + name + "'");
+  return runtime.fill(*getBuffer(name, getSizeInBytes(*tensor)), byte);
+}
+
+llvm::Expected<runtime::Timing> TcKernel::run(unsigned repeat) {
+  // Arguments per kernel, in its parameter order.
+  std::vector<std::vector<runtime::ArgValue>> arguments;
+  for (const tc::LoweredKernel &launch : lowered.kernels) {
+    std::vector<runtime::ArgValue> &values = arguments.emplace_back();
+    for (unsigned index : launch.tensorIndices) {
+      const tc::LoweredTensor &tensor = lowered.tensors[index];
+      runtime::TensorArg arg;
+      arg.buffer = &buffers[index];
+      arg.dtype = *getDType(tensor.type);
+      arg.shape.assign(tensor.shape.rbegin(), tensor.shape.rend());
+      values.push_back(std::move(arg));
+    }
+  }
+  runtime::Timing total;
+  for (unsigned r = 0; r < std::max(1u, repeat); ++r) {
+    double kernelMs = 0, wallMs = 0;
+    for (size_t k = 0; k < lowered.kernels.size(); ++k) {
+      const tc::LoweredKernel &launch = lowered.kernels[k];
+      std::array<size_t, 3> grid;
+      for (unsigned d = 0; d < 3; ++d)
+        grid[d] = static_cast<size_t>(launch.grid[d]);
+      auto timing = executable->run(launch.function->getName(), grid,
+                                    arguments[k], 1);
+      if (!timing)
+        return timing.takeError();
+      kernelMs += timing->getMedianKernelMs();
+      wallMs += timing->getMedianWallMs();
+    }
+    total.kernelMs.push_back(kernelMs);
+    total.wallMs.push_back(wallMs);
+  }
+  return total;
+}

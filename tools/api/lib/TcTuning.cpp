@@ -1,0 +1,212 @@
+//===- TcTuning.cpp - The tuning knobs of a TC kernel ---------------------===//
+#include "comprehend/api/TcTuning.h"
+
+#include "comprehend/ir/Context.h"
+#include "comprehend/ir/Diagnostics.h"
+#include "comprehend/ir/Function.h"
+#include "comprehend/ir/Instruction.h"
+#include "comprehend/ir/Printer.h"
+#include "comprehend/ir/Program.h"
+#include "comprehend/runtime/Error.h"
+#include "comprehend/runtime/Runtime.h"
+#include "comprehend/runtime/TuningKernel.h"
+
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace comprehend;
+using namespace comprehend::api;
+using runtime::Configuration;
+
+namespace {
+bool containsKind(const ir::Region &region, ir::InstKind kind) {
+  for (const ir::Instruction &inst : region) {
+    if (inst.getKind() == kind)
+      return true;
+    for (ir::Region *nested : inst.getRegions())
+      if (containsKind(*nested, kind))
+        return true;
+  }
+  return false;
+}
+
+std::string printProgram(const ir::Program &program) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  ir::print(program, os);
+  return text;
+}
+
+bool isLaunchParameter(llvm::StringRef name) {
+  return name == runtime::kWorkGroupSize0 ||
+         name == runtime::kWorkGroupSize1 || name == runtime::kSubgroupSize;
+}
+
+constexpr llvm::StringLiteral kBlockRows = "tc.block_rows";
+constexpr llvm::StringLiteral kBlockCols = "tc.block_cols";
+constexpr llvm::StringLiteral kGroupWork = "tc.group_work";
+constexpr llvm::StringLiteral kGemmRows = "gemm.rows";
+constexpr llvm::StringLiteral kGemmCols = "gemm.cols";
+constexpr llvm::StringLiteral kGemmKStep = "gemm.k_step";
+
+int64_t lookupOr(const Configuration &config, llvm::StringRef name,
+                 int64_t fallback) {
+  auto it = config.find(std::string(name));
+  return it == config.end() ? fallback : it->second;
+}
+
+/// The gemm tiling a configuration asks for (0: the compiler's choice).
+backend::GemmTiling getGemmTiling(const Configuration &config) {
+  return backend::GemmTiling{lookupOr(config, kGemmRows, 0),
+                             lookupOr(config, kGemmCols, 0),
+                             lookupOr(config, kGemmKStep, 0)};
+}
+
+/// Why the gemm tiling of `config` is illegal on `core` for the subgroup
+/// size it chooses (else the core's default).
+std::optional<std::string> checkGemmConfiguration(const Configuration &config,
+                                                  const backend::CoreInfo &core) {
+  backend::GemmTiling tiling = getGemmTiling(config);
+  if (tiling == backend::GemmTiling())
+    return std::nullopt;
+  unsigned subgroupSize =
+      static_cast<unsigned>(lookupOr(config, runtime::kSubgroupSize, 0));
+  std::optional<std::string> reason =
+      backend::checkGemmTiling(tiling, core, subgroupSize);
+  if (!reason)
+    return std::nullopt;
+  return "invalid gemm tiling for subgroup size " +
+         std::to_string(subgroupSize ? subgroupSize
+                                     : core.defaultSubgroupSize()) +
+         ": " + *reason;
+}
+} // namespace
+
+llvm::Error api::applyCompileConfiguration(const Configuration &config,
+                                           const backend::CoreInfo &core,
+                                           tc::LoweringOptions &lowering,
+                                           backend::CompileOptions &compile) {
+  for (const auto &[name, value] : config) {
+    if (isLaunchParameter(name)) {
+      if (value < 1)
+        return runtime::makeInputError("'" + name + "' must be positive, not " +
+                                       llvm::Twine(value));
+      continue;
+    }
+    if (name == kBlockRows || name == kBlockCols || name == kGroupWork ||
+        name == kGemmRows || name == kGemmCols || name == kGemmKStep) {
+      if (value < 0)
+        return runtime::makeInputError("'" + name +
+                                       "' must not be negative, not " +
+                                       llvm::Twine(value));
+      continue;
+    }
+    return runtime::makeInputError("unknown tuning parameter '" + name + "'");
+  }
+  if (std::optional<std::string> reason = checkGemmConfiguration(config, core))
+    return runtime::makeInputError(*reason);
+  compile.gemmTiling = getGemmTiling(config);
+  lowering.blockRows = lookupOr(config, kBlockRows, lowering.blockRows);
+  lowering.blockCols = lookupOr(config, kBlockCols, lowering.blockCols);
+  lowering.groupWork = lookupOr(config, kGroupWork, lowering.groupWork);
+  return llvm::Error::success();
+}
+
+void api::applyLaunchConfiguration(const Configuration &config,
+                                   const tc::LoweredDef &lowered) {
+  for (const tc::LoweredKernel &kernel : lowered.kernels)
+    runtime::applyConfiguration(*kernel.function, config);
+}
+
+TcKnobs api::findTcKnobs(const tc::Program &program, const tc::Def &def,
+                         const llvm::StringMap<int64_t> &sizes,
+                         const tc::LoweringOptions &base,
+                         const ir::Program &defaultLowering) {
+  std::string defaultText = printProgram(defaultLowering);
+  // Lowers with one knob changed; a failure counts as no change.
+  auto changes = [&](auto setKnob) {
+    tc::LoweringOptions options = base;
+    setKnob(options);
+    llvm::SourceMgr sourceMgr;
+    std::string messages;
+    llvm::raw_string_ostream os(messages);
+    DiagnosticEngine quiet(sourceMgr, os);
+    ir::Context ctx;
+    ir::Program probe(ctx);
+    if (!tc::lowerDef(program, def, sizes, probe, quiet, options) ||
+        quiet.hasErrors())
+      return false;
+    return printProgram(probe) != defaultText;
+  };
+  TcKnobs knobs;
+  knobs.blocks = changes([](tc::LoweringOptions &options) {
+    options.blockRows = options.blockCols = 64;
+  });
+  knobs.groupWork = changes(
+      [](tc::LoweringOptions &options) { options.groupWork = 1024; });
+  for (const ir::Function &function : defaultLowering)
+    knobs.gemm |= containsKind(function.getBody(), ir::InstKind::Gemm);
+  return knobs;
+}
+
+llvm::Expected<runtime::SearchSpace>
+api::makeTcSearchSpace(const TcKnobs &knobs, const backend::CoreInfo &core,
+                       const backend::KernelInfo &defaults) {
+  auto space = runtime::makeWorkGroupSpace(core, defaults);
+  if (!space)
+    return space.takeError();
+  // 0 is the lowering's own choice, which depends on the problem size.
+  if (knobs.blocks) {
+    const int64_t blocks[] = {0, 32, 64, 128, 256, 512};
+    if (llvm::Error error = space->addParameter(kBlockRows, blocks, 0))
+      return error;
+    if (llvm::Error error = space->addParameter(kBlockCols, blocks, 0))
+      return error;
+  }
+  if (knobs.groupWork) {
+    const int64_t work[] = {0, 16, 64, 256, 1024, 4096, 16384, 65536};
+    if (llvm::Error error = space->addParameter(kGroupWork, work, 0))
+      return error;
+  }
+  if (knobs.gemm) {
+    // 0 is the compiler's own choice (which depends on the problem sizes),
+    // so the default point is exactly the untuned kernel.
+    llvm::SmallVector<int64_t, 16> rows = {0, 4, 8, 16, 32, 48, 64};
+    for (unsigned size : core.subgroupSizes)
+      for (int64_t factor : {1, 2, 4})
+        rows.push_back(factor * size);
+    const int64_t blocks[] = {0, 2, 4, 8, 16};
+    if (llvm::Error error = space->addParameter(kGemmRows, rows, 0))
+      return error;
+    if (llvm::Error error = space->addParameter(kGemmCols, blocks, 0))
+      return error;
+    if (llvm::Error error = space->addParameter(kGemmKStep, blocks, 0))
+      return error;
+    space->addConstraint([core](const Configuration &config) {
+      return checkGemmConfiguration(config, core);
+    });
+  }
+  return space;
+}
+
+runtime::TuningKey api::makeTcTuningKey(const ir::Program &defaultLowering,
+                                        const runtime::Runtime &runtime,
+                                        llvm::StringRef entry,
+                                        llvm::ArrayRef<std::string> sizeVars,
+                                        const llvm::StringMap<int64_t> &sizes) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  ir::print(defaultLowering, os);
+  std::string sizeText;
+  llvm::raw_string_ostream sizeOs(sizeText);
+  llvm::interleave(
+      sizeVars, sizeOs,
+      [&](const std::string &var) {
+        sizeOs << var << "=" << sizes.lookup(var);
+      },
+      ",");
+  const runtime::DeviceInfo &device = runtime.getDevice().getInfo();
+  return runtime::TuningKey{runtime::hashKernelText(os.str()), device.name,
+                            device.driverVersion, sizeOs.str(),
+                            std::string(entry)};
+}
