@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
 
 using namespace comprehend::runtime;
@@ -93,7 +94,8 @@ public:
   }
 
   SearchResult finish() {
-    if (options.progress)
+    drawProgress(/*last=*/true);
+    if (options.progress && options.progress->is_displayed())
       *options.progress << '\n';
     for (const auto &[config, ms] : known)
       if (ms)
@@ -105,11 +107,27 @@ public:
   }
 
 private:
-  void drawProgress() {
+  /// On a terminal one line is redrawn after every candidate; into a file
+  /// or pipe a line is written for the first candidate, whenever the best
+  /// time improves, every 50 candidates and at the end, so logs stay short.
+  void drawProgress(bool last = false) {
     if (!options.progress)
       return;
     llvm::raw_ostream &os = *options.progress;
-    os << "\r[tune] " << result.numEvaluations;
+    bool terminal = os.is_displayed();
+    if (!terminal) {
+      bool improved = result.bestMs < lastPrintedBestMs;
+      if (!last && !improved && result.numEvaluations != 1 &&
+          result.numEvaluations % 50 != 0)
+        return;
+      if (last && lastPrintedEvaluations == result.numEvaluations)
+        return;
+    }
+    if (last && terminal)
+      return;
+    lastPrintedBestMs = result.bestMs;
+    lastPrintedEvaluations = result.numEvaluations;
+    os << (terminal ? "\r[tune] " : "[tune] ") << result.numEvaluations;
     if (options.maxEvaluations)
       os << '/' << options.maxEvaluations;
     os << " candidates, best " << llvm::format("%.4f", result.bestMs)
@@ -118,8 +136,12 @@ private:
     if (result.numFailed || result.numWrong)
       os << " (" << result.numFailed << " failed, " << result.numWrong
          << " wrong)";
+    if (!terminal)
+      os << '\n';
     os.flush();
   }
+  double lastPrintedBestMs = std::numeric_limits<double>::infinity();
+  unsigned lastPrintedEvaluations = 0;
 
   const EvaluateFn &evaluate;
   const CheckFn &check;
