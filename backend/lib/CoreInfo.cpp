@@ -45,6 +45,7 @@ std::optional<CoreInfo> CoreInfo::getPreset(llvm::StringRef name) {
     info.subgroupSizes = {1};
     info.maxWorkGroupSize = 4096;
     info.localMemoryBytes = 256 * 1024;
+    info.dedicatedLocalMemory = false;
     info.registerBudget = 512;
     info.features.fp64 = true;
     info.features.fp16 = false;
@@ -75,6 +76,7 @@ void CoreInfo::print(llvm::raw_ostream &os) const {
   for (unsigned size : subgroupSizes)
     os << ' ' << size;
   os << ", max work-group size " << maxWorkGroupSize << ", local memory "
-     << localMemoryBytes << " B, fp64 " << features.fp64 << ", fp16 "
+     << localMemoryBytes << " B ("
+     << (dedicatedLocalMemory ? "dedicated" : "in global memory") << "), fp64 " << features.fp64 << ", fp16 "
      << features.fp16 << "\n";
 }

@@ -178,6 +178,8 @@ Expected<DeviceInfo> runtime::queryDeviceInfo(cl_platform_id platform,
   QUERY_VALUE(maxAllocation, cl_ulong, CL_DEVICE_MAX_MEM_ALLOC_SIZE)
   QUERY_VALUE(maxWorkGroupSize, size_t, CL_DEVICE_MAX_WORK_GROUP_SIZE)
   QUERY_VALUE(localMemory, cl_ulong, CL_DEVICE_LOCAL_MEM_SIZE)
+  QUERY_VALUE(localMemoryType, cl_device_local_mem_type,
+              CL_DEVICE_LOCAL_MEM_TYPE)
   QUERY_VALUE(doubleConfig, cl_device_fp_config, CL_DEVICE_DOUBLE_FP_CONFIG)
   QUERY_VALUE(dimensions, cl_uint, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS)
 #undef QUERY_VALUE
@@ -208,6 +210,7 @@ Expected<DeviceInfo> runtime::queryDeviceInfo(cl_platform_id platform,
   core.subgroupSizes = querySubgroupSizes(device, info);
   core.maxWorkGroupSize = static_cast<unsigned>(*maxWorkGroupSize);
   core.localMemoryBytes = *localMemory;
+  core.dedicatedLocalMemory = *localMemoryType == CL_LOCAL;
   // CPU cores keep a work-item's registers in (vector) registers and cache;
   // GPUs spill early.
   core.registerBudget = info.type == "cpu" ? 512 : 128;
@@ -347,6 +350,7 @@ void runtime::writeDeviceJson(llvm::json::OStream &json,
                      static_cast<int64_t>(core.maxWorkGroupSize));
       json.attribute("local_memory_bytes",
                      static_cast<int64_t>(core.localMemoryBytes));
+      json.attribute("dedicated_local_memory", core.dedicatedLocalMemory);
       json.attribute("register_budget",
                      static_cast<int64_t>(core.registerBudget));
       json.attribute("fp64", core.features.fp64);
@@ -382,7 +386,8 @@ void runtime::printDevice(llvm::raw_ostream &os, const DeviceInfo &info) {
   for (unsigned size : core.subgroupSizes)
     os << ' ' << size;
   os << "\n  work-group:     max " << core.maxWorkGroupSize << " work-items\n";
-  os << "  local memory:   " << core.localMemoryBytes << " bytes\n";
+  os << "  local memory:   " << core.localMemoryBytes << " bytes"
+     << (core.dedicatedLocalMemory ? "" : " (in global memory)") << "\n";
   os << "  features:      ";
   auto feature = [&](StringRef name, bool on) {
     if (on)

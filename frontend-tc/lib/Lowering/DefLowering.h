@@ -27,8 +27,15 @@ struct TensorBinding {
   ir::Value *memref = nullptr;
   ScalarType type = ScalarType::Float;
   ir::ScalarKind kind = ir::ScalarKind::F32;
+  /// Neither an input nor an output of the def (callee temporaries too).
+  bool temporary = false;
   /// Extents and lower bounds in TC order.
   llvm::SmallVector<int64_t, 4> shape, lowerBounds;
+  /// For a temporary in local memory (an `alloca` of the work-group's
+  /// slice): the number of leading TC dimensions that the group dimensions
+  /// index, 0 for a global memref. Subscripts of these dimensions are made
+  /// relative to the group's origin (DefContext::groupOrigins).
+  unsigned sliceDims = 0;
 };
 
 /// The concrete half-open range of one index variable of a statement.
@@ -67,6 +74,11 @@ struct DefContext {
   /// handles (its indices then go to the work-items): > 1 when no statement
   /// has LHS indices beyond the group dimensions.
   int64_t sharedTile = 1;
+  /// For the statement being lowered in a launch of several: each index
+  /// variable on a group dimension -> the first index of the group's range
+  /// (the variable itself for an untiled dimension). Subscripts of local
+  /// temporaries are taken relative to it.
+  llvm::StringMap<ir::Value *> groupOrigins = {};
   /// The launch grid chosen by the statement that used the groups.
   std::array<int64_t, 3> grid = {1, 1, 1};
   /// The output block of one work-group for BLAS statements (memref modes 0
@@ -110,12 +122,37 @@ struct StmtContext {
   }
 };
 
+/// The barrier before a statement: `barrier.global` orders the global
+/// memory, `barrier.local` the local temporaries.
+struct Barrier {
+  bool global = false, local = false;
+  explicit operator bool() const { return global || local; }
+};
+
+/// A temporary of a launch held in local memory: one `alloca` of the
+/// work-group's slice.
+struct LocalTensor {
+  /// The def's name of the temporary.
+  std::string name;
+  /// The slice in TC order: extent 1 on a group dimension, the tile on a
+  /// tiled one, the whole extent elsewhere.
+  llvm::SmallVector<int64_t, 4> sliceShape;
+  /// How many leading TC dimensions the group dimensions index.
+  unsigned sliceDims = 0;
+  /// Positions in Launch::statements of the first and the last statement
+  /// touching it.
+  unsigned firstUse = 0, lastUse = 0;
+};
+
 /// Statements that run in one kernel launch.
 struct Launch {
   /// Indices into the def's statements, in textual order.
   llvm::SmallVector<unsigned, 4> statements;
-  /// Per statement: whether a `barrier.global` must precede it.
-  llvm::SmallVector<bool, 4> barrierBefore;
+  /// Per statement: the barrier that must precede it.
+  llvm::SmallVector<Barrier, 4> barrierBefore;
+  /// Temporaries written and read only in this launch, each group within
+  /// its own slice, small enough for local memory.
+  llvm::SmallVector<LocalTensor, 2> localTensors;
   /// For several statements, the leading LHS indices they share on
   /// `group_id` (0: one work-group); a single statement chooses its own.
   unsigned groupDims = 0;
@@ -126,9 +163,12 @@ struct Launch {
 /// Splits the statements \p stmts of a def into launches from their isl
 /// dependences (poly::planKernels). Falls back to one launch of one
 /// work-group with barriers when isl cannot model the def.
+/// Temporaries whose slices fit in \p localMemoryBytes (per launch) go to
+/// local memory (Launch::localTensors).
 llvm::SmallVector<Launch, 2> planLaunches(DefContext &def,
                                           llvm::ArrayRef<StmtContext> stmts,
-                                          bool matchBlas);
+                                          bool matchBlas,
+                                          int64_t localMemoryBytes);
 
 /// Collects the tensors \p stmt reads (right-hand side and `where` lets),
 /// by their names in the def (resolved through the statement's scope).

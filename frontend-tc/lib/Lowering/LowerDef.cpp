@@ -129,6 +129,8 @@ private:
   /// (stable addresses: statements and tensor keys refer to them).
   std::deque<CallScope> scopes;
   std::deque<std::string> temporaryNames;
+  /// The temporaries that some launch holds in local memory.
+  llvm::StringSet<> localTensorNames;
 };
 
 } // namespace
@@ -189,6 +191,7 @@ LogicalResult DefLowerer::declareTensors(const DefRanges &ranges,
     TensorBinding binding;
     binding.type = info.type;
     binding.kind = *kind;
+    binding.temporary = info.role == TensorInfo::Role::Temporary;
     binding.shape = tensor.shape;
     binding.lowerBounds = tensor.lowerBounds;
     context.tensors.insert({name, binding});
@@ -201,18 +204,22 @@ LogicalResult DefLowerer::lowerLaunch(const Launch &launch,
                                       llvm::StringRef name,
                                       llvm::ArrayRef<StmtContext> stmts,
                                       LoweredDef &result) {
-  // The parameters are the tensors the launch touches, in the def's order.
+  // The parameters are the tensors the launch touches, in the def's order,
+  // except its local temporaries.
   llvm::StringSet<> used;
   for (unsigned index : launch.statements) {
     lowering::collectReads(stmts[index], used);
     context.scope = stmts[index].scope;
     used.insert(context.resolve(stmts[index].stmt.getLhs().name));
   }
+  for (const LocalTensor &local : launch.localTensors)
+    used.erase(local.name);
   llvm::SmallVector<ir::FunctionParam, 8> params;
   LoweredKernel &kernel = result.kernels.emplace_back();
   for (unsigned i = 0; i < context.tensors.size(); ++i) {
     auto &[tensorName, binding] = context.tensors.begin()[i];
     binding.memref = nullptr;
+    binding.sliceDims = 0;
     if (!used.contains(tensorName))
       continue;
     params.push_back({tensorName, getMemRefType(out.getContext(), binding.kind,
@@ -223,6 +230,21 @@ LogicalResult DefLowerer::lowerLaunch(const Launch &launch,
   for (unsigned p = 0; p < params.size(); ++p)
     context.tensors.begin()[kernel.tensorIndices[p]].second.memref =
         kernel.function->getParameter(p);
+  // Local temporaries: one alloca of the group's slice each, created
+  // before the statement that first touches it.
+  auto createAlloca = [&](const LocalTensor &local) {
+    TensorBinding &binding = context.tensors.find(local.name)->second;
+    llvm::SmallVector<int64_t, 4> reversed(local.sliceShape.rbegin(),
+                                           local.sliceShape.rend());
+    const auto *type = ir::MemRefType::get(
+        out.getContext(), binding.kind, reversed, {}, ir::AddressSpace::Local);
+    binding.memref =
+        builder.create<ir::AllocaInst>(def.getLoc(), type)->getResult(0);
+    binding.memref->setName(local.name);
+    binding.sliceDims = local.sliceDims;
+  };
+  for (const LocalTensor &local : launch.localTensors)
+    localTensorNames.insert(local.name);
 
   context.grid = {1, 1, 1};
   context.mayUseGroups = launch.statements.size() == 1;
@@ -232,13 +254,27 @@ LogicalResult DefLowerer::lowerLaunch(const Launch &launch,
   for (unsigned pos = 0; pos < launch.statements.size(); ++pos) {
     const StmtContext &stmt = stmts[launch.statements[pos]];
     context.scope = stmt.scope;
-    if (launch.barrierBefore[pos])
-      builder.create<ir::BarrierInst>(stmt.stmt.getLoc(), /*global=*/true,
-                                      /*local=*/false);
-    if (options.matchBlas && launch.tile == 1 && lowerAsBlas(context, stmt))
-      continue;
-    if (failed(lowerAsLoops(context, stmt)))
+    if (Barrier barrier = launch.barrierBefore[pos])
+      builder.create<ir::BarrierInst>(stmt.stmt.getLoc(), barrier.global,
+                                      barrier.local);
+    for (const LocalTensor &local : launch.localTensors)
+      if (local.firstUse == pos)
+        createAlloca(local);
+    if (!(options.matchBlas && launch.tile == 1 &&
+          lowerAsBlas(context, stmt)) &&
+        failed(lowerAsLoops(context, stmt)))
       ok = false;
+    // A local temporary dies after its last use when a later alloca may
+    // reuse its bytes (place-local-memory); otherwise the end of the kernel
+    // frees it.
+    for (const LocalTensor &local : launch.localTensors)
+      if (local.lastUse == pos &&
+          llvm::any_of(launch.localTensors, [&](const LocalTensor &later) {
+            return later.firstUse > pos;
+          }))
+        builder.create<ir::LifetimeStopInst>(
+            stmt.stmt.getLoc(),
+            context.tensors.find(local.name)->second.memref);
   }
   kernel.grid = context.grid;
   return success(ok);
@@ -385,6 +421,7 @@ LogicalResult DefLowerer::inlineCall(const CallStmt &call,
     TensorBinding binding;
     binding.type = info.type;
     binding.kind = *kind;
+    binding.temporary = true;
     binding.shape = tensor.shape;
     binding.lowerBounds = tensor.lowerBounds;
     context.tensors.insert({unique, binding});
@@ -411,7 +448,7 @@ std::optional<LoweredDef> DefLowerer::run() {
   // isl decides which statements share a launch; one launch keeps the
   // def's name, several are numbered in launch order.
   llvm::SmallVector<Launch, 2> launches =
-      planLaunches(context, stmts, options.matchBlas);
+      planLaunches(context, stmts, options.matchBlas, options.localMemoryBytes);
   bool ok = true;
   for (unsigned index = 0; index < launches.size(); ++index) {
     std::string name = def.getName().name.str();
@@ -422,6 +459,19 @@ std::optional<LoweredDef> DefLowerer::run() {
   }
   if (!ok)
     return std::nullopt;
+  // Local temporaries are no parameters: drop them from the caller's table
+  // and renumber the kernels' references.
+  llvm::SmallVector<unsigned, 8> newIndex;
+  llvm::SmallVector<LoweredTensor, 4> kept;
+  for (LoweredTensor &tensor : result.tensors) {
+    newIndex.push_back(kept.size());
+    if (!localTensorNames.contains(tensor.name))
+      kept.push_back(std::move(tensor));
+  }
+  result.tensors = std::move(kept);
+  for (LoweredKernel &kernel : result.kernels)
+    for (unsigned &index : kernel.tensorIndices)
+      index = newIndex[index];
   return result;
 }
 

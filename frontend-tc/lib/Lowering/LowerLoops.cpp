@@ -57,6 +57,11 @@ public:
                   Location loc);
   llvm::SmallVector<ir::Value *, 4>
   lowerLhsSubscripts(const TensorBinding &tensor);
+  /// The memref index of TC dimension \p dim of \p tensor for the TC
+  /// index \p index: shifted by the tensor's lower bound, or for a local
+  /// temporary's group dimension by the group's origin.
+  ir::Value *toMemRefIndex(const TensorBinding &tensor, unsigned dim,
+                           ir::Value *index, Location loc);
 
   ir::Value *constant(Location loc, ScalarType type, double value);
   ir::Value *indexConstant(Location loc, int64_t value) {
@@ -193,11 +198,25 @@ ExprLowerer::lowerSubscripts(const TensorBinding &tensor,
     ir::Value *index = lowerIndex(*args[d]);
     if (!index)
       return std::nullopt;
-    if (int64_t lo = tensor.lowerBounds[d])
-      index = create<ir::SubInst>(loc, index, indexConstant(loc, lo));
-    result[args.size() - 1 - d] = index;
+    result[args.size() - 1 - d] = toMemRefIndex(tensor, d, index, loc);
   }
   return result;
+}
+
+ir::Value *ExprLowerer::toMemRefIndex(const TensorBinding &tensor, unsigned dim,
+                                      ir::Value *index, Location loc) {
+  // A local temporary holds the group's slice: its group dimensions are
+  // subscripted by the statement's group indices (see placeLocalTensors),
+  // relative to the group's origin.
+  if (dim < tensor.sliceDims) {
+    llvm::StringRef var = stmt.stmt.getIndices()[dim].name;
+    if (ir::Value *origin = def.groupOrigins.lookup(var))
+      return origin == index ? indexConstant(loc, 0)
+                             : create<ir::SubInst>(loc, index, origin);
+  }
+  if (int64_t lo = tensor.lowerBounds[dim])
+    return create<ir::SubInst>(loc, index, indexConstant(loc, lo));
+  return index;
 }
 
 llvm::SmallVector<ir::Value *, 4>
@@ -206,11 +225,8 @@ ExprLowerer::lowerLhsSubscripts(const TensorBinding &tensor) {
   llvm::SmallVector<ir::Value *, 4> result(lhs.size());
   for (unsigned d = 0; d < lhs.size(); ++d) {
     const Ident &index = lhs[d];
-    ir::Value *value = indices.lookup(index.name);
-    if (int64_t lo = tensor.lowerBounds[d])
-      value =
-          create<ir::SubInst>(index.loc, value, indexConstant(index.loc, lo));
-    result[lhs.size() - 1 - d] = value;
+    result[lhs.size() - 1 - d] =
+        toMemRefIndex(tensor, d, indices.lookup(index.name), index.loc);
   }
   return result;
 }
@@ -511,6 +527,7 @@ LogicalResult lowering::lowerAsLoops(DefContext &def,
   // or for a statement alone in its launch at most three, keeping two for
   // the work-items of a group.
   std::pair<ir::Value *, ir::Value *> tileBounds;
+  def.groupOrigins.clear();
   unsigned numGroupDims = def.sharedGroupDims;
   int64_t groupTile = def.sharedTile;
   if (numGroupDims == 0 && def.mayUseGroups && lhsIndices.size() > 2)
@@ -551,6 +568,7 @@ LogicalResult lowering::lowerAsLoops(DefContext &def,
       group = b.create<ir::AddInst>(lhsIndices[d].loc, group,
                                     lowerer.indexConstant(loc, range.lo))
                   ->getResult(0);
+    def.groupOrigins[range.var] = group;
     if (d < numFixedDims) {
       lowerer.bindIndex(range.var, group);
       continue;

@@ -231,16 +231,125 @@ Launch singleGroupLaunch(DefContext &def, llvm::ArrayRef<StmtContext> stmts) {
     for (const auto &entry : reads)
       read.insert(entry.first());
     launch.statements.push_back(index);
-    launch.barrierBefore.push_back(barrier);
+    launch.barrierBefore.push_back({/*global=*/barrier, /*local=*/false});
   }
   return launch;
+}
+
+/// Whether \p stmt covers group dimension \p dim of \p tensor exactly: the
+/// index's range is the tensor's range along the dimension, so that the
+/// group's slice starts where the statement's group origin is.
+bool coversDim(const StmtContext &stmt, const TensorBinding &tensor,
+               unsigned dim) {
+  const IndexRange &range = stmt.ranges[dim];
+  return range.lo == tensor.lowerBounds[dim] &&
+         range.hi - range.lo == tensor.shape[dim];
+}
+
+/// Whether the accesses of \p stmt to \p tensor stay within the slice of
+/// the work-group running it: every read subscripts the first \p groupDims
+/// dimensions by the statement's own group indices, in order.
+bool accessesOwnSlice(const poly::ScheduledStatement &stmt,
+                      llvm::StringRef tensor, unsigned rank,
+                      unsigned groupDims) {
+  if (stmt.lhsIndices.size() < groupDims)
+    return false;
+  for (const poly::TensorAccess &read : stmt.reads) {
+    if (read.tensor != tensor)
+      continue;
+    if (read.subscripts.size() != rank)
+      return false;
+    for (unsigned d = 0; d < groupDims; ++d)
+      if (read.subscripts[d].getKind() != IndexExpr::Kind::Var ||
+          read.subscripts[d].getName() != stmt.lhsIndices[d])
+        return false;
+  }
+  return true;
+}
+
+bool touches(const poly::ScheduledStatement &stmt, llvm::StringRef tensor) {
+  return stmt.lhsTensor == tensor ||
+         llvm::any_of(stmt.reads, [&](const poly::TensorAccess &read) {
+           return read.tensor == tensor;
+         });
+}
+
+/// Fills Launch::localTensors of \p launch (several statements sharing
+/// group dimensions): the temporaries that only its statements touch, that
+/// its first statement touching them writes from scratch (`=` or `!`,
+/// nothing read before), that no BLAS instruction takes, and whose every
+/// access stays within the work-group's slice. isl's plan already keeps
+/// their dependences within a group; the subscript check makes the slice
+/// the group touches a fixed box at the group's origin. Slices are taken in
+/// the def's order while their bytes fit in \p limit.
+void placeLocalTensors(const DefContext &def, llvm::ArrayRef<StmtContext> stmts,
+                       llvm::ArrayRef<poly::ScheduledStatement> scheduled,
+                       llvm::ArrayRef<bool> isBlas, int64_t limit,
+                       Launch &launch) {
+  unsigned groupDims = launch.groupDims;
+  int64_t bytes = 0;
+  for (const auto &[name, tensor] : def.tensors) {
+    if (!tensor.temporary || tensor.shape.size() < groupDims)
+      continue;
+    bool seen = false, ok = true;
+    unsigned firstUse = 0, lastUse = 0;
+    for (unsigned index = 0; index < stmts.size() && ok; ++index) {
+      const poly::ScheduledStatement &stmt = scheduled[index];
+      if (!touches(stmt, name))
+        continue;
+      auto *pos = llvm::find(launch.statements, index);
+      if (pos == launch.statements.end() ||
+          (launch.tile == 1 && isBlas[index]) ||
+          !accessesOwnSlice(stmt, name, tensor.shape.size(), groupDims)) {
+        ok = false;
+        break;
+      }
+      // Local memory starts undefined: the first access must write every
+      // element of the slice without reading it.
+      if (!seen && (stmt.lhsTensor != name || stmt.readsLhs ||
+                    llvm::any_of(stmt.reads, [&](const auto &read) {
+                      return read.tensor == name;
+                    })))
+        ok = false;
+      unsigned covered =
+          stmt.lhsTensor == name && !seen ? tensor.shape.size() : groupDims;
+      for (unsigned d = 0; d < covered && ok; ++d)
+        ok = coversDim(stmts[index], tensor, d);
+      if (!seen)
+        firstUse = pos - launch.statements.begin();
+      seen = true;
+      lastUse = pos - launch.statements.begin();
+    }
+    if (!seen || !ok)
+      continue;
+    LocalTensor local;
+    local.name = name.str();
+    local.sliceDims = groupDims;
+    local.firstUse = firstUse;
+    local.lastUse = lastUse;
+    for (unsigned d = 0; d < tensor.shape.size(); ++d) {
+      int64_t extent = tensor.shape[d];
+      if (d + 1 < groupDims)
+        extent = 1;
+      else if (d + 1 == groupDims)
+        extent = std::min(extent, launch.tile);
+      local.sliceShape.push_back(extent);
+    }
+    int64_t size =
+        getMemRefType(def.builder.getContext(), tensor.kind, local.sliceShape)
+            ->getSizeInBytes();
+    if (bytes + size > limit)
+      continue;
+    bytes += size;
+    launch.localTensors.push_back(std::move(local));
+  }
 }
 
 } // namespace
 
 llvm::SmallVector<Launch, 2>
 lowering::planLaunches(DefContext &def, llvm::ArrayRef<StmtContext> stmts,
-                       bool matchBlas) {
+                       bool matchBlas, int64_t localMemoryBytes) {
   if (stmts.size() <= 1)
     return {singleGroupLaunch(def, stmts)};
   llvm::SmallVector<poly::ScheduledStatement, 4> scheduled;
@@ -297,24 +406,41 @@ lowering::planLaunches(DefContext &def, llvm::ArrayRef<StmtContext> stmts,
           return stmts[stmt].stmt.getIndices().size() == bestDims;
         }))
       launch.tile = def.groupWork;
-    unsigned sinceBarrier = 0;
-    for (unsigned pos = 0; pos < kernel.statements.size(); ++pos) {
-      unsigned target = kernel.statements[pos];
-      bool barrier = false;
+    launch.statements.assign(kernel.statements.begin(),
+                             kernel.statements.end());
+    if (launch.groupDims > 0 && localMemoryBytes > 0)
+      placeLocalTensors(def, stmts, scheduled, isBlas, localMemoryBytes,
+                        launch);
+    auto isLocal = [&](llvm::StringRef tensor) {
+      return llvm::any_of(launch.localTensors, [&](const LocalTensor &local) {
+        return local.name == tensor;
+      });
+    };
+    // A dependence is ordered by a barrier of its memory's kind after its
+    // source: the positions of the last global and local barriers.
+    unsigned lastGlobal = 0, lastLocal = 0;
+    for (unsigned pos = 0; pos < launch.statements.size(); ++pos) {
+      unsigned target = launch.statements[pos];
+      Barrier barrier;
       for (const poly::Dependence &dep : best->dependences) {
         if (dep.target != target)
           continue;
-        auto *source = llvm::find(kernel.statements, dep.source);
-        if (source == kernel.statements.end() ||
-            source - kernel.statements.begin() < sinceBarrier)
+        auto *source = llvm::find(launch.statements, dep.source);
+        if (source == launch.statements.end())
+          continue;
+        bool local = isLocal(dep.tensor);
+        if (source - launch.statements.begin() <
+            (local ? lastLocal : lastGlobal))
           continue;
         bool blas = launch.tile == 1 && (isBlas[dep.source] || isBlas[target]);
-        barrier |= dep.sync != poly::SyncKind::None || blas ||
-                   !sameWorkItems(stmts[dep.source], stmts[target]);
+        if (dep.sync != poly::SyncKind::None || blas ||
+            !sameWorkItems(stmts[dep.source], stmts[target]))
+          (local ? barrier.local : barrier.global) = true;
       }
-      if (barrier)
-        sinceBarrier = pos;
-      launch.statements.push_back(target);
+      if (barrier.global)
+        lastGlobal = pos;
+      if (barrier.local)
+        lastLocal = pos;
       launch.barrierBefore.push_back(barrier);
     }
   }

@@ -2,7 +2,8 @@
 //
 // Generates small random TC defs (contractions with random index
 // permutations, elementwise chains with + - * and builtins, reductions with
-// +=, max=, min= with and without `!`, temporaries, several statements),
+// +=, max=, min= with and without `!`, temporaries in global and local
+// memory, several statements, random BLAS/block/tile/local-memory options),
 // lowers a batch of them into one IR program (one compiled module per batch:
 // PoCL compiles each kernel at its first launch), runs every def on random
 // inputs with NaN-poisoned outputs and compares with the reference
@@ -48,7 +49,11 @@ using VarSet = llvm::SmallVector<unsigned, 4>;
 /// Generates the text of one random def.
 class DefGenerator {
 public:
-  DefGenerator(std::mt19937 &rng, std::string name) : rng(rng), name(name) {}
+  /// With \p favourTemporaries, defs have more statements, fewer outputs
+  /// and read earlier results more often, in the order of their leading
+  /// indices: temporaries that may live in local memory.
+  DefGenerator(std::mt19937 &rng, std::string name, bool favourTemporaries)
+      : rng(rng), name(name), favourTemporaries(favourTemporaries) {}
 
   std::string generate();
 
@@ -70,6 +75,7 @@ private:
 
   std::mt19937 &rng;
   std::string name;
+  bool favourTemporaries;
   struct Written {
     std::string name;
     VarSet vars;
@@ -110,6 +116,8 @@ std::string DefGenerator::newRead(const VarSet &vars, VarSet &covered) {
 
 std::string DefGenerator::leaf(const VarSet &vars, VarSet &covered) {
   unsigned kind = pick(10);
+  if (favourTemporaries)
+    kind = std::max(2u, kind / 2);
   if (kind < 2) {
     const char *literals[] = {"0.5", "2", "1.5", "3"};
     return literals[pick(4)];
@@ -180,6 +188,17 @@ void DefGenerator::statement() {
     }
   }
   VarSet lhs = subset(all, 0, 3);
+  // Often keep the leading indices of an earlier result first, so that
+  // reading it stays within a work-group's slice (a local temporary).
+  if (!written.empty() && chance(favourTemporaries ? 80 : 40)) {
+    const Written &w = written[pick(written.size())];
+    VarSet lead(w.vars.begin(),
+                w.vars.begin() + std::min<size_t>(w.vars.size(), 1 + pick(2)));
+    for (unsigned v : lhs)
+      if (!llvm::is_contained(lead, v) && lead.size() < 3)
+        lead.push_back(v);
+    lhs = lead;
+  }
   VarSet rest;
   for (unsigned v : all)
     if (!llvm::is_contained(lhs, v))
@@ -221,13 +240,14 @@ void DefGenerator::statement() {
     const char *ops[] = {"+=!", "max=!", "min=!"};
     op = ops[pick(3)];
   }
-  Written w{"T" + std::to_string(written.size()), lhs, chance(75)};
+  Written w{"T" + std::to_string(written.size()), lhs,
+            chance(favourTemporaries ? 20 : 75)};
   body += "  " + w.name + subscripts(lhs) + " " + op + " " + rhs + "\n";
   written.push_back(std::move(w));
 }
 
 std::string DefGenerator::generate() {
-  unsigned numStmts = 1 + pick(3);
+  unsigned numStmts = favourTemporaries ? 2 + pick(3) : 1 + pick(3);
   for (unsigned s = 0; s < numStmts; ++s)
     statement();
   written.back().output = true;
@@ -239,6 +259,12 @@ std::string DefGenerator::generate() {
   const int64_t blocks[] = {0, 0, 1, 2, 3};
   options.blockRows = blocks[pick(5)];
   options.blockCols = blocks[pick(5)];
+  // Local memory for temporaries: none, a budget that fits only some
+  // slices, or the default.
+  const int64_t localBytes[] = {0, 8, 32 * 1024, 32 * 1024};
+  options.localMemoryBytes = localBytes[pick(4)];
+  const int64_t groupWork[] = {0, 0, 1, 5};
+  options.groupWork = groupWork[pick(4)];
   return "def " + name + "(" + llvm::join(inputs, ", ") + ") -> (" + outputs +
          ") {\n" + body + "}\n";
 }
@@ -345,8 +371,11 @@ std::string runDef(runtime::Runtime &rt, runtime::Executable &exe,
   return "";
 }
 
-TEST_F(LoweringFuzzTest, RandomDefsMatchTheEvaluator) {
-  std::mt19937 rng(kSeed);
+/// Generates, lowers, runs and checks kBatches batches of kDefsPerBatch
+/// defs from \p seed; counts the allocas of the lowered kernels.
+void runBatches(runtime::Runtime &rt, unsigned seed, bool favourTemporaries,
+                unsigned &numLocal) {
+  std::mt19937 rng(seed);
   unsigned numRun = 0;
   for (unsigned batch = 0; batch < kBatches; ++batch) {
     // Sizes of this batch: small and odd, sometimes 1; L sometimes long
@@ -360,12 +389,12 @@ TEST_F(LoweringFuzzTest, RandomDefsMatchTheEvaluator) {
     std::string text;
     llvm::SmallVector<LoweringOptions, 32> options;
     for (unsigned d = 0; d < kDefsPerBatch; ++d) {
-      DefGenerator generator(rng, "p" + std::to_string(d));
+      DefGenerator generator(rng, "p" + std::to_string(d), favourTemporaries);
       text += generator.generate();
       options.push_back(generator.options);
     }
     std::string where =
-        "seed " + std::to_string(kSeed) + ", batch " + std::to_string(batch) +
+        "seed " + std::to_string(seed) + ", batch " + std::to_string(batch) +
         ", sizes M=" + std::to_string(sizes["M"]) +
         ",N=" + std::to_string(sizes["N"]) +
         ",K=" + std::to_string(sizes["K"]) + ",L=" + std::to_string(sizes["L"]);
@@ -381,6 +410,7 @@ TEST_F(LoweringFuzzTest, RandomDefsMatchTheEvaluator) {
         << text;
     ir::Context ctx;
     ir::Program lowered(ctx);
+    unsigned localBefore = numLocal;
     llvm::SmallVector<std::pair<const Def *, LoweredDef>, 32> defs;
     for (unsigned d = 0; d < kDefsPerBatch; ++d) {
       const Def *def = findEntry(*program, "p" + std::to_string(d));
@@ -390,21 +420,26 @@ TEST_F(LoweringFuzzTest, RandomDefsMatchTheEvaluator) {
       ASSERT_TRUE(result.has_value())
           << testing::PrintToString(source.messages) << "\n"
           << text;
+      for (const LoweredKernel &kernel : result->kernels)
+        for (const ir::Instruction &inst : kernel.function->getBody())
+          numLocal += inst.getKind() == ir::InstKind::Alloca;
       defs.push_back({def, std::move(*result)});
     }
+    if (std::getenv("COMPREHEND_FUZZ_DUMP"))
+      llvm::errs() << "// " << numLocal - localBefore << " local temporaries\n";
     std::string irText;
     llvm::raw_string_ostream irStream(irText);
     ir::print(lowered, irStream);
     ASSERT_TRUE(succeeded(ir::verify(lowered, source.diags)))
         << testing::PrintToString(source.messages) << "\n"
         << irText;
-    auto exe = runtime::Executable::compile(*rt, lowered, source.diags);
+    auto exe = runtime::Executable::compile(rt, lowered, source.diags);
     ASSERT_TRUE(bool(exe)) << llvm::toString(exe.takeError()) << "\n" << irText;
 
     for (unsigned d = 0; d < defs.size(); ++d) {
       auto &[def, result] = defs[d];
       std::string failure =
-          runDef(*rt, **exe, *program, *def, result, sizes, rng, source.diags);
+          runDef(rt, **exe, *program, *def, result, sizes, rng, source.diags);
       ++numRun;
       if (failure.empty())
         continue;
@@ -418,11 +453,26 @@ TEST_F(LoweringFuzzTest, RandomDefsMatchTheEvaluator) {
       ADD_FAILURE() << where << ": " << failure
                     << "options: matchBlas=" << options[d].matchBlas
                     << " blockRows=" << options[d].blockRows
-                    << " blockCols=" << options[d].blockCols << "\n"
+                    << " blockCols=" << options[d].blockCols
+                    << " groupWork=" << options[d].groupWork
+                    << " localMemoryBytes=" << options[d].localMemoryBytes
+                    << "\n"
                     << defText << kernelOs.str();
     }
   }
   EXPECT_EQ(numRun, kBatches * kDefsPerBatch);
+}
+
+TEST_F(LoweringFuzzTest, RandomDefsMatchTheEvaluator) {
+  unsigned numLocal = 0;
+  runBatches(*rt, kSeed, /*favourTemporaries=*/false, numLocal);
+}
+
+TEST_F(LoweringFuzzTest, RandomTemporaryChainsMatchTheEvaluator) {
+  unsigned numLocal = 0;
+  runBatches(*rt, kSeed + 1, /*favourTemporaries=*/true, numLocal);
+  // The generator reaches temporaries in local memory, many of them.
+  EXPECT_GE(numLocal, 10u);
 }
 
 } // namespace

@@ -425,6 +425,53 @@ def rows(float(M, N) A) -> (R) {
   runAndCompare(text, "rows", {{"M", 70}, {"N", 3}});
 }
 
+TEST_F(LoweringRunTest, LocalTemporaries) {
+  // Temporaries used within one launch, each group on its own slice, are
+  // allocas in local memory: a row (rows), a plane of two group dimensions
+  // (planes), a tile of the group dimension, shifted or not, with the last
+  // tile clipped (tiles, shifted), a budget that fits some slices only.
+  const char *text = R"TC(
+def rows(float(N, D) X) -> (Y) {
+  s(n) +=! X(n, d) * X(n, d)
+  t(n, d) = X(n, d) / s(n)
+  Y(n, d) = t(n, d) + t(n, 0) - t(n, D - 1)
+}
+def planes(float(N, C, H, W) X) -> (O) {
+  T(n, c, h, w) = X(n, c, h, w) * 2 + 1
+  O(n, c, h, w) = T(n, c, h, w) - T(n, c, 0, W - 1)
+}
+def tiles(float(N) A) -> (O) {
+  T(i) = A(i) * 2
+  U(i) = exp(T(i))
+  O(i) = U(i) - T(i)
+}
+def shifted(float(N) A) -> (O) {
+  T(i) = A(i - 1) * 2 where i in 1:N
+  O(i) = T(i) + 1 where i in 1:N
+}
+)TC";
+  runAndCompare(text, "rows", {{"N", 7}, {"D", 13}});
+  runAndCompare(text, "planes", {{"N", 2}, {"C", 3}, {"H", 4}, {"W", 5}});
+  for (int64_t groupWork : {0, 1, 5, 64}) {
+    SCOPED_TRACE(groupWork);
+    LoweringOptions options;
+    options.groupWork = groupWork;
+    runAndCompare(text, "tiles", {{"N", 150}}, options);
+    runAndCompare(text, "shifted", {{"N", 150}}, options);
+  }
+  for (int64_t bytes : {0, 8, 32 * 1024}) {
+    SCOPED_TRACE(bytes);
+    LoweringOptions options;
+    options.matchBlas = false;
+    options.localMemoryBytes = bytes;
+    runAndCompare(readExample("softmax.tc"), "softmax", {{"N", 7}, {"D", 33}},
+                  options);
+    runAndCompare(readExample("layer_norm.tc"), "layer_norm",
+                  {{"N", 5}, {"D", 17}}, options);
+    runAndCompare(text, "rows", {{"N", 3}, {"D", 2000}}, options);
+  }
+}
+
 TEST_F(LoweringRunTest, Calls) {
   runAndCompare(readExample("mlp.tc"), "mlp",
                 {{"B", 3}, {"M", 7}, {"N", 5}, {"P", 9}});

@@ -187,7 +187,10 @@ TEST(LoweringTest, NegativeBlocksAreReported) {
 
 TEST(LoweringTest, TemporariesFollowOutputs) {
   Lowered lowered(readExample("softmax.tc"));
-  auto result = lowered.lower("softmax", {{"N", 3}, {"D", 4}});
+  // Without local memory every temporary is a global scratch parameter.
+  LoweringOptions options;
+  options.localMemoryBytes = 0;
+  auto result = lowered.lower("softmax", {{"N", 3}, {"D", 4}}, options);
   ASSERT_TRUE(result);
   llvm::SmallVector<std::string, 5> names;
   for (const LoweredTensor &tensor : result->tensors)
@@ -205,6 +208,104 @@ TEST(LoweringTest, TemporariesFollowOutputs) {
   EXPECT_EQ(
       countKind(result->kernels[0].function->getBody(), ir::InstKind::Barrier),
       3u);
+  EXPECT_EQ(
+      countKind(result->kernels[0].function->getBody(), ir::InstKind::Alloca),
+      0u);
+}
+
+/// The allocas at the top of \p function: name -> memref type.
+llvm::StringMap<const ir::MemRefType *> getAllocas(const ir::Function &func) {
+  llvm::StringMap<const ir::MemRefType *> result;
+  for (const ir::Instruction &inst : func.getBody())
+    if (inst.getKind() == ir::InstKind::Alloca)
+      result[inst.getResult(0)->getName()] =
+          llvm::cast<ir::MemRefType>(inst.getResult(0)->getType());
+  return result;
+}
+
+/// The (global, local) flags of the top-level barriers of \p function.
+std::vector<std::pair<bool, bool>> getBarriers(const ir::Function &func) {
+  std::vector<std::pair<bool, bool>> result;
+  for (const ir::Instruction &inst : func.getBody())
+    if (auto barrier = llvm::dyn_cast<ir::BarrierInst>(&inst))
+      result.emplace_back(barrier.isGlobal(), barrier.isLocal());
+  return result;
+}
+
+TEST(LoweringTest, SmallTemporariesLiveInLocalMemory) {
+  Lowered lowered(readExample("softmax.tc"));
+  // On the loop path no temporary is a BLAS operand: all three are used in
+  // the launch over the rows only, each group on its own row.
+  LoweringOptions options;
+  options.matchBlas = false;
+  auto result = lowered.lower("softmax", {{"N", 3}, {"D", 4}}, options);
+  ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
+  llvm::SmallVector<std::string, 5> names;
+  for (const LoweredTensor &tensor : result->tensors)
+    names.push_back(tensor.name);
+  EXPECT_EQ(names, (llvm::SmallVector<std::string, 5>{"X", "Y"}));
+  ASSERT_EQ(result->kernels.size(), 1u);
+  const ir::Function &func = *result->kernels[0].function;
+  EXPECT_EQ(func.getNumParameters(), 2u);
+  EXPECT_EQ(result->kernels[0].tensorIndices,
+            (llvm::SmallVector<unsigned, 4>{0, 1}));
+  llvm::StringMap<const ir::MemRefType *> allocas = getAllocas(func);
+  ASSERT_EQ(allocas.size(), 3u);
+  // One row per group: mx and s one float, e the row of D = 4 floats.
+  EXPECT_EQ(allocas["mx"]->getShape(), (llvm::ArrayRef<int64_t>{1}));
+  EXPECT_EQ(allocas["e"]->getShape(), (llvm::ArrayRef<int64_t>{4, 1}));
+  EXPECT_EQ(allocas["s"]->getShape(), (llvm::ArrayRef<int64_t>{1}));
+  EXPECT_EQ(allocas["e"]->getAddressSpace(), ir::AddressSpace::Local);
+  // Every dependence is through a local temporary.
+  using Flags = std::pair<bool, bool>;
+  EXPECT_EQ(getBarriers(func),
+            (std::vector<Flags>{{false, true}, {false, true}, {false, true}}));
+  // mx dies after e is computed, s and e at the end of the kernel.
+  EXPECT_EQ(countKind(func.getBody(), ir::InstKind::LifetimeStop), 1u);
+  EXPECT_TRUE(succeeded(ir::verify(lowered.program, lowered.source.diags)));
+}
+
+TEST(LoweringTest, LocalMemoryBudgetKeepsLargeSlicesGlobal) {
+  Lowered lowered(readExample("softmax.tc"));
+  // 8 bytes: mx (4 bytes) fits, then e (a row of 16 bytes) does not, then
+  // s (4 bytes) fits again.
+  LoweringOptions options;
+  options.matchBlas = false;
+  options.localMemoryBytes = 8;
+  auto result = lowered.lower("softmax", {{"N", 3}, {"D", 4}}, options);
+  ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
+  llvm::SmallVector<std::string, 5> names;
+  for (const LoweredTensor &tensor : result->tensors)
+    names.push_back(tensor.name);
+  EXPECT_EQ(names, (llvm::SmallVector<std::string, 5>{"X", "Y", "e"}));
+  EXPECT_EQ(result->tensors[2].role, TensorInfo::Role::Temporary);
+  const ir::Function &func = *result->kernels[0].function;
+  llvm::StringMap<const ir::MemRefType *> allocas = getAllocas(func);
+  EXPECT_EQ(allocas.size(), 2u);
+  EXPECT_TRUE(allocas.count("mx") && allocas.count("s"));
+  // mx -> e: local; e -> s: global (which also orders e before Y);
+  // s -> Y: local.
+  using Flags = std::pair<bool, bool>;
+  EXPECT_EQ(getBarriers(func),
+            (std::vector<Flags>{{false, true}, {true, false}, {false, true}}));
+  EXPECT_TRUE(succeeded(ir::verify(lowered.program, lowered.source.diags)));
+}
+
+TEST(LoweringTest, TemporariesOfSeveralLaunchesStayGlobal) {
+  // T(N - 1 - i) crosses groups: two launches share T.
+  Lowered lowered(R"TC(
+def split(float(N) A) -> (O) {
+  T(i) = A(i) * 2
+  O(i) = T(i) + T(N - 1 - i)
+}
+)TC");
+  auto result = lowered.lower("split", {{"N", 100}});
+  ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
+  ASSERT_EQ(result->kernels.size(), 2u);
+  ASSERT_EQ(result->tensors.size(), 3u);
+  EXPECT_EQ(result->tensors[2].name, "T");
+  for (const LoweredKernel &kernel : result->kernels)
+    EXPECT_EQ(countKind(kernel.function->getBody(), ir::InstKind::Alloca), 0u);
 }
 
 TEST(LoweringTest, DependencesAcrossGroupsSplitTheDef) {
@@ -335,9 +436,13 @@ TEST(LoweringTest, CallsAreInlined) {
   llvm::SmallVector<std::string, 8> names;
   for (const LoweredTensor &tensor : result->tensors)
     names.push_back(tensor.name);
+  // The hidden layer O1 lives in local memory, one row of N = 4 per group.
   EXPECT_EQ(names, (llvm::SmallVector<std::string, 8>{"I", "W1", "B1", "W2",
-                                                      "B2", "O2", "O1"}));
-  EXPECT_EQ(result->tensors[6].shape, (llvm::SmallVector<int64_t, 4>{2, 4}));
+                                                      "B2", "O2"}));
+  llvm::StringMap<const ir::MemRefType *> allocas =
+      getAllocas(*result->kernels[0].function);
+  ASSERT_EQ(allocas.size(), 1u);
+  EXPECT_EQ(allocas["O1"]->getShape(), (llvm::ArrayRef<int64_t>{4, 1}));
   // Two statements per call, all keeping the batch row: one launch.
   ASSERT_EQ(result->kernels.size(), 1u);
   EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{2, 1, 1}));
@@ -359,7 +464,9 @@ def twice(float(M) A, float(K) X) -> (C, Y) {
   Y = square(X)
 }
 )TC");
-  auto result = lowered.lower("twice", {{"M", 3}, {"K", 5}});
+  LoweringOptions options;
+  options.localMemoryBytes = 0;
+  auto result = lowered.lower("twice", {{"M", 3}, {"K", 5}}, options);
   ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
   llvm::SmallVector<std::string, 8> names;
   for (const LoweredTensor &tensor : result->tensors)

@@ -87,7 +87,12 @@ TcKernel::compile(runtime::Runtime &runtime, const tc::Program &program,
   const backend::CoreInfo &core = runtime.getCoreInfo();
 
   // The default lowering names the kernel in the tuning cache.
-  auto defaults = lower(program, def, sizes, diags, options.lowering);
+  tc::LoweringOptions defaultLowering = options.lowering;
+  backend::CompileOptions defaultCompile = options.compile;
+  if (llvm::Error error = applyCompileConfiguration({}, core, defaultLowering,
+                                                    defaultCompile))
+    return error;
+  auto defaults = lower(program, def, sizes, diags, defaultLowering);
   if (!defaults)
     return defaults.takeError();
   kernel->key = makeTcTuningKey(*defaults->program, runtime,
@@ -123,8 +128,8 @@ TcKernel::compile(runtime::Runtime &runtime, const tc::Program &program,
       llvm::consumeError(std::move(error));
     kernel->config.clear();
     kernel->configSource = ConfigSource::Default;
-    loweringOptions = options.lowering;
-    compileOptions = options.compile;
+    loweringOptions = defaultLowering;
+    compileOptions = defaultCompile;
   }
 
   Lowering chosen;

@@ -306,10 +306,12 @@ api::tuneTc(runtime::Runtime &runtime, const tc::Program &program,
     DiagnosticEngine quiet(sourceMgr, llvm::nulls());
     ir::Context ctx;
     ir::Program defaultLowering(ctx);
-    if (tc::lowerDef(program, def, sizes, defaultLowering, quiet,
-                     options.lowering))
-      knobs = findTcKnobs(program, def, sizes, options.lowering,
-                          defaultLowering);
+    tc::LoweringOptions lowering = options.lowering;
+    backend::CompileOptions compile = options.compile;
+    llvm::consumeError(applyCompileConfiguration({}, runtime.getCoreInfo(),
+                                                 lowering, compile));
+    if (tc::lowerDef(program, def, sizes, defaultLowering, quiet, lowering))
+      knobs = findTcKnobs(program, def, sizes, lowering, defaultLowering);
   }
   auto space = makeTcSearchSpace(knobs, runtime.getCoreInfo(), entry->info);
   if (!space)

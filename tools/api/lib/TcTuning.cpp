@@ -45,6 +45,7 @@ bool isLaunchParameter(llvm::StringRef name) {
 constexpr llvm::StringLiteral kBlockRows = "tc.block_rows";
 constexpr llvm::StringLiteral kBlockCols = "tc.block_cols";
 constexpr llvm::StringLiteral kGroupWork = "tc.group_work";
+constexpr llvm::StringLiteral kLocalTemporaries = "tc.local_temporaries";
 constexpr llvm::StringLiteral kGemmRows = "gemm.rows";
 constexpr llvm::StringLiteral kGemmCols = "gemm.cols";
 constexpr llvm::StringLiteral kGemmKStep = "gemm.k_step";
@@ -93,6 +94,12 @@ llvm::Error api::applyCompileConfiguration(const Configuration &config,
                                        llvm::Twine(value));
       continue;
     }
+    if (name == kLocalTemporaries) {
+      if (value != 0 && value != 1)
+        return runtime::makeInputError("'" + name + "' must be 0 or 1, not " +
+                                       llvm::Twine(value));
+      continue;
+    }
     if (name == kBlockRows || name == kBlockCols || name == kGroupWork ||
         name == kGemmRows || name == kGemmCols || name == kGemmKStep) {
       if (value < 0)
@@ -109,6 +116,17 @@ llvm::Error api::applyCompileConfiguration(const Configuration &config,
   lowering.blockRows = lookupOr(config, kBlockRows, lowering.blockRows);
   lowering.blockCols = lookupOr(config, kBlockCols, lowering.blockCols);
   lowering.groupWork = lookupOr(config, kGroupWork, lowering.groupWork);
+  // Temporaries go to local memory (within the lowering's budget and the
+  // core's size) where the core has memory of its own for it, unless the
+  // configuration says otherwise.
+  bool local = lookupOr(config, kLocalTemporaries,
+                        core.dedicatedLocalMemory ? 1 : 0) != 0;
+  lowering.localMemoryBytes =
+      local ? std::min<int64_t>(lowering.localMemoryBytes > 0
+                                    ? lowering.localMemoryBytes
+                                    : tc::LoweringOptions().localMemoryBytes,
+                                core.localMemoryBytes)
+            : 0;
   return llvm::Error::success();
 }
 
@@ -144,6 +162,10 @@ TcKnobs api::findTcKnobs(const tc::Program &program, const tc::Def &def,
   });
   knobs.groupWork = changes(
       [](tc::LoweringOptions &options) { options.groupWork = 1024; });
+  knobs.localTemporaries = changes([](tc::LoweringOptions &options) {
+    options.localMemoryBytes =
+        options.localMemoryBytes > 0 ? 0 : tc::LoweringOptions().localMemoryBytes;
+  });
   for (const ir::Function &function : defaultLowering)
     knobs.gemm |= containsKind(function.getBody(), ir::InstKind::Gemm);
   return knobs;
@@ -161,6 +183,12 @@ api::makeTcSearchSpace(const TcKnobs &knobs, const backend::CoreInfo &core,
     if (llvm::Error error = space->addParameter(kBlockRows, blocks, 0))
       return error;
     if (llvm::Error error = space->addParameter(kBlockCols, blocks, 0))
+      return error;
+  }
+  if (knobs.localTemporaries) {
+    const int64_t onOff[] = {0, 1};
+    if (llvm::Error error = space->addParameter(
+            kLocalTemporaries, onOff, core.dedicatedLocalMemory ? 1 : 0))
       return error;
   }
   if (knobs.groupWork) {

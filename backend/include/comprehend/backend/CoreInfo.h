@@ -48,6 +48,11 @@ struct CoreInfo {
   llvm::SmallVector<unsigned, 4> subgroupSizes = {1};
   unsigned maxWorkGroupSize = 256;
   uint64_t localMemoryBytes = 32 * 1024;
+  /// Whether local memory is on-chip memory of its own (OpenCL's
+  /// CL_DEVICE_LOCAL_MEM_TYPE is CL_LOCAL). When it is carved out of global
+  /// memory (CL_GLOBAL, e.g. PoCL on a CPU), staging data there only adds
+  /// copies, so the lowerings keep temporaries in global memory by default.
+  bool dedicatedLocalMemory = true;
   /// 32-bit registers a work-item may use before spilling hurts.
   unsigned registerBudget = 128;
   CoreFeatures features;

@@ -6,15 +6,17 @@
 //  - every tensor of the def (inputs, outputs, then temporaries) becomes a
 //    memref parameter with its modes reversed, because TC is row-major and
 //    memrefs are column-major: `float(A, B, C) T` is `memref<f32xCxBxA>` and
-//    `T(a, b, c)` reads `T'[c, b, a]`; temporaries are global scratch
-//    parameters the caller allocates;
+//    `T(a, b, c)` reads `T'[c, b, a]`; a temporary is an `alloca` of the
+//    work-group's slice when one launch uses it within each group and the
+//    slice is small, else a global scratch parameter the caller allocates;
 //  - TC calls are inlined (callee temporaries become temporaries of the
 //    def);
 //  - isl's dependences between the statements (polyhedral/KernelPlan.h)
 //    decide which statements share a launch: those whose dependences stay
 //    within a work-group run in one launch over their leading LHS indices
-//    (group_id), separated by `barrier.global` where a dependence leaves
-//    the work-item; the others start a new launch;
+//    (group_id), separated by `barrier.global` (`barrier.local` for local
+//    temporaries) where a dependence leaves the work-item; the others start
+//    a new launch;
 //  - statements that are a (batched) matrix product, matrix-vector product,
 //    outer product, row/column sum, elementwise product or scaled copy
 //    become gemm / gemv / ger / sum / hadamard / axpby (`!` means beta = 0),
@@ -67,8 +69,11 @@ struct LoweredKernel {
 
 /// The result of lowering one def.
 struct LoweredDef {
-  /// Every tensor of the def: inputs, outputs, then temporaries (which the
-  /// caller allocates as global scratch).
+  /// The tensors the caller allocates: inputs, outputs, then the
+  /// temporaries held in global memory (global scratch). Temporaries that
+  /// live in local memory (written and read in one launch, each work-group
+  /// within its own small slice) are allocas of their kernel and are not
+  /// listed.
   llvm::SmallVector<LoweredTensor, 4> tensors;
   /// The kernels, launched in this order; each one finishes before the next
   /// starts.
@@ -96,6 +101,10 @@ struct LoweringOptions {
   /// elements of an elementwise statement per group. 0 picks the default
   /// (64). Exposed to the tuner as `tc.group_work`.
   int64_t groupWork = 0;
+  /// The bytes of local memory a launch may use for temporaries (`alloca`
+  /// of the work-group's slice, see LoweredDef::tensors); set from the
+  /// device's local memory. 0 (or less) keeps every temporary in global memory.
+  int64_t localMemoryBytes = 32 * 1024;
 };
 
 /// Lowers the checked def \p def of \p program into new functions of \p out,

@@ -8,6 +8,9 @@
 //                                  BLAS statement (frontend-tc lowering)
 //   tc.group_work                  LHS points per work-group of a loop
 //                                  statement (frontend-tc lowering)
+//   tc.local_temporaries           0/1: temporaries in global or local
+//                                  memory (default: local only where the
+//                                  core has dedicated local memory)
 //   gemm.rows, gemm.cols,          register tile and K step of the gemm
 //   gemm.k_step                    lowering (backend)
 //   work_group_size.0/.1,          launch shape of every kernel of the def
@@ -46,6 +49,8 @@ namespace comprehend::api {
 
 /// Sets the lowering and backend options named by `config` and checks its
 /// names and values: an input error for an unknown name or an illegal value.
+/// An empty configuration gives the defaults for `core` (which differ from
+/// the plain option defaults: local temporaries follow the core).
 /// Work-group and subgroup sizes are function attributes, set later by
 /// applyLaunchConfiguration.
 llvm::Error applyCompileConfiguration(const runtime::Configuration &config,
@@ -64,6 +69,8 @@ struct TcKnobs {
   bool blocks = false;
   /// A loop statement whose last group dimension is tiled.
   bool groupWork = false;
+  /// A temporary that may live in local memory.
+  bool localTemporaries = false;
   /// A gemm instruction, whose register tiling the backend chooses.
   bool gemm = false;
 };

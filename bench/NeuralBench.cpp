@@ -1,0 +1,238 @@
+//===- NeuralBench.cpp - Convolution, softmax and layer norm --------------===//
+//
+// examples/conv2d.tc against CLBlast's Convgemm (same device) and an
+// im2col + cblas_sgemm loop (host); examples/softmax.tc and
+// examples/layer_norm.tc, which no BLAS has, against plain C++ loops over
+// the rows on every core. Softmax and layer norm are memory-bound and
+// reported in GB/s of compulsory traffic (each input read once, each
+// output written once).
+//
+//   bench-nn --benchmark_out=nn.json --benchmark_out_format=json
+//
+//===----------------------------------------------------------------------===//
+#include "BenchSupport.h"
+
+#include <cblas.h>
+
+#include <cmath>
+
+using namespace comprehend;
+using namespace comprehend::bench;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// conv2d: O(n,m,h,w) +=! I(n,c,h+kh,w+kw) * W1(m,c,kh,kw); O += B(m)
+//===----------------------------------------------------------------------===//
+
+struct ConvShape {
+  int64_t n, c, h, w, m, kh, kw;
+  int64_t oh() const { return h - kh + 1; }
+  int64_t ow() const { return w - kw + 1; }
+
+  static ConvShape get(const TcCase &c) {
+    return {c.size("N"), c.size("C"),  c.size("H"), c.size("W"),
+            c.size("M"), c.size("KH"), c.size("KW")};
+  }
+};
+
+std::vector<float> referenceConv2d(const ConvShape &s, const CaseData &data) {
+  const std::vector<float> &in = data.input("I"), &weights = data.input("W1"),
+                           &bias = data.input("B");
+  std::vector<float> out(s.n * s.m * s.oh() * s.ow());
+  parallelFor(s.n * s.m, [&](int64_t begin, int64_t end) {
+    for (int64_t nm = begin; nm < end; ++nm) {
+      int64_t n = nm / s.m, m = nm % s.m;
+      for (int64_t y = 0; y < s.oh(); ++y)
+        for (int64_t x = 0; x < s.ow(); ++x) {
+          double sum = 0;
+          for (int64_t c = 0; c < s.c; ++c)
+            for (int64_t ky = 0; ky < s.kh; ++ky)
+              for (int64_t kx = 0; kx < s.kw; ++kx)
+                sum +=
+                    double(in[((n * s.c + c) * s.h + y + ky) * s.w + x + kx]) *
+                    double(weights[((m * s.c + c) * s.kh + ky) * s.kw + kx]);
+          out[(nm * s.oh() + y) * s.ow() + x] = float(sum + bias[m]);
+        }
+    }
+  });
+  return out;
+}
+
+void registerConv2d(ConvShape s) {
+  TcCase c("conv2d", getExamplePath("conv2d.tc"), "conv2d",
+           {{"N", s.n},
+            {"C", s.c},
+            {"H", s.h},
+            {"W", s.w},
+            {"M", s.m},
+            {"KH", s.kh},
+            {"KW", s.kw}},
+           "O");
+  c.flops = 2.0 * s.n * s.m * s.oh() * s.ow() * s.c * s.kh * s.kw;
+  c.makeData = [s](CaseData &data) {
+    data.inputs["I"] = makeRandom(s.n * s.c * s.h * s.w, 5);
+    data.inputs["W1"] = makeRandom(s.m * s.c * s.kh * s.kw, 6);
+    data.inputs["B"] = makeRandom(s.m, 7);
+    data.expected = referenceConv2d(s, data);
+  };
+  registerComprehend(c);
+
+  // CLBlast's convolution has no bias: the bias is added on the host for the
+  // check only, so the CLBlast time lacks that (cheap) pass.
+  registerClblast(
+      c, {"I", "W1"},
+      [](const TcCase &c, llvm::ArrayRef<cl_mem> buffers,
+         cl_command_queue *queue, cl_event *event) {
+        ConvShape s = ConvShape::get(c);
+        return clblast::Convgemm<float>(
+            clblast::KernelMode::kCrossCorrelation, s.c, s.h, s.w, s.kh, s.kw,
+            /*pad=*/0, 0, /*stride=*/1, 1, /*dilation=*/1, 1, s.m, s.n,
+            buffers[0], 0, buffers[1], 0, buffers[2], 0, queue, event);
+      },
+      /*initialOutput=*/"",
+      [](const TcCase &c, const CaseData &data, std::vector<float> &result) {
+        ConvShape s = ConvShape::get(c);
+        const std::vector<float> &bias = data.input("B");
+        for (size_t i = 0; i < result.size(); ++i)
+          result[i] += bias[(i / (s.oh() * s.ow())) % s.m];
+      });
+
+  // im2col per image, one cblas_sgemm (M x C*KH*KW times C*KH*KW x OH*OW)
+  // and the bias; the images are split over the cores, with one OpenBLAS
+  // thread each.
+  registerHost(
+      c, "openblas",
+      [](const TcCase &c, const CaseData &data, std::vector<float> &result) {
+        ConvShape s = ConvShape::get(c);
+        int64_t patch = s.c * s.kh * s.kw, pixels = s.oh() * s.ow();
+        const float *in = data.input("I").data();
+        const float *weights = data.input("W1").data();
+        const float *bias = data.input("B").data();
+        parallelFor(s.n, [&](int64_t begin, int64_t end) {
+          std::vector<float> columns(patch * pixels);
+          for (int64_t n = begin; n < end; ++n) {
+            for (int64_t c = 0; c < s.c; ++c)
+              for (int64_t ky = 0; ky < s.kh; ++ky)
+                for (int64_t kx = 0; kx < s.kw; ++kx) {
+                  float *row = &columns[((c * s.kh + ky) * s.kw + kx) * pixels];
+                  for (int64_t y = 0; y < s.oh(); ++y)
+                    std::copy_n(&in[((n * s.c + c) * s.h + y + ky) * s.w + kx],
+                                s.ow(), row + y * s.ow());
+                }
+            float *out = &result[n * s.m * pixels];
+            for (int64_t m = 0; m < s.m; ++m)
+              std::fill_n(out + m * pixels, pixels, bias[m]);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s.m, pixels,
+                        patch, 1.0f, weights, patch, columns.data(), pixels,
+                        1.0f, out, pixels);
+          }
+        });
+      },
+      /*openblasThreads=*/1);
+}
+
+//===----------------------------------------------------------------------===//
+// softmax and layer_norm over the rows of X(N,D)
+//===----------------------------------------------------------------------===//
+
+void registerSoftmax(int64_t n, int64_t d) {
+  TcCase c("softmax", getExamplePath("softmax.tc"), "softmax",
+           {{"N", n}, {"D", d}}, "Y");
+  c.bytes = 2.0 * n * d * sizeof(float);
+  c.makeData = [n, d](CaseData &data) {
+    const std::vector<float> &x = data.inputs["X"] = makeRandom(n * d, 8);
+    data.expected.resize(n * d);
+    for (int64_t i = 0; i < n; ++i) {
+      const float *row = &x[i * d];
+      double max = *std::max_element(row, row + d), sum = 0;
+      for (int64_t j = 0; j < d; ++j)
+        sum += std::exp(double(row[j]) - max);
+      for (int64_t j = 0; j < d; ++j)
+        data.expected[i * d + j] = float(std::exp(double(row[j]) - max) / sum);
+    }
+  };
+  registerComprehend(c);
+
+  registerHost(
+      c, "cpu",
+      [](const TcCase &c, const CaseData &data, std::vector<float> &result) {
+        int64_t n = c.size("N"), d = c.size("D");
+        const float *x = data.input("X").data();
+        parallelFor(n, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) {
+            const float *row = x + i * d;
+            float *out = result.data() + i * d;
+            float max = *std::max_element(row, row + d), sum = 0;
+            for (int64_t j = 0; j < d; ++j)
+              sum += out[j] = std::exp(row[j] - max);
+            float scale = 1.0f / sum;
+            for (int64_t j = 0; j < d; ++j)
+              out[j] *= scale;
+          }
+        });
+      });
+}
+
+void registerLayerNorm(int64_t n, int64_t d) {
+  TcCase c("layer_norm", getExamplePath("layer_norm.tc"), "layer_norm",
+           {{"N", n}, {"D", d}}, "Y");
+  c.bytes = (2.0 * n * d + 2.0 * d) * sizeof(float);
+  c.makeData = [n, d](CaseData &data) {
+    const std::vector<float> &x = data.inputs["X"] = makeRandom(n * d, 9);
+    const std::vector<float> &gamma = data.inputs["gamma"] = makeRandom(d, 10);
+    const std::vector<float> &beta = data.inputs["beta"] = makeRandom(d, 11);
+    data.expected.resize(n * d);
+    for (int64_t i = 0; i < n; ++i) {
+      const float *row = &x[i * d];
+      double mean = 0, var = 0;
+      for (int64_t j = 0; j < d; ++j)
+        mean += row[j];
+      mean /= d;
+      for (int64_t j = 0; j < d; ++j)
+        var += (row[j] - mean) * (row[j] - mean);
+      var /= d;
+      double scale = 1.0 / std::sqrt(var + 1e-5);
+      for (int64_t j = 0; j < d; ++j)
+        data.expected[i * d + j] =
+            float(gamma[j] * (row[j] - mean) * scale + beta[j]);
+    }
+  };
+  registerComprehend(c);
+
+  registerHost(
+      c, "cpu",
+      [](const TcCase &c, const CaseData &data, std::vector<float> &result) {
+        int64_t n = c.size("N"), d = c.size("D");
+        const float *x = data.input("X").data();
+        const float *gamma = data.input("gamma").data();
+        const float *beta = data.input("beta").data();
+        parallelFor(n, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) {
+            const float *row = x + i * d;
+            float sum = 0, squares = 0;
+            for (int64_t j = 0; j < d; ++j)
+              sum += row[j];
+            float mean = sum / d;
+            for (int64_t j = 0; j < d; ++j)
+              squares += (row[j] - mean) * (row[j] - mean);
+            float scale = 1.0f / std::sqrt(squares / d + 1e-5f);
+            float *out = result.data() + i * d;
+            for (int64_t j = 0; j < d; ++j)
+              out[j] = gamma[j] * (row[j] - mean) * scale + beta[j];
+          }
+        });
+      });
+}
+
+} // namespace
+
+void comprehend::bench::registerSuite() {
+  registerConv2d({/*n=*/8, /*c=*/16, /*h=*/32, /*w=*/32, /*m=*/16, 3, 3});
+  registerConv2d({/*n=*/8, /*c=*/32, /*h=*/32, /*w=*/32, /*m=*/32, 3, 3});
+  // A small batch that stays in the caches and one of 64 MiB per tensor.
+  registerSoftmax(256, 1024);
+  registerSoftmax(8192, 2048);
+  registerLayerNorm(256, 1024);
+  registerLayerNorm(8192, 2048);
+}
