@@ -15,9 +15,8 @@ static int dispatch(llvm::StringRef command, int (*ir)(), int (*tc)()) {
   case InputLang::Auto:
     break;
   }
-  llvm::errs() << "comprehend " << command
-               << ": cannot tell the language of '" << InputFilename
-               << "'; name it .ir or .tc or pass --lang\n";
+  llvm::errs() << "comprehend " << command << ": cannot tell the language of '"
+               << InputFilename << "'; name it .ir or .tc or pass --lang\n";
   return ExitUsage;
 }
 

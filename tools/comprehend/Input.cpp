@@ -63,14 +63,16 @@ int getConfigOption(llvm::StringRef command, runtime::Configuration &config) {
   }
   auto json = llvm::json::parse(text);
   if (!json) {
-    llvm::errs() << "comprehend " << command << ": error: --config: "
-                 << llvm::toString(json.takeError()) << "\n";
+    llvm::errs() << "comprehend " << command
+                 << ": error: --config: " << llvm::toString(json.takeError())
+                 << "\n";
     return ExitUsage;
   }
   auto parsed = runtime::configurationFromJSON(*json);
   if (!parsed) {
-    llvm::errs() << "comprehend " << command << ": error: --config: "
-                 << llvm::toString(parsed.takeError()) << "\n";
+    llvm::errs() << "comprehend " << command
+                 << ": error: --config: " << llvm::toString(parsed.takeError())
+                 << "\n";
     return ExitUsage;
   }
   config = std::move(*parsed);

@@ -18,8 +18,7 @@ namespace comprehend::tools {
 LogicalResult loadInputFile(llvm::StringRef path, llvm::SourceMgr &sourceMgr);
 
 /// Parses `M=64,N=32` into \p sizes; prints a one-line reason on failure.
-LogicalResult parseSizes(llvm::StringRef text,
-                         llvm::StringMap<int64_t> &sizes);
+LogicalResult parseSizes(llvm::StringRef text, llvm::StringMap<int64_t> &sizes);
 
 /// Reads --config (JSON text, or the path of a JSON file) into \p config;
 /// empty when the option is not given. Prints a one-line reason prefixed by

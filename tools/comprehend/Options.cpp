@@ -10,8 +10,9 @@ namespace comprehend::tools {
 cl::SubCommand CheckCommand("check", "Parse and verify a .ir or .tc file");
 cl::SubCommand CompileCommand("compile",
                               "Compile a .ir or .tc file to IR or SPIR-V");
-cl::SubCommand RangesCommand(
-    "ranges", "Print the inferred index ranges of a .tc file as JSON");
+cl::SubCommand
+    RangesCommand("ranges",
+                  "Print the inferred index ranges of a .tc file as JSON");
 cl::SubCommand RunCommand("run", "Run a kernel on an OpenCL device");
 cl::SubCommand TuneCommand("tune", "Autotune a kernel on an OpenCL device");
 cl::SubCommand DevicesCommand("devices",
@@ -42,17 +43,18 @@ cl::opt<std::string> Entry("entry", cl::desc("Function (def) to use"),
                            cl::sub(RangesCommand), cl::sub(RunCommand),
                            cl::sub(TuneCommand), cl::cat(category));
 
-cl::opt<std::string>
-    Sizes("sizes", cl::desc("Size variables, e.g. --sizes M=64,N=32"),
-          cl::value_desc("M=..,N=.."), cl::sub(CompileCommand),
-          cl::sub(RangesCommand), cl::sub(RunCommand), cl::sub(TuneCommand),
-          cl::cat(category));
+cl::opt<std::string> Sizes("sizes",
+                           cl::desc("Size variables, e.g. --sizes M=64,N=32"),
+                           cl::value_desc("M=..,N=.."), cl::sub(CompileCommand),
+                           cl::sub(RangesCommand), cl::sub(RunCommand),
+                           cl::sub(TuneCommand), cl::cat(category));
 
-cl::opt<std::string> Target("target",
-                            cl::desc("Target core preset (pocl-cpu, "
-                                     "generic-sg8, generic-sg16, generic-sg32)"),
-                            cl::value_desc("core"), cl::init("pocl-cpu"),
-                            cl::sub(CompileCommand), cl::cat(category));
+cl::opt<std::string>
+    Target("target",
+           cl::desc("Target core preset (pocl-cpu, "
+                    "generic-sg8, generic-sg16, generic-sg32)"),
+           cl::value_desc("core"), cl::init("pocl-cpu"),
+           cl::sub(CompileCommand), cl::cat(category));
 
 cl::opt<EmitKind> Emit(
     "emit", cl::desc("What to emit"),
@@ -78,13 +80,12 @@ cl::opt<std::string> Passes("passes",
                             cl::value_desc("a,b,..."), cl::Hidden,
                             cl::sub(CompileCommand), cl::cat(category));
 
-cl::opt<std::string> Config("config",
-                            cl::desc("Tuning configuration (JSON text or file)"),
-                            cl::value_desc("json"), cl::sub(CompileCommand),
-                            cl::sub(RunCommand), cl::cat(category));
+cl::opt<std::string>
+    Config("config", cl::desc("Tuning configuration (JSON text or file)"),
+           cl::value_desc("json"), cl::sub(CompileCommand), cl::sub(RunCommand),
+           cl::cat(category));
 
-cl::opt<std::string> Grid("grid",
-                          cl::desc("Number of work-groups (.ir only)"),
+cl::opt<std::string> Grid("grid", cl::desc("Number of work-groups (.ir only)"),
                           cl::value_desc("X,Y,Z"), cl::sub(RunCommand),
                           cl::sub(TuneCommand), cl::cat(category));
 
@@ -124,12 +125,12 @@ cl::opt<double> Budget("budget", cl::desc("Tuning time budget in seconds"),
 cl::opt<unsigned> Evals("evals", cl::desc("Tuning budget in evaluations"),
                         cl::init(0), cl::sub(TuneCommand), cl::cat(category));
 
-cl::opt<std::string> CachePath(
-    "cache",
-    cl::desc("Tuning cache file (default: "
-             "$XDG_CACHE_HOME/comprehend/tuning.json)"),
-    cl::value_desc("path"), cl::sub(RunCommand), cl::sub(TuneCommand),
-    cl::cat(category));
+cl::opt<std::string>
+    CachePath("cache",
+              cl::desc("Tuning cache file (default: "
+                       "$XDG_CACHE_HOME/comprehend/tuning.json)"),
+              cl::value_desc("path"), cl::sub(RunCommand), cl::sub(TuneCommand),
+              cl::cat(category));
 
 cl::opt<bool> WarningsAsErrors("Werror", cl::desc("Treat warnings as errors"),
                                cl::init(false), cl::sub(CheckCommand),

@@ -1,4 +1,5 @@
-//===- Options.h - Command-line options of the comprehend driver -*- C++ -*-===//
+//===- Options.h - Command-line options of the comprehend driver -*- C++
+//-*-===//
 //
 // Every sub-command and option is declared once, in Options.cpp; the command
 // implementations (one file per area) read them from here.

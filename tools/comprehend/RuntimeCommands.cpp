@@ -335,8 +335,8 @@ static int runIrFile() {
       }
   }
   if (!config.empty()) {
-    std::unique_ptr<ir::Program> configured = ir::parseSource(
-        input.ctx, diags, input.sourceMgr.getMainFileID());
+    std::unique_ptr<ir::Program> configured =
+        ir::parseSource(input.ctx, diags, input.sourceMgr.getMainFileID());
     if (!configured)
       return ExitInvalidInput;
     applyConfiguration(*configured->lookupFunction(entryName), config);

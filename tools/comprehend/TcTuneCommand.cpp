@@ -60,8 +60,8 @@ int tuneTcFile() {
   options.repeat = std::max(1u, unsigned(Repeat));
   options.cachePath = CachePath;
   options.warnings = &llvm::errs();
-  auto result = api::tuneTc(**runtime, *input.program, *def, sizes,
-                            input.diags, options);
+  auto result =
+      api::tuneTc(**runtime, *input.program, *def, sizes, input.diags, options);
   if (!result) {
     if (input.diags.hasErrors()) {
       llvm::consumeError(result.takeError());

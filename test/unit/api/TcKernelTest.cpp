@@ -147,10 +147,10 @@ TEST(TcKernelTest, BadInputIsAnInputError) {
     return result ? llvm::Error::success() : result.takeError();
   };
   llvm::StringMap<int64_t> sizes = {{"M", 3}, {"K", 4}, {"N", 5}};
-  expectInputError(errorOf(TcKernel::compileText(
-                       getRuntime(), "def f(float(N) A) -> (B) { B(i) = ",
-                       "f", {{"N", 3}})),
-                   "error:");
+  expectInputError(
+      errorOf(TcKernel::compileText(
+          getRuntime(), "def f(float(N) A) -> (B) { B(i) = ", "f", {{"N", 3}})),
+      "error:");
   expectInputError(
       errorOf(TcKernel::compileText(getRuntime(), kMatmul, "nope", sizes)),
       "no def 'nope'");

@@ -57,8 +57,8 @@ TEST(TcTunerTest, SameOutputsToleratesRoundingOnlyForFloats) {
   EXPECT_FALSE(sameOutputs(runtime::DType::F32, bytesOf(1.0f), bytesOf(nan)));
   EXPECT_FALSE(sameOutputs(runtime::DType::I32, bytesOf(int32_t(7)),
                            bytesOf(int32_t(8))));
-  EXPECT_FALSE(sameOutputs(runtime::DType::F32, bytesOf(1.0f),
-                           bytesOf(1.0f, 1.0f)));
+  EXPECT_FALSE(
+      sameOutputs(runtime::DType::F32, bytesOf(1.0f), bytesOf(1.0f, 1.0f)));
 }
 
 TEST(TcTunerTest, BestConfigurationGoesToTheCacheAndBackToTheKernel) {
@@ -117,8 +117,7 @@ TEST(TcTunerTest, StaleCachedConfigurationFallsBackToTheDefaults) {
   llvm::StringMap<int64_t> sizes = {{"M", 4}, {"K", 4}, {"N", 4}};
   TcKernelOptions options;
   options.useTuningCache = false;
-  auto kernel =
-      TcKernel::compileText(**rt, kMatmul, "matmul", sizes, options);
+  auto kernel = TcKernel::compileText(**rt, kMatmul, "matmul", sizes, options);
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
 
   TempDir dir;

@@ -89,14 +89,14 @@ TcKernel::compile(runtime::Runtime &runtime, const tc::Program &program,
   // The default lowering names the kernel in the tuning cache.
   tc::LoweringOptions defaultLowering = options.lowering;
   backend::CompileOptions defaultCompile = options.compile;
-  if (llvm::Error error = applyCompileConfiguration({}, core, defaultLowering,
-                                                    defaultCompile))
+  if (llvm::Error error =
+          applyCompileConfiguration({}, core, defaultLowering, defaultCompile))
     return error;
   auto defaults = lower(program, def, sizes, diags, defaultLowering);
   if (!defaults)
     return defaults.takeError();
-  kernel->key = makeTcTuningKey(*defaults->program, runtime,
-                                def.getName().name, def.getSizeVars(), sizes);
+  kernel->key = makeTcTuningKey(*defaults->program, runtime, def.getName().name,
+                                def.getSizeVars(), sizes);
 
   kernel->config = options.config;
   kernel->configSource =
@@ -164,12 +164,10 @@ TcKernel::compile(runtime::Runtime &runtime, const tc::Program &program,
   return kernel;
 }
 
-llvm::Expected<std::unique_ptr<TcKernel>>
-TcKernel::compileText(runtime::Runtime &runtime, llvm::StringRef source,
-                      llvm::StringRef entry,
-                      const llvm::StringMap<int64_t> &sizes,
-                      const TcKernelOptions &options,
-                      llvm::StringRef bufferName) {
+llvm::Expected<std::unique_ptr<TcKernel>> TcKernel::compileText(
+    runtime::Runtime &runtime, llvm::StringRef source, llvm::StringRef entry,
+    const llvm::StringMap<int64_t> &sizes, const TcKernelOptions &options,
+    llvm::StringRef bufferName) {
   llvm::SourceMgr sourceMgr;
   std::string messages;
   llvm::raw_string_ostream os(messages);
@@ -264,8 +262,8 @@ llvm::Expected<runtime::Timing> TcKernel::run(unsigned repeat) {
       std::array<size_t, 3> grid;
       for (unsigned d = 0; d < 3; ++d)
         grid[d] = static_cast<size_t>(launch.grid[d]);
-      auto timing = executable->run(launch.function->getName(), grid,
-                                    arguments[k], 1);
+      auto timing =
+          executable->run(launch.function->getName(), grid, arguments[k], 1);
       if (!timing)
         return timing.takeError();
       kernelMs += timing->getMedianKernelMs();

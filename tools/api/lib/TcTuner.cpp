@@ -106,15 +106,7 @@ public:
     TcKernel *kernel = defaultKernel.get();
     std::unique_ptr<TcKernel> candidate;
     if (config != getDefaultConfig()) {
-      // A candidate's diagnostics would repeat the default's; a candidate
-      // that fails to compile is only dropped.
-      std::string messages;
-      llvm::raw_string_ostream os(messages);
-      DiagnosticEngine quiet(diags.getSourceMgr(), os);
-      TcKernelOptions kernelOptions = getKernelOptions();
-      kernelOptions.config = config;
-      auto compiled = TcKernel::compile(runtime, program, def, sizes, quiet,
-                                        kernelOptions);
+      auto compiled = compileCandidate(config);
       if (!compiled)
         return compiled.takeError();
       candidate = std::move(*compiled);
@@ -161,11 +153,10 @@ public:
       if (tensor.role != tc::TensorInfo::Role::Output)
         continue;
       if (output >= last.size() ||
-          !sameOutputs(*getDType(tensor.type), reference[output],
-                       last[output]))
-        return runtime::makeInputError(
-            "'" + tensor.name + "' differs from the default's with " +
-            runtime::formatConfiguration(config));
+          !sameOutputs(*getDType(tensor.type), reference[output], last[output]))
+        return runtime::makeInputError("'" + tensor.name +
+                                       "' differs from the default's with " +
+                                       runtime::formatConfiguration(config));
       ++output;
     }
     return llvm::Error::success();
@@ -182,13 +173,7 @@ public:
         kernels.push_back(nullptr);
         continue;
       }
-      std::string messages;
-      llvm::raw_string_ostream os(messages);
-      DiagnosticEngine quiet(diags.getSourceMgr(), os);
-      TcKernelOptions kernelOptions = getKernelOptions();
-      kernelOptions.config = config;
-      auto compiled = TcKernel::compile(runtime, program, def, sizes, quiet,
-                                        kernelOptions);
+      auto compiled = compileCandidate(config);
       std::vector<std::vector<unsigned char>> outputs;
       if (!compiled || runOnce(**compiled, outputs)) {
         if (!compiled)
@@ -220,8 +205,8 @@ public:
         medians.push_back(std::numeric_limits<double>::infinity());
         continue;
       }
-      std::nth_element(samples.begin(),
-                       samples.begin() + samples.size() / 2, samples.end());
+      std::nth_element(samples.begin(), samples.begin() + samples.size() / 2,
+                       samples.end());
       medians.push_back(samples[samples.size() / 2]);
     }
     return medians;
@@ -240,6 +225,19 @@ private:
     kernelOptions.lowering = options.lowering;
     kernelOptions.compile = options.compile;
     return kernelOptions;
+  }
+
+  /// Compiles a candidate. Its diagnostics would repeat the default's, so
+  /// they are dropped: a candidate that fails to compile is only skipped.
+  llvm::Expected<std::unique_ptr<TcKernel>>
+  compileCandidate(const Configuration &config) {
+    std::string messages;
+    llvm::raw_string_ostream os(messages);
+    DiagnosticEngine quiet(diags.getSourceMgr(), os);
+    TcKernelOptions kernelOptions = getKernelOptions();
+    kernelOptions.config = config;
+    return TcKernel::compile(runtime, program, def, sizes, quiet,
+                             kernelOptions);
   }
 
   /// Writes the inputs, poisons everything else, launches once and reads
@@ -333,8 +331,7 @@ api::tuneTc(runtime::Runtime &runtime, const tc::Program &program,
   auto found = runtime::runGeneticSearch(
       *space,
       [&](const Configuration &config) { return tuner.evaluate(config); },
-      [&](const Configuration &config) { return tuner.check(config); },
-      search);
+      [&](const Configuration &config) { return tuner.check(config); }, search);
   if (!found)
     return found.takeError();
   result.search = std::move(*found);

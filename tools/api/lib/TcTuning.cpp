@@ -38,8 +38,8 @@ std::string printProgram(const ir::Program &program) {
 }
 
 bool isLaunchParameter(llvm::StringRef name) {
-  return name == runtime::kWorkGroupSize0 ||
-         name == runtime::kWorkGroupSize1 || name == runtime::kSubgroupSize;
+  return name == runtime::kWorkGroupSize0 || name == runtime::kWorkGroupSize1 ||
+         name == runtime::kSubgroupSize;
 }
 
 constexpr llvm::StringLiteral kBlockRows = "tc.block_rows";
@@ -65,8 +65,9 @@ backend::GemmTiling getGemmTiling(const Configuration &config) {
 
 /// Why the gemm tiling of `config` is illegal on `core` for the subgroup
 /// size it chooses (else the core's default).
-std::optional<std::string> checkGemmConfiguration(const Configuration &config,
-                                                  const backend::CoreInfo &core) {
+std::optional<std::string>
+checkGemmConfiguration(const Configuration &config,
+                       const backend::CoreInfo &core) {
   backend::GemmTiling tiling = getGemmTiling(config);
   if (tiling == backend::GemmTiling())
     return std::nullopt;
@@ -103,9 +104,8 @@ llvm::Error api::applyCompileConfiguration(const Configuration &config,
     if (name == kBlockRows || name == kBlockCols || name == kGroupWork ||
         name == kGemmRows || name == kGemmCols || name == kGemmKStep) {
       if (value < 0)
-        return runtime::makeInputError("'" + name +
-                                       "' must not be negative, not " +
-                                       llvm::Twine(value));
+        return runtime::makeInputError(
+            "'" + name + "' must not be negative, not " + llvm::Twine(value));
       continue;
     }
     return runtime::makeInputError("unknown tuning parameter '" + name + "'");
@@ -160,11 +160,12 @@ TcKnobs api::findTcKnobs(const tc::Program &program, const tc::Def &def,
   knobs.blocks = changes([](tc::LoweringOptions &options) {
     options.blockRows = options.blockCols = 64;
   });
-  knobs.groupWork = changes(
-      [](tc::LoweringOptions &options) { options.groupWork = 1024; });
+  knobs.groupWork =
+      changes([](tc::LoweringOptions &options) { options.groupWork = 1024; });
   knobs.localTemporaries = changes([](tc::LoweringOptions &options) {
-    options.localMemoryBytes =
-        options.localMemoryBytes > 0 ? 0 : tc::LoweringOptions().localMemoryBytes;
+    options.localMemoryBytes = options.localMemoryBytes > 0
+                                   ? 0
+                                   : tc::LoweringOptions().localMemoryBytes;
   });
   for (const ir::Function &function : defaultLowering)
     knobs.gemm |= containsKind(function.getBody(), ir::InstKind::Gemm);

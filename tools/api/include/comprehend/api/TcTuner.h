@@ -50,12 +50,10 @@ struct TcTuneResult {
 /// Tunes `def` of `program` at `sizes`. Diagnostics of the def go to
 /// `diags` (the result is then an input error); a failure of the default
 /// variant is returned, failing candidates are only counted.
-llvm::Expected<TcTuneResult> tuneTc(runtime::Runtime &runtime,
-                                    const tc::Program &program,
-                                    const tc::Def &def,
-                                    const llvm::StringMap<int64_t> &sizes,
-                                    DiagnosticEngine &diags,
-                                    const TcTuneOptions &options = {});
+llvm::Expected<TcTuneResult>
+tuneTc(runtime::Runtime &runtime, const tc::Program &program,
+       const tc::Def &def, const llvm::StringMap<int64_t> &sizes,
+       DiagnosticEngine &diags, const TcTuneOptions &options = {});
 
 /// Whether two outputs agree: floats within a relative 1e-3 (another work
 /// split may reorder a sum), NaN only where the other has NaN; integers
