@@ -15,6 +15,7 @@
 #include "Options.h"
 
 #include "comprehend/api/TcTuner.h"
+#include "comprehend/api/TcTuning.h"
 
 #include "comprehend/ir/Context.h"
 #include "comprehend/ir/Diagnostics.h"
@@ -322,17 +323,25 @@ static int runIrFile() {
       fromCache = true;
     }
   }
+  // The same names and checks as for .tc files; the lowering knobs (tc.*)
+  // have nothing to act on here.
+  backend::CompileOptions compileOptions;
   if (!config.empty()) {
-    for (const auto &[name, value] : config)
-      if (name != kWorkGroupSize0 && name != kWorkGroupSize1 &&
-          name != kSubgroupSize) {
-        llvm::errs() << "comprehend run: error: unknown tuning parameter '"
-                     << name << "' for .ir files\n";
-        if (!fromCache)
-          return ExitInvalidInput;
-        config.clear();
-        break;
+    tc::LoweringOptions unused;
+    if (llvm::Error error = api::applyCompileConfiguration(
+            config, (*runtime)->getCoreInfo(), unused, compileOptions)) {
+      if (!fromCache) {
+        llvm::errs() << "comprehend run: error: "
+                     << llvm::toString(std::move(error)) << "\n";
+        return ExitInvalidInput;
       }
+      // A cached configuration of an older compiler is only a missed hint.
+      llvm::errs() << "comprehend run: warning: ignoring the cached "
+                      "configuration: "
+                   << llvm::toString(std::move(error)) << "\n";
+      config.clear();
+      compileOptions = backend::CompileOptions();
+    }
   }
   if (!config.empty()) {
     std::unique_ptr<ir::Program> configured =
@@ -340,7 +349,8 @@ static int runIrFile() {
     if (!configured)
       return ExitInvalidInput;
     applyConfiguration(*configured->lookupFunction(entryName), config);
-    auto recompiled = Executable::compile(**runtime, *configured, diags);
+    auto recompiled =
+        Executable::compile(**runtime, *configured, diags, compileOptions);
     if (!recompiled) {
       if (diags.hasErrors()) {
         llvm::consumeError(recompiled.takeError());

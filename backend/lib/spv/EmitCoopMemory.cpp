@@ -17,6 +17,26 @@ using namespace comprehend::backend::spv;
 using ir::InstKind;
 using ir::ScalarKind;
 
+namespace {
+/// What a cooperative-matrix memory access is: a load takes the memref as
+/// operand 0, a store (whose operand 0 is the matrix) as operand 1, and the
+/// two coordinates follow the memref.
+struct CoopAccess {
+  bool isLoad;
+  bool isAtomic;
+  unsigned memrefIndex;
+};
+
+CoopAccess classifyCoopAccess(const ir::Instruction &inst) {
+  InstKind kind = inst.getKind();
+  bool isLoad = kind == InstKind::CooperativeMatrixLoad ||
+                kind == InstKind::CooperativeMatrixAtomicLoad;
+  bool isAtomic = kind != InstKind::CooperativeMatrixLoad &&
+                  kind != InstKind::CooperativeMatrixStore;
+  return {isLoad, isAtomic, isLoad ? 0u : 1u};
+}
+} // namespace
+
 Id FunctionEmitter::emitVectorLoad(const MemRefDesc &memref, Id offset,
                                    unsigned width) {
   ScalarKind kind = memref.type->getElementKind();
@@ -138,12 +158,7 @@ FunctionEmitter::emitCoopVectorAccess(ir::Instruction &inst, bool checkCols) {
 }
 
 LogicalResult FunctionEmitter::emitCoopLoadStore(ir::Instruction &inst) {
-  InstKind kind = inst.getKind();
-  bool isLoad = kind == InstKind::CooperativeMatrixLoad ||
-                kind == InstKind::CooperativeMatrixAtomicLoad;
-  bool isAtomic = kind != InstKind::CooperativeMatrixLoad &&
-                  kind != InstKind::CooperativeMatrixStore;
-  unsigned memrefIndex = isLoad ? 0 : 1;
+  auto [isLoad, isAtomic, memrefIndex] = classifyCoopAccess(inst);
   const MemRefDesc &memref = getMemRef(inst.getOperand(memrefIndex));
   if (isAtomic &&
       failed(checkAtomicElement(inst, memref.type->getElementKind())))
@@ -207,12 +222,8 @@ LogicalResult FunctionEmitter::emitCoopLoadStore(ir::Instruction &inst) {
 
 llvm::SmallVector<Id, 16>
 FunctionEmitter::emitCoopElementAccess(ir::Instruction &inst) {
+  auto [isLoad, isAtomic, memrefIndex] = classifyCoopAccess(inst);
   InstKind kind = inst.getKind();
-  bool isLoad = kind == InstKind::CooperativeMatrixLoad ||
-                kind == InstKind::CooperativeMatrixAtomicLoad;
-  bool isAtomic = kind != InstKind::CooperativeMatrixLoad &&
-                  kind != InstKind::CooperativeMatrixStore;
-  unsigned memrefIndex = isLoad ? 0 : 1;
   const MemRefDesc &memref = getMemRef(inst.getOperand(memrefIndex));
   Id x = getValue(inst.getOperand(memrefIndex + 1));
   Id y = getValue(inst.getOperand(memrefIndex + 2));

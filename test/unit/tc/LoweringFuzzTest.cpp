@@ -11,6 +11,7 @@
 // lowered IR.
 //
 //===----------------------------------------------------------------------===//
+#include "DeviceTest.h"
 #include "TcTestUtil.h"
 
 #include "comprehend/ir/Context.h"
@@ -269,29 +270,9 @@ std::string DefGenerator::generate() {
          ") {\n" + body + "}\n";
 }
 
-class LoweringFuzzTest : public ::testing::Test {
+class LoweringFuzzTest : public test::DeviceTest {
 protected:
-  static void SetUpTestSuite() {
-    auto created = runtime::Runtime::create();
-    if (!created) {
-      skipReason = llvm::toString(created.takeError());
-      return;
-    }
-    rt = std::move(*created);
-  }
-  static void TearDownTestSuite() { rt.reset(); }
-
-  void SetUp() override {
-    if (!rt)
-      GTEST_SKIP() << "no OpenCL device: " << skipReason;
-  }
-
-  static std::unique_ptr<runtime::Runtime> rt;
-  static std::string skipReason;
 };
-
-std::unique_ptr<runtime::Runtime> LoweringFuzzTest::rt;
-std::string LoweringFuzzTest::skipReason;
 
 /// Runs the lowered def \p lowered on random inputs and compares its outputs
 /// with the evaluator; returns an empty string or what went wrong.

@@ -6,6 +6,7 @@
 // reference evaluator. Odd sizes so no tile divides evenly.
 //
 //===----------------------------------------------------------------------===//
+#include "DeviceTest.h"
 #include "TcTestUtil.h"
 
 #include "comprehend/ir/Context.h"
@@ -25,46 +26,20 @@
 
 using namespace comprehend;
 using namespace comprehend::tc;
+using comprehend::tc::test::readExample;
 using comprehend::tc::test::TcSource;
 
 namespace {
 
-std::string readExample(llvm::StringRef name) {
-  std::string path = std::string(COMPREHEND_EXAMPLES_DIR) + "/" + name.str();
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  return buffer ? (*buffer)->getBuffer().str() : std::string();
-}
-
-class LoweringRunTest : public ::testing::Test {
+class LoweringRunTest : public test::DeviceTest {
 protected:
-  static void SetUpTestSuite() {
-    auto created = runtime::Runtime::create();
-    if (!created) {
-      skipReason = llvm::toString(created.takeError());
-      return;
-    }
-    rt = std::move(*created);
-  }
-  static void TearDownTestSuite() { rt.reset(); }
-
-  void SetUp() override {
-    if (!rt)
-      GTEST_SKIP() << "no OpenCL device: " << skipReason;
-  }
-
   /// Runs def \p entry of \p text with \p sizes on the device and on the
   /// evaluator; returns the largest relative error over all outputs (or a
   /// huge value after a failure, which has been reported).
   double runAndCompare(llvm::StringRef text, llvm::StringRef entry,
                        const llvm::StringMap<int64_t> &sizes,
                        LoweringOptions options = {});
-
-  static std::unique_ptr<runtime::Runtime> rt;
-  static std::string skipReason;
 };
-
-std::unique_ptr<runtime::Runtime> LoweringRunTest::rt;
-std::string LoweringRunTest::skipReason;
 
 double LoweringRunTest::runAndCompare(llvm::StringRef text,
                                       llvm::StringRef entry,

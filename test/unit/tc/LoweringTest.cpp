@@ -18,15 +18,10 @@
 
 using namespace comprehend;
 using namespace comprehend::tc;
+using comprehend::tc::test::readExample;
 using comprehend::tc::test::TcSource;
 
 namespace {
-
-std::string readExample(llvm::StringRef name) {
-  std::string path = std::string(COMPREHEND_EXAMPLES_DIR) + "/" + name.str();
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  return buffer ? (*buffer)->getBuffer().str() : std::string();
-}
 
 /// One TC source lowered into its own IR program.
 struct Lowered {

@@ -46,6 +46,15 @@ public:
   std::unique_ptr<Program> program;
 };
 
+#ifdef COMPREHEND_EXAMPLES_DIR
+/// The text of `examples/<name>`, empty when it cannot be read.
+inline std::string readExample(llvm::StringRef name) {
+  std::string path = std::string(COMPREHEND_EXAMPLES_DIR) + "/" + name.str();
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  return buffer ? (*buffer)->getBuffer().str() : std::string();
+}
+#endif
+
 } // namespace comprehend::tc::test
 
 #endif // COMPREHEND_TEST_UNIT_TC_TCTESTUTIL_H
