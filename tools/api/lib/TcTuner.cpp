@@ -242,8 +242,8 @@ private:
                              kernelOptions);
   }
 
-  /// Writes the inputs (and incoming values), poisons everything else, launches once and reads
-  /// the outputs.
+  /// Writes the inputs (and incoming values), poisons everything else, launches
+  /// once and reads the outputs.
   llvm::Error runOnce(TcKernel &kernel,
                       std::vector<std::vector<unsigned char>> &outputs) {
     for (const auto &[name, bytes] : inputs)
