@@ -11,6 +11,7 @@ packages=(
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   libgtest-dev libgmock-dev libbenchmark-dev
   libclblast-dev libopenblas-dev
+  python3-dev python3-numpy python3-pytest pybind11-dev python3-pybind11
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -143,6 +143,9 @@ public:
   /// The entry the tuning cache files this def under.
   const runtime::TuningKey &getTuningKey() const { return key; }
   runtime::Executable &getExecutable() const { return *executable; }
+  /// The tensor-language program the kernels were compiled from, as the
+  /// backend left it (lowered in place: `compile --emit lowered-ir`).
+  const ir::Program &getProgram() const { return *irProgram; }
 
   /// Copies row-major data into tensor `name` (any tensor; typically an
   /// input, or the incoming value of an output). `bytes` must be the

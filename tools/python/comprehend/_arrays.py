@@ -1,0 +1,57 @@
+"""Turning what callers pass (NumPy arrays, PyTorch CPU tensors, anything with
+``__array__`` or DLPack, Python numbers) into what the C++ side takes."""
+
+import numpy as np
+
+
+def as_array(value, what):
+    """A NumPy array viewing ``value`` where possible (no copy for NumPy
+    arrays and PyTorch CPU tensors)."""
+    if isinstance(value, np.ndarray):
+        return value
+    try:
+        if not hasattr(value, "__array__") and hasattr(value, "__dlpack__"):
+            return np.from_dlpack(value)
+        return np.asarray(value)
+    except Exception as error:  # the producer's own message says why
+        raise ValueError(
+            f"{what}: cannot use {type(value).__name__} as an array: {error}"
+        ) from error
+
+
+def as_writable(value, what):
+    """Like as_array, but the result must share memory with ``value`` and be
+    writable (an ``out=`` array, or an array a tensor-language kernel
+    updates)."""
+    array = as_array(value, what)
+    if not array.flags.writeable:
+        raise ValueError(f"{what} is read-only")
+    return array
+
+
+def check_dtype(array, dtype, what, type_name=None):
+    """A ValueError unless ``array`` has element type ``dtype``."""
+    expected = np.dtype(dtype)
+    if array.dtype != expected:
+        spelled = f"{type_name} ({expected})" if type_name else str(expected)
+        raise ValueError(f"{what} is {spelled} but the array is {array.dtype}")
+
+
+def scalar_text(value, what):
+    """A Python or NumPy number as the text the runtime parses."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, complex):
+        return f"({value.real!r},{value.imag!r})"
+    raise ValueError(f"{what} takes a number, not {type(value).__name__}")
+
+
+def format_shape(shape):
+    shape = tuple(shape)
+    return str(shape)

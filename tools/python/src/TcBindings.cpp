@@ -1,0 +1,541 @@
+//===- TcBindings.cpp - Tensor Comprehensions from Python -----------------===//
+//
+// TcProgram: a parsed and checked TC source (its defs, their signatures,
+// size binding from array shapes with located diagnostics, ranges, compile,
+// tune). TcKernel: one api::TcKernel (a def at concrete sizes on a device)
+// with row-major buffer transfers, launches and its IR / SPIR-V.
+//
+//===----------------------------------------------------------------------===//
+#include "Arrays.h"
+#include "Bindings.h"
+
+#include "comprehend/api/TcKernel.h"
+#include "comprehend/api/TcTuner.h"
+#include "comprehend/api/TcTuning.h"
+#include "comprehend/backend/Spirv.h"
+#include "comprehend/ir/Printer.h"
+#include "comprehend/ir/Verifier.h"
+#include "comprehend/runtime/Error.h"
+#include "comprehend/runtime/TuningCache.h"
+#include "comprehend/tc/Frontend.h"
+#include "comprehend/tc/Ranges.h"
+
+#include <pybind11/stl.h>
+
+#include <map>
+
+using namespace comprehend;
+using namespace comprehend::python;
+
+namespace {
+
+using Sizes = std::map<std::string, int64_t>;
+using Config = std::map<std::string, int64_t>;
+
+llvm::StringMap<int64_t> toStringMap(const Sizes &sizes) {
+  llvm::StringMap<int64_t> result;
+  for (const auto &[name, value] : sizes)
+    result[name] = value;
+  return result;
+}
+
+/// A TC source, parsed and checked once.
+struct TcProgramHandle {
+  llvm::SourceMgr sourceMgr;
+  std::unique_ptr<tc::Program> program;
+  /// Warnings of parsing and checking (e.g. a reduction without `!`).
+  std::string warnings;
+  std::mutex mutex;
+
+  const tc::Def &getDef(const std::string &entry) const {
+    const tc::Def *def = tc::findEntry(*program, entry);
+    if (!def)
+      throw py::value_error(entry.empty() ? "the source defines no function"
+                                          : "no def named '" + entry + "'");
+    return *def;
+  }
+};
+using ProgramPtr = std::shared_ptr<TcProgramHandle>;
+
+ProgramPtr parseProgram(const std::string &source, const std::string &name) {
+  auto handle = std::make_shared<TcProgramHandle>();
+  Outcome outcome;
+  {
+    py::gil_scoped_release release;
+    DiagnosticBuffer buffer(handle->sourceMgr);
+    unsigned id = handle->sourceMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(source, name), llvm::SMLoc());
+    handle->program = tc::loadProgram(buffer.diags, id);
+    if (!handle->program)
+      outcome = Outcome::compile(buffer.take());
+    else
+      handle->warnings = buffer.take();
+  }
+  check(outcome);
+  return handle;
+}
+
+std::string formatShape(llvm::ArrayRef<int64_t> shape) {
+  std::string text = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+const char *getRoleName(tc::TensorInfo::Role role) {
+  switch (role) {
+  case tc::TensorInfo::Role::Input:
+    return "input";
+  case tc::TensorInfo::Role::Output:
+    return "output";
+  case tc::TensorInfo::Role::Temporary:
+    return "temporary";
+  }
+  return "temporary";
+}
+
+py::object getNumpyDType(tc::ScalarType type) {
+  if (std::optional<runtime::DType> dtype = api::getDType(type))
+    return py::str(getNumpyName(*dtype));
+  return py::none();
+}
+
+/// The def's parameters, as the Python layer needs them.
+py::dict describeSignature(const tc::Def &def) {
+  llvm::SmallVector<std::string, 2> incoming = api::getIncomingOutputs(def);
+  auto describe = [&](const tc::Param &param) {
+    py::dict entry;
+    entry["name"] = param.name.name.str();
+    const tc::TensorInfo *info = def.lookupTensor(param.name.name);
+    tc::ScalarType type = param.type
+                              ? param.type->scalar
+                              : (info ? info->type : tc::ScalarType::Float);
+    entry["type"] = tc::getSpelling(type).str();
+    entry["dtype"] = getNumpyDType(type);
+    py::list dims;
+    if (param.type)
+      for (const tc::TensorType::Dim &dim : param.type->dims)
+        dims.append(dim.sizeVar.empty()
+                        ? py::object(py::int_(dim.constant))
+                        : py::object(py::str(dim.sizeVar.str())));
+    entry["dims"] = param.type ? py::object(dims) : py::object(py::none());
+    entry["incoming"] = llvm::is_contained(incoming, param.name.name.str());
+    return entry;
+  };
+  py::dict signature;
+  signature["name"] = def.getName().name.str();
+  signature["size_vars"] = std::vector<std::string>(def.getSizeVars().begin(),
+                                                    def.getSizeVars().end());
+  py::list inputs, outputs;
+  for (const tc::Param &param : def.getInputs())
+    inputs.append(describe(param));
+  for (const tc::Param &param : def.getOutputs())
+    outputs.append(describe(param));
+  signature["inputs"] = inputs;
+  signature["outputs"] = outputs;
+  return signature;
+}
+
+/// Binds the size variables of `def` from `fixed` and the shapes of the
+/// given arrays (inputs, and outputs with a declared type). Disagreements
+/// are located diagnostics at the parameter's dimension.
+Outcome bindSizes(TcProgramHandle &handle, const tc::Def &def,
+                  const std::map<std::string, std::vector<int64_t>> &shapes,
+                  const Sizes &fixed, Sizes &sizes) {
+  for (const auto &[name, value] : fixed)
+    if (!llvm::is_contained(def.getSizeVars(), name))
+      return Outcome::value("'" + name + "' is not a size variable of '" +
+                            def.getName().name.str() + "'");
+  DiagnosticBuffer buffer(handle.sourceMgr);
+  struct Binding {
+    int64_t value;
+    std::string source;
+    Location loc;
+  };
+  std::map<std::string, Binding> bound;
+  for (const auto &[name, value] : fixed)
+    bound[name] = {value, "sizes=", Location()};
+  std::vector<const tc::Param *> params;
+  for (const tc::Param &param : def.getInputs())
+    params.push_back(&param);
+  for (const tc::Param &param : def.getOutputs())
+    params.push_back(&param);
+  for (const tc::Param *param : params) {
+    auto it = shapes.find(param->name.name.str());
+    if (it == shapes.end() || !param->type)
+      continue;
+    const std::vector<int64_t> &shape = it->second;
+    std::string name = param->name.name.str();
+    std::string source = "'" + name + "' (shape " + formatShape(shape) + ")";
+    if (shape.size() != param->type->dims.size()) {
+      buffer.diags.emitError(param->name.loc)
+          << "'" << name << "' has rank " << param->type->dims.size()
+          << " but the array has shape " << formatShape(shape);
+      return Outcome::value(buffer.take());
+    }
+    for (size_t d = 0; d < shape.size(); ++d) {
+      const tc::TensorType::Dim &dim = param->type->dims[d];
+      if (dim.sizeVar.empty()) {
+        if (shape[d] != dim.constant) {
+          buffer.diags.emitError(dim.loc)
+              << "dimension " << d << " of '" << name << "' is " << dim.constant
+              << " but the array has shape " << formatShape(shape);
+          return Outcome::value(buffer.take());
+        }
+        continue;
+      }
+      auto [entry, inserted] = bound.try_emplace(
+          dim.sizeVar.str(), Binding{shape[d], source, dim.loc});
+      if (inserted || entry->second.value == shape[d])
+        continue;
+      auto diag = buffer.diags.emitError(dim.loc);
+      diag << "size '" << dim.sizeVar << "' is " << shape[d] << " in " << source
+           << " but " << entry->second.value << " in " << entry->second.source;
+      if (entry->second.loc.isValid())
+        diag.note(entry->second.loc, "'" + dim.sizeVar + "' bound here");
+      diag.report();
+      return Outcome::value(buffer.take());
+    }
+  }
+  for (const std::string &var : def.getSizeVars()) {
+    auto it = bound.find(var);
+    if (it == bound.end()) {
+      buffer.diags.emitError(def.getName().loc)
+          << "size '" << var << "' of '" << def.getName().name
+          << "' is unknown: no array gives it; pass sizes={'" << var
+          << "': ...}";
+      return Outcome::value(buffer.take());
+    }
+    sizes[var] = it->second.value;
+  }
+  return {};
+}
+
+/// One compiled def at concrete sizes.
+struct TcKernelHandle {
+  DevicePtr device;
+  ProgramPtr program;
+  std::string entry;
+  Sizes sizes;
+  std::unique_ptr<api::TcKernel> kernel;
+};
+using KernelPtr = std::shared_ptr<TcKernelHandle>;
+
+KernelPtr compileKernel(const ProgramPtr &program, const DevicePtr &device,
+                        const std::string &entry, const Sizes &sizes,
+                        std::optional<Config> config, bool useCache,
+                        const std::string &cachePath) {
+  const tc::Def &def = program->getDef(entry);
+  auto handle = std::make_shared<TcKernelHandle>();
+  handle->device = device;
+  handle->program = program;
+  handle->entry = def.getName().name.str();
+  handle->sizes = sizes;
+  Outcome outcome;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> programLock(program->mutex);
+    std::lock_guard<std::mutex> deviceLock(device->mutex);
+    api::TcKernelOptions options;
+    if (config)
+      options.config = runtime::Configuration(config->begin(), config->end());
+    options.useTuningCache = useCache;
+    options.cachePath = cachePath;
+    DiagnosticBuffer buffer(program->sourceMgr);
+    auto kernel =
+        api::TcKernel::compile(*device->runtime, *program->program, def,
+                               toStringMap(sizes), buffer.diags, options);
+    if (kernel)
+      handle->kernel = std::move(*kernel);
+    else
+      outcome = Outcome::fromError(kernel.takeError(), buffer.take());
+  }
+  check(outcome);
+  return handle;
+}
+
+py::dict tune(const ProgramPtr &program, const DevicePtr &device,
+              const std::string &entry, const Sizes &sizes, unsigned evals,
+              double budget, uint64_t seed, unsigned repeat,
+              const std::string &cachePath, py::object progress) {
+  const tc::Def &def = program->getDef(entry);
+  std::optional<CallbackStream> progressStream;
+  if (!progress.is_none())
+    progressStream.emplace(progress);
+  Outcome outcome;
+  std::optional<api::TcTuneResult> result;
+  std::string warnings;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> programLock(program->mutex);
+    std::lock_guard<std::mutex> deviceLock(device->mutex);
+    llvm::raw_string_ostream warningStream(warnings);
+    api::TcTuneOptions options;
+    options.search.maxEvaluations = evals;
+    options.search.timeBudgetSeconds = budget;
+    if (!evals && budget <= 0)
+      options.search.maxEvaluations = 40; // as `comprehend tune`
+    options.search.seed = seed;
+    options.search.progress = progressStream ? &*progressStream : nullptr;
+    options.repeat = std::max(1u, repeat);
+    options.cachePath = cachePath;
+    options.warnings = &warningStream;
+    DiagnosticBuffer buffer(program->sourceMgr);
+    auto tuned = api::tuneTc(*device->runtime, *program->program, def,
+                             toStringMap(sizes), buffer.diags, options);
+    if (tuned)
+      result = std::move(*tuned);
+    else
+      outcome = Outcome::fromError(tuned.takeError(), buffer.take());
+    warningStream.flush();
+  }
+  progressStream.reset();
+  check(outcome);
+  const runtime::SearchResult &search = result->search;
+  py::dict summary;
+  summary["config"] = Config(search.best.begin(), search.best.end());
+  summary["default_config"] =
+      Config(search.defaultConfig.begin(), search.defaultConfig.end());
+  summary["best_ms"] = search.bestMs;
+  summary["default_ms"] = search.defaultMs;
+  summary["speedup"] = search.getSpeedup();
+  summary["evaluations"] = search.numEvaluations;
+  summary["failed"] = search.numFailed;
+  summary["wrong"] = search.numWrong;
+  summary["cache_path"] = result->cachePath;
+  summary["warnings"] = llvm::StringRef(warnings).rtrim().str();
+  return summary;
+}
+
+/// The tensor of `kernel` named `name` and its size in bytes.
+const tc::LoweredTensor &getTensor(const TcKernelHandle &handle,
+                                   const std::string &name) {
+  const tc::LoweredTensor *tensor = handle.kernel->lookupTensor(name);
+  if (!tensor)
+    throw py::value_error("'" + handle.entry + "' has no tensor '" + name +
+                          "'");
+  return *tensor;
+}
+
+void transfer(TcKernelHandle &handle, const std::string &name,
+              const py::buffer &array, bool toDevice) {
+  const tc::LoweredTensor &tensor = getTensor(handle, name);
+  size_t bytes = handle.kernel->getSizeInBytes(tensor);
+  py::buffer_info info = array.request(/*writable=*/!toDevice);
+  checkContiguous(info, bytes, "'" + name + "'");
+  Outcome outcome;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(handle.device->mutex);
+    llvm::Error error = toDevice ? handle.kernel->write(name, info.ptr, bytes)
+                                 : handle.kernel->read(name, info.ptr, bytes);
+    if (error)
+      outcome = Outcome::fromError(std::move(error));
+  }
+  check(outcome);
+}
+
+py::dict run(TcKernelHandle &handle, unsigned repeat) {
+  Outcome outcome;
+  runtime::Timing timing;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(handle.device->mutex);
+    auto result = handle.kernel->run(repeat);
+    if (result)
+      timing = std::move(*result);
+    else
+      outcome = Outcome::fromError(result.takeError());
+  }
+  check(outcome);
+  py::dict result;
+  result["kernel_ms"] = timing.kernelMs;
+  result["wall_ms"] = timing.wallMs;
+  return result;
+}
+
+/// The def lowered again with the kernel's configuration, before the
+/// backend (`compile --emit ir`).
+std::string printIr(TcKernelHandle &handle) {
+  Outcome outcome;
+  std::string text;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(handle.program->mutex);
+    const tc::Def &def = *tc::findEntry(*handle.program->program, handle.entry);
+    const runtime::Configuration &config = handle.kernel->getConfig();
+    tc::LoweringOptions lowering;
+    backend::CompileOptions compile;
+    DiagnosticBuffer buffer(handle.program->sourceMgr);
+    ir::Context context;
+    ir::Program program(context);
+    if (llvm::Error error = api::applyCompileConfiguration(
+            config, handle.device->runtime->getCoreInfo(), lowering, compile)) {
+      outcome = Outcome::fromError(std::move(error));
+    } else if (std::optional<tc::LoweredDef> lowered = tc::lowerDef(
+                   *handle.program->program, def, toStringMap(handle.sizes),
+                   program, buffer.diags, lowering)) {
+      if (!config.empty())
+        api::applyLaunchConfiguration(config, *lowered);
+      llvm::raw_string_ostream os(text);
+      ir::print(program, os);
+    } else {
+      outcome = Outcome::compile(buffer.take());
+    }
+  }
+  check(outcome);
+  return text;
+}
+
+std::string printLoweredIr(TcKernelHandle &handle) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  ir::print(handle.kernel->getProgram(), os);
+  return os.str();
+}
+
+py::bytes getSpirv(TcKernelHandle &handle) {
+  llvm::ArrayRef<uint32_t> words = handle.kernel->getExecutable().getSpirv();
+  return py::bytes(reinterpret_cast<const char *>(words.data()),
+                   words.size() * sizeof(uint32_t));
+}
+
+std::string disassemble(TcKernelHandle &handle) {
+  auto text =
+      backend::disassembleSpirv(handle.kernel->getExecutable().getSpirv());
+  if (!text)
+    Outcome::fromError(text.takeError()).raise();
+  return *text;
+}
+
+py::list describeTensors(const TcKernelHandle &handle) {
+  py::list tensors;
+  for (const tc::LoweredTensor &tensor : handle.kernel->getTensors()) {
+    py::dict entry;
+    entry["name"] = tensor.name;
+    entry["role"] = getRoleName(tensor.role);
+    entry["dtype"] = getNumpyDType(tensor.type);
+    entry["shape"] = py::tuple(py::cast(
+        std::vector<int64_t>(tensor.shape.begin(), tensor.shape.end())));
+    entry["incoming"] = handle.kernel->takesIncomingValue(tensor.name);
+    tensors.append(entry);
+  }
+  return tensors;
+}
+
+} // namespace
+
+void python::bindTc(py::module_ &m) {
+  py::class_<TcProgramHandle, ProgramPtr>(
+      m, "TcProgram", "A Tensor Comprehensions source, parsed and checked.")
+      .def(py::init(&parseProgram), py::arg("source"),
+           py::arg("name") = "<string>")
+      .def_readonly("warnings", &TcProgramHandle::warnings)
+      .def_property_readonly("defs",
+                             [](const TcProgramHandle &handle) {
+                               std::vector<std::string> names;
+                               for (const auto &def : handle.program->getDefs())
+                                 names.push_back(def->getName().name.str());
+                               return names;
+                             })
+      .def(
+          "signature",
+          [](const TcProgramHandle &handle, const std::string &entry) {
+            return describeSignature(handle.getDef(entry));
+          },
+          py::arg("entry") = "")
+      .def(
+          "bind_sizes",
+          [](TcProgramHandle &handle, const std::string &entry,
+             const std::map<std::string, std::vector<int64_t>> &shapes,
+             const Sizes &fixed) {
+            Sizes sizes;
+            check(
+                bindSizes(handle, handle.getDef(entry), shapes, fixed, sizes));
+            return sizes;
+          },
+          py::arg("entry"), py::arg("shapes"), py::arg("fixed") = Sizes())
+      .def(
+          "ranges",
+          [](TcProgramHandle &handle, const std::string &entry,
+             const Sizes &sizes) {
+            const tc::Def &def = handle.getDef(entry);
+            Outcome outcome;
+            std::string json;
+            {
+              py::gil_scoped_release release;
+              std::lock_guard<std::mutex> lock(handle.mutex);
+              DiagnosticBuffer buffer(handle.sourceMgr);
+              llvm::StringMap<int64_t> bound = toStringMap(sizes);
+              std::optional<tc::DefRanges> ranges =
+                  tc::inferRanges(*handle.program, def, bound, buffer.diags);
+              if (!ranges || buffer.diags.hasErrors()) {
+                outcome = Outcome::compile(buffer.take());
+              } else {
+                llvm::raw_string_ostream os(json);
+                tc::printRangesJson(os, def, *ranges, bound, handle.sourceMgr);
+              }
+            }
+            check(outcome);
+            return json;
+          },
+          py::arg("entry"), py::arg("sizes"))
+      .def("compile", &compileKernel, py::arg("device"), py::arg("entry"),
+           py::arg("sizes"), py::arg("config") = py::none(),
+           py::arg("use_cache") = true, py::arg("cache_path") = "")
+      .def("tune", &tune, py::arg("device"), py::arg("entry"), py::arg("sizes"),
+           py::arg("evals") = 0, py::arg("budget") = 0.0, py::arg("seed") = 1,
+           py::arg("repeat") = 10, py::arg("cache_path") = "",
+           py::arg("progress") = py::none());
+
+  py::class_<TcKernelHandle, KernelPtr>(
+      m, "TcKernel", "One TC def compiled at concrete sizes for a device.")
+      .def_readonly("entry", &TcKernelHandle::entry)
+      .def_readonly("sizes", &TcKernelHandle::sizes)
+      .def_property_readonly("tensors", &describeTensors)
+      .def_property_readonly("config",
+                             [](const TcKernelHandle &handle) {
+                               const runtime::Configuration &config =
+                                   handle.kernel->getConfig();
+                               return Config(config.begin(), config.end());
+                             })
+      .def_property_readonly("config_source",
+                             [](const TcKernelHandle &handle) {
+                               return api::getConfigSourceName(
+                                          handle.kernel->getConfigSource())
+                                   .str();
+                             })
+      .def_property_readonly("default_cache_path",
+                             [](const TcKernelHandle &) {
+                               return runtime::TuningCache::getDefaultPath();
+                             })
+      .def(
+          "write",
+          [](TcKernelHandle &handle, const std::string &name,
+             const py::buffer &array) { transfer(handle, name, array, true); },
+          py::arg("name"), py::arg("array"))
+      .def(
+          "read",
+          [](TcKernelHandle &handle, const std::string &name,
+             const py::buffer &array) { transfer(handle, name, array, false); },
+          py::arg("name"), py::arg("array"))
+      .def(
+          "fill",
+          [](TcKernelHandle &handle, const std::string &name, uint8_t byte) {
+            getTensor(handle, name);
+            Outcome outcome;
+            {
+              py::gil_scoped_release release;
+              std::lock_guard<std::mutex> lock(handle.device->mutex);
+              if (llvm::Error error = handle.kernel->fill(name, byte))
+                outcome = Outcome::fromError(std::move(error));
+            }
+            check(outcome);
+          },
+          py::arg("name"), py::arg("byte"))
+      .def("run", &run, py::arg("repeat") = 1)
+      .def("ir", &printIr)
+      .def("lowered_ir", &printLoweredIr)
+      .def("spirv", &getSpirv)
+      .def("spirv_asm", &disassemble);
+}
