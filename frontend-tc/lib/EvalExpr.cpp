@@ -45,6 +45,7 @@ class IntConversion {
 public:
   explicit IntConversion(ScalarType type) : type(type) {
     unsigned bits = getBitWidth(type);
+    wide = bits >= 64;
     if (isUnsigned(type)) {
       min = 0;
       max = std::ldexp(1.0, bits) - 1;
@@ -57,14 +58,16 @@ public:
     if (type == ScalarType::Bool)
       return value != 0 ? 1 : 0;
     // For 64-bit types max rounds up to 2^63 (2^64): convertTo then only
-    // truncates, as here.
+    // truncates, as here. Narrower types go through an int64_t there, which
+    // turns -0 into +0; so does adding +0.
     if (value >= min && value <= max)
-      return std::trunc(value);
+      return wide ? std::trunc(value) : std::trunc(value) + 0.0;
     return convertTo(value, type);
   }
 
 private:
   ScalarType type;
+  bool wide;
   double min, max;
 };
 
