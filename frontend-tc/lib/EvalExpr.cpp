@@ -297,7 +297,8 @@ public:
           continue;
         }
         int64_t x = static_cast<int64_t>(a[l]), y = static_cast<int64_t>(b[l]);
-        o[l] = static_cast<double>(x - y * floorDiv(x, y));
+        // x % -1 is 0; computing it may overflow (INT64_MIN).
+        o[l] = y == -1 ? 0 : static_cast<double>(x - y * floorDiv(x, y));
       }
       break;
     case BinaryOp::Less:
