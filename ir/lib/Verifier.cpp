@@ -202,40 +202,6 @@ bool FunctionVerifier::verifyStructure(const Instruction &inst) {
   return ok;
 }
 
-/// Integer `div`/`rem` by a `constant 0` is rejected: its behaviour is
-/// undefined wherever it runs (SPIR-V OpSDiv/OpSRem), and no program means
-/// it. The spec is silent; tinytc rejects it too. (Floating-point division
-/// by zero is IEEE arithmetic and stays.)
-static void checkIntegerDivisionByZero(const Instruction &inst,
-                                       VerifyContext &vc) {
-  if (inst.getKind() != InstKind::Div && inst.getKind() != InstKind::Rem)
-    return;
-  if (inst.getNumOperands() != 2 || !inst.getOperand(1))
-    return;
-  const Type *type = inst.getOperand(1)->getType();
-  ScalarKind kind;
-  if (const auto *scalar = llvm::dyn_cast_or_null<ScalarType>(type))
-    kind = scalar->getScalarKind();
-  else if (const auto *coop = llvm::dyn_cast_or_null<CoopMatrixType>(type))
-    kind = coop->getComponentKind();
-  else
-    return;
-  if (!isInteger(kind))
-    return;
-  auto constant = llvm::dyn_cast_or_null<ConstantInst>(
-      inst.getOperand(1)->getDefiningInstruction());
-  if (!constant)
-    return;
-  const ConstantValue &value = constant.getValue();
-  const auto *integer = std::get_if<int64_t>(&value);
-  if (integer && *integer == 0)
-    vc.emitOperandError(inst, 1)
-        << "integer "
-        << (inst.getKind() == InstKind::Div ? "division" : "remainder")
-        << " by zero: the divisor of '" << inst.getName()
-        << "' is the constant 0";
-}
-
 void FunctionVerifier::verifyNesting(const Instruction &inst,
                                      ExecContext context) {
   InstCategory category = inst.getDescriptor().category;
@@ -270,10 +236,8 @@ void FunctionVerifier::verifyRegion(const Region &region, ExecContext context) {
             parent->getKind()))
       vc.emitError(inst.getLoc())
           << "'yield' must be the last instruction of its region";
-    if (wellFormed) {
+    if (wellFormed)
       verifyGenerated(inst, vc);
-      checkIntegerDivisionByZero(inst, vc);
-    }
     for (const Region *child : inst.getRegions())
       verifyRegion(*child, context);
     for (const Value *result : inst.getResults())
