@@ -2,7 +2,8 @@
 # Fuzzes one libFuzzer target for a while on its seed corpus.
 # Usage: run-fuzzer.sh <fuzzer> <seconds> <workdir> [--ext=.x] <seed dir|file>...
 # The corpus grows in <workdir>/corpus (kept between runs); a crash, leak,
-# sanitizer report or hang (an input over 60 s) leaves <workdir>/crash-*,
+# sanitizer report or hang (an input over 300 s of wall time: a shared, busy
+# machine can starve a sanitized run for a minute) leaves <workdir>/crash-*,
 # leak-*, timeout-* ... and fails. Prints libFuzzer's final statistics.
 set -euo pipefail
 fuzzer=$1 seconds=$2 work=$3
@@ -32,6 +33,6 @@ for arg in "$@"; do
 done
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-exec "$fuzzer" "$work/corpus" -max_total_time="$seconds" -timeout=60 \
+exec "$fuzzer" "$work/corpus" -max_total_time="$seconds" -timeout=300 \
   -rss_limit_mb=4096 -max_len=16384 -print_final_stats=1 \
   -artifact_prefix="$work/" -close_fd_mask=1
