@@ -307,7 +307,8 @@ void placeLocalTensors(const DefContext &def, llvm::ArrayRef<StmtContext> stmts,
       // Local memory starts undefined: the first access must write every
       // element of the slice without reading it.
       if (!seen && (stmt.lhsTensor != name || stmt.readsLhs ||
-                    llvm::any_of(stmt.reads, [&](const auto &read) {
+                    // An init-capture: Clang 15 cannot capture a binding.
+                    llvm::any_of(stmt.reads, [&name = name](const auto &read) {
                       return read.tensor == name;
                     })))
         ok = false;

@@ -22,8 +22,10 @@
 //
 // A corrupt file (not JSON) or a foreign one (JSON in another format) is
 // reported through the warning stream and treated as empty; it is never an
-// error. A corrupt file is replaced by the next store; a foreign file is
-// never overwritten (store reports a warning and leaves it alone).
+// error. The next store renames a corrupt file to
+// `<cache>.corrupt-<UTC time>` (and says so) before it writes a new cache, so
+// no entry a person could recover is lost; a foreign file is never
+// overwritten (store reports a warning and leaves it alone).
 //
 //===----------------------------------------------------------------------===//
 #ifndef COMPREHEND_RUNTIME_TUNINGCACHE_H
@@ -97,6 +99,8 @@ private:
   /// Reads the file into `entries` (an object of entries).
   FileState read(llvm::json::Object &entries, bool warn) const;
   void warn(const llvm::Twine &message) const;
+  /// Renames a corrupt file to `<path>.corrupt-<UTC time>` and says so.
+  llvm::Error keepAside() const;
 
   std::string path;
   llvm::raw_ostream *warnings;
