@@ -46,6 +46,10 @@ constexpr llvm::StringLiteral kBlockRows = "tc.block_rows";
 constexpr llvm::StringLiteral kBlockCols = "tc.block_cols";
 constexpr llvm::StringLiteral kGroupWork = "tc.group_work";
 constexpr llvm::StringLiteral kLocalTemporaries = "tc.local_temporaries";
+constexpr llvm::StringLiteral kSchedule = "tc.schedule";
+constexpr llvm::StringLiteral kFusion = "tc.fusion";
+constexpr llvm::StringLiteral kTileSizes[] = {"tc.tile0", "tc.tile1",
+                                              "tc.tile2"};
 constexpr llvm::StringLiteral kGemmRows = "gemm.rows";
 constexpr llvm::StringLiteral kGemmCols = "gemm.cols";
 constexpr llvm::StringLiteral kGemmKStep = "gemm.k_step";
@@ -95,14 +99,22 @@ llvm::Error api::applyCompileConfiguration(const Configuration &config,
                                        llvm::Twine(value));
       continue;
     }
-    if (name == kLocalTemporaries) {
+    if (name == kFusion) {
+      if (value < 0 || value > 2)
+        return runtime::makeInputError(
+            "'" + name + "' must be 0 (max), 1 (outer) or 2 (none), not " +
+            llvm::Twine(value));
+      continue;
+    }
+    if (name == kLocalTemporaries || name == kSchedule) {
       if (value != 0 && value != 1)
         return runtime::makeInputError("'" + name + "' must be 0 or 1, not " +
                                        llvm::Twine(value));
       continue;
     }
     if (name == kBlockRows || name == kBlockCols || name == kGroupWork ||
-        name == kGemmRows || name == kGemmCols || name == kGemmKStep) {
+        name == kGemmRows || name == kGemmCols || name == kGemmKStep ||
+        llvm::is_contained(kTileSizes, name)) {
       if (value < 0)
         return runtime::makeInputError(
             "'" + name + "' must not be negative, not " + llvm::Twine(value));
@@ -116,6 +128,18 @@ llvm::Error api::applyCompileConfiguration(const Configuration &config,
   lowering.blockRows = lookupOr(config, kBlockRows, lowering.blockRows);
   lowering.blockCols = lookupOr(config, kBlockCols, lowering.blockCols);
   lowering.groupWork = lookupOr(config, kGroupWork, lowering.groupWork);
+  lowering.useSchedule = lookupOr(config, kSchedule, lowering.useSchedule) != 0;
+  static constexpr poly::FusionStrategy fusions[] = {
+      poly::FusionStrategy::Max, poly::FusionStrategy::KeepOuterParallel,
+      poly::FusionStrategy::None};
+  if (config.count(std::string(kFusion)))
+    lowering.fusion = fusions[lookupOr(config, kFusion, 0)];
+  for (unsigned dim = 0; dim < std::size(kTileSizes); ++dim)
+    if (config.count(std::string(kTileSizes[dim]))) {
+      if (lowering.tileSizes.size() <= dim)
+        lowering.tileSizes.resize(dim + 1, 0);
+      lowering.tileSizes[dim] = lookupOr(config, kTileSizes[dim], 0);
+    }
   // Temporaries go to local memory (within the lowering's budget and the
   // core's size) where the core has memory of its own for it, unless the
   // configuration says otherwise.
