@@ -102,6 +102,8 @@ private:
   llvm::ArrayRef<ScopStatement> statements;
   /// The iterators of the work-item loops of the current chain.
   llvm::SmallVector<std::string, 3> chainIterators;
+  /// The loop iterators of the band under the current mark.
+  llvm::SmallVector<std::string, 3> markedIterators;
 };
 
 IndexExpr Translator::expr(isl_ast_expr *e) {
@@ -258,7 +260,8 @@ void Translator::forNode(isl_ast_node *node, std::vector<AstNode> &out,
 
   // A mapped loop needs step 1; a group loop constant bounds; a work-item
   // loop bounds that do not depend on the other work-item loops.
-  bool mapped = pending != AstNode::Mapping::Sequential && loop.step == 1;
+  bool mapped = pending != AstNode::Mapping::Sequential && loop.step == 1 &&
+                llvm::is_contained(markedIterators, loop.iterator);
   if (mapped && pending == AstNode::Mapping::Group)
     mapped = depth < 3 && evaluate(loop.lo) && evaluate(loop.hi);
   if (mapped && pending == AstNode::Mapping::WorkItem)
@@ -346,11 +349,21 @@ void Translator::node(isl_ast_node *node, std::vector<AstNode> &out,
     return;
   }
   case isl_ast_node_mark: {
+    // `<kind>_<depth>_<members>` (see markName in Schedule.cpp).
     std::string mark = idName(isl_ast_node_mark_get_id(node));
-    AstNode::Mapping mapping = mark == "group" ? AstNode::Mapping::Group
-                               : mark == "work_items"
+    auto [rest, membersText] = llvm::StringRef(mark).rsplit('_');
+    auto [kind, depthText] = rest.rsplit('_');
+    unsigned depth = 0, members = 0;
+    if (depthText.getAsInteger(10, depth) ||
+        membersText.getAsInteger(10, members))
+      throw Untranslatable{"an unknown mark '" + mark + "'"};
+    AstNode::Mapping mapping = kind == "group" ? AstNode::Mapping::Group
+                               : kind == "work_items"
                                    ? AstNode::Mapping::WorkItem
                                    : AstNode::Mapping::Sequential;
+    markedIterators.clear();
+    for (unsigned member = 0; member < members; ++member)
+      markedIterators.push_back("c" + std::to_string(depth + member));
     if (mapping == AstNode::Mapping::WorkItem)
       chainIterators.clear();
     this->node(isl_ast_node_mark_get_node(node), out, mapping, 0);

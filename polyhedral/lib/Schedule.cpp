@@ -147,14 +147,33 @@ void setFusionOptions(isl_ctx *ctx, FusionStrategy fusion) {
   isl_options_set_tile_shift_point_loops(ctx, 0);
 }
 
+/// The mark above a mapped band: `<kind>_<depth>_<members>` (isl reads an
+/// id's name as an identifier), where depth
+/// is the band's schedule depth. isl's AST names the loop of schedule
+/// dimension d `c<d>`, so the mark tells which loops below it belong to
+/// the band (isl drops loops that run once).
+std::string markName(llvm::StringRef kind,
+                     const isl::schedule_node_band &band) {
+  return kind.str() + "_" +
+         std::to_string(isl_schedule_node_get_schedule_depth(band.get())) +
+         "_" + std::to_string(band.n_member());
+}
+
 /// Places the group and work-item marks in one kernel's subtree.
 class Mapper {
 public:
-  explicit Mapper(const ScheduleOptions &options) : options(options) {}
+  Mapper(const ScheduleOptions &options, const StatementModel &model,
+         const Scop &scop, const isl::union_map &dependences)
+      : options(options), model(model), scop(scop), dependences(dependences) {}
 
   /// Maps the kernel whose subtree starts at \p node; returns the node at
   /// the same position.
   isl::schedule_node mapKernel(isl::schedule_node node);
+  /// Outer fusion: one kernel whose groups each run one value of every
+  /// statement's first LHS index, the statements in textual order below.
+  /// Returns the schedule when the dependences allow it and the work below
+  /// the groups has parallelism for the work-items.
+  std::optional<isl::schedule> fuseOuter(const isl::union_set &domain);
 
 private:
   isl::schedule_node mapInside(isl::schedule_node node);
@@ -167,9 +186,130 @@ private:
   static bool hasParallelBand(const isl::schedule_node &node);
   static llvm::SmallVector<int64_t, 4>
   extents(const isl::schedule_node_band &band);
+  /// Below \p band (one point per group), the statements in textual order,
+  /// each with a band over its iterators that \p band does not fix; nullopt
+  /// when that order violates a dependence. \p worthIt tells whether the
+  /// work below then has parallel loops or long reductions for the
+  /// work-items.
+  std::optional<isl::schedule_node>
+  textualInner(const isl::schedule_node_band &band, bool &worthIt);
+  bool isCoincident(unsigned stmt, const isl::map &outer, unsigned dim);
 
   const ScheduleOptions &options;
+  const StatementModel &model;
+  const Scop &scop;
+  const isl::union_map &dependences;
 };
+
+std::optional<isl::schedule> Mapper::fuseOuter(const isl::union_set &domain) {
+  isl::union_map outer =
+      isl::manage(isl_union_map_empty(isl_union_set_get_space(domain.get())));
+  for (unsigned stmt = 0; stmt < scop.stmts.size(); ++stmt) {
+    if (scop.stmts[stmt].lhsIndices.empty())
+      return std::nullopt;
+    outer = outer.unite(isl::union_map(
+        lhsProjection(model.domains[stmt], scop.stmts[stmt], 1)));
+  }
+  isl::union_map sameGroup = outer.apply_range(outer.reverse());
+  if (!dependences.is_subset(sameGroup))
+    return std::nullopt;
+  isl::schedule schedule = isl::manage(isl_schedule_insert_partial_schedule(
+      isl_schedule_from_domain(domain.copy()),
+      isl_multi_union_pw_aff_from_union_map(outer.copy())));
+  auto band = schedule.root().child(0).as<isl::schedule_node_band>();
+  band = band.member_set_coincident(0, true).set_permutable(true);
+  bool worthIt = false;
+  std::optional<isl::schedule_node> inner = textualInner(band, worthIt);
+  if (!inner || !worthIt)
+    return std::nullopt;
+  return inner->schedule();
+}
+
+bool Mapper::isCoincident(unsigned stmt, const isl::map &outer, unsigned dim) {
+  // Self-dependences of the statement between instances of one group must
+  // keep iterator `dim`.
+  const isl::set &domain = model.domains[stmt];
+  isl::union_map self = dependences.intersect_domain(isl::union_set(domain))
+                            .intersect_range(isl::union_set(domain));
+  isl::map sameGroup = outer.apply_range(outer.reverse());
+  isl::map equal = isl::manage(isl_map_equate(
+      isl_map_universe(isl_space_map_from_set(domain.space().release())),
+      isl_dim_in, dim, isl_dim_out, dim));
+  return self.intersect(isl::union_map(sameGroup))
+      .is_subset(isl::union_map(equal));
+}
+
+std::optional<isl::schedule_node>
+Mapper::textualInner(const isl::schedule_node_band &band, bool &worthIt) {
+  worthIt = false;
+  isl::union_set domain = isl::manage(isl_schedule_node_get_domain(band.get()));
+  isl::multi_union_pw_aff partial = band.get_partial_schedule();
+  isl::union_map outer =
+      isl::manage(isl_union_map_from_multi_union_pw_aff(partial.copy()));
+  isl::union_set_list filters(band.ctx(), scop.stmts.size());
+  llvm::SmallVector<unsigned, 8> members;
+  for (unsigned stmt = 0; stmt < scop.stmts.size(); ++stmt) {
+    isl::set stmtDomain = model.domains[stmt];
+    if (domain.intersect(isl::union_set(stmtDomain)).is_empty())
+      continue;
+    filters = filters.add(isl::union_set(stmtDomain));
+    members.push_back(stmt);
+  }
+  isl::schedule_node node =
+      isl::manage(isl_schedule_node_cut(band.child(0).release()));
+  if (members.size() > 1)
+    node = node.insert_sequence(filters);
+  for (unsigned i = 0; i < members.size(); ++i) {
+    unsigned stmt = members[i];
+    const isl::set &stmtDomain = model.domains[stmt];
+    isl::map stmtOuter = isl::manage(isl_map_from_union_map(
+        outer.intersect_domain(isl::union_set(stmtDomain)).release()));
+    // The iterators the group does not fix, in order.
+    unsigned numDims = numSetDims(stmtDomain);
+    isl::space stmtSpace = stmtDomain.space();
+    isl_map *inner = isl_map_from_domain(isl_set_universe(stmtSpace.copy()));
+    llvm::SmallVector<unsigned, 4> dims;
+    for (unsigned dim = 0; dim < numDims; ++dim) {
+      isl::map fixed = stmtOuter.reverse().apply_range(isl::manage(
+          isl_map_from_pw_aff(dimPwAff(stmtDomain.space(), dim).release())));
+      if (fixed.is_single_valued())
+        continue;
+      dims.push_back(dim);
+      inner = isl_map_flat_range_product(
+          inner,
+          isl_map_from_pw_aff(dimPwAff(stmtDomain.space(), dim).release()));
+    }
+    isl::schedule_node leaf =
+        members.size() > 1 ? node.child(i).child(0) : node;
+    if (dims.empty()) {
+      isl_map_free(inner);
+      node = members.size() > 1 ? leaf.parent().parent() : leaf;
+      continue;
+    }
+    isl::map innerMap = isl::manage(inner).intersect_domain(stmtDomain);
+    auto innerBand = leaf.insert_partial_schedule(
+                             isl::manage(isl_multi_union_pw_aff_from_union_map(
+                                 isl_union_map_from_map(innerMap.release()))))
+                         .as<isl::schedule_node_band>();
+    for (unsigned member = 0; member < dims.size(); ++member)
+      if (isCoincident(stmt, stmtOuter, dims[member]))
+        innerBand = innerBand.member_set_coincident(member, true);
+    llvm::SmallVector<int64_t, 4> extent = extents(innerBand);
+    if (innerBand.member_get_coincident(0) ||
+        (scop.origin[stmt].reduction && extent[0] >= options.groupWork))
+      worthIt = true;
+    node = members.size() > 1 ? innerBand.parent().parent()
+                              : isl::schedule_node(innerBand);
+  }
+  node = node.parent();
+  // Valid when every dependence goes forward in the new order.
+  isl::union_map order = node.schedule().get_map();
+  isl::union_map forward =
+      isl::manage(isl_union_map_lex_lt_union_map(order.copy(), order.copy()));
+  if (!dependences.is_subset(forward))
+    return std::nullopt;
+  return node;
+}
 
 bool Mapper::hasParallelBand(const isl::schedule_node &node) {
   if (node.isa<isl::schedule_node_band>() &&
@@ -210,7 +350,15 @@ isl::schedule_node Mapper::mapKernel(isl::schedule_node node) {
   if (band.n_member() > groupDims)
     band = band.split(groupDims);
   llvm::SmallVector<int64_t, 4> extent = extents(band);
-  bool innerParallel = hasParallelBand(band.child(0));
+  bool innerParallel = false;
+  std::optional<isl::schedule_node> textual;
+  if (options.innerMapping) {
+    textual = textualInner(band, innerParallel);
+    if (!textual)
+      innerParallel = false;
+  }
+  if (!innerParallel)
+    textual.reset();
   llvm::SmallVector<int64_t, 4> tiles(groupDims, 1);
   int64_t budget = std::max<int64_t>(1, options.groupWork);
   for (unsigned dim = groupDims; dim-- > 0;) {
@@ -228,7 +376,9 @@ isl::schedule_node Mapper::mapKernel(isl::schedule_node node) {
     if (extent[dim] > 0)
       tiles[dim] = std::min(tiles[dim], extent[dim]);
   if (llvm::all_of(tiles, [](int64_t tile) { return tile == 1; })) {
-    isl::schedule_node mark = band.insert_mark("group");
+    if (textual)
+      band = textual->as<isl::schedule_node_band>();
+    isl::schedule_node mark = band.insert_mark(markName("group", band));
     return mapInside(mark.child(0).child(0)).parent().parent();
   }
   isl::multi_val sizes = isl::manage(
@@ -236,8 +386,10 @@ isl::schedule_node Mapper::mapKernel(isl::schedule_node node) {
   for (unsigned dim = 0; dim < groupDims; ++dim)
     sizes = sizes.set_at(dim, isl::val(band.ctx(), tiles[dim]));
   isl::schedule_node tiled = band.tile(sizes);
-  isl::schedule_node point = tiled.child(0).insert_mark("work_items");
-  return point.parent().insert_mark("group");
+  isl::schedule_node point = tiled.child(0).insert_mark(
+      markName("work_items", tiled.child(0).as<isl::schedule_node_band>()));
+  return point.parent().insert_mark(
+      markName("group", point.parent().as<isl::schedule_node_band>()));
 }
 
 isl::schedule_node Mapper::mapInside(isl::schedule_node node) {
@@ -247,7 +399,7 @@ isl::schedule_node Mapper::mapInside(isl::schedule_node node) {
     if (parallel > 0) {
       if (band.n_member() > parallel)
         band = band.split(parallel);
-      return band.insert_mark("work_items");
+      return band.insert_mark(markName("work_items", band));
     }
   }
   for (int child = 0, e = node.n_children(); child < e; ++child)
@@ -311,7 +463,10 @@ comprehend::poly::mapSchedule(llvm::ArrayRef<std::string> params,
 
     // Map every kernel: the children of a top-level sequence (or set), or
     // the whole tree.
-    Mapper mapper(options);
+    Mapper mapper(options, *model, scop, dependences);
+    if (options.fusion == FusionStrategy::Max && options.innerMapping)
+      if (std::optional<isl::schedule> fused = mapper.fuseOuter(domain))
+        schedule = *fused;
     isl::schedule_node top = schedule.root().child(0);
     if (top.isa<isl::schedule_node_sequence>() ||
         top.isa<isl::schedule_node_set>()) {

@@ -501,6 +501,7 @@ DefLowerer::mapDef(llvm::ArrayRef<StmtContext> stmts, bool keepBlas) {
   scheduleOptions.tileSizes.assign(options.tileSizes.begin(),
                                    options.tileSizes.end());
   scheduleOptions.groupWork = context.groupWork;
+  scheduleOptions.innerMapping = options.innerMapping;
   return poly::mapSchedule({}, scheduled, scheduleOptions);
 }
 
@@ -561,6 +562,7 @@ std::optional<LoweredDef> DefLowerer::run() {
       }
       if (!ok)
         return std::nullopt;
+      result.fromSchedule = true;
       return result;
     }
     // Defs the mapper does not take keep the statement-wise lowering.

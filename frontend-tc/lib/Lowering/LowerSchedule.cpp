@@ -59,12 +59,18 @@ public:
       : def(def), stmts(stmts), b(def.builder) {}
 
   LogicalResult lowerBlock(const std::vector<AstNode> &nodes, bool collective);
+  /// Creates the local buffers of the parallel reductions in \p node.
+  void createReductionBuffers(const AstNode &node, bool collective);
 
 private:
   LogicalResult lower(const AstNode &node, bool collective);
   LogicalResult lowerFor(const AstNode &node, bool collective);
   LogicalResult lowerWorkItems(const AstNode &node);
   LogicalResult lowerReduction(const AstNode &node);
+  /// A reduction loop at the group level, spread over its work-items.
+  LogicalResult lowerParallelReduction(const AstNode &node);
+  /// Whether \p node is a reduction that lowerParallelReduction takes.
+  bool isParallelReduction(const AstNode &node) const;
   LogicalResult lowerIf(const AstNode &node, bool collective);
   LogicalResult lowerInstance(const AstNode &node);
   /// Runs \p node in a foreach over one point (one work-item).
@@ -86,7 +92,13 @@ private:
   llvm::ArrayRef<StmtContext> stmts;
   ir::Builder &b;
   llvm::StringMap<ir::Value *> iterators;
+  /// Per element kind: one partial result per subgroup (local memory).
+  llvm::DenseMap<unsigned, ir::Value *> reductionBuffers;
 };
+
+/// Partial results of a parallel reduction: one per subgroup, so a
+/// work-group may have up to this many subgroups.
+constexpr int64_t kMaxSubgroups = 1024;
 
 } // namespace
 
@@ -251,10 +263,12 @@ LogicalResult ScheduleLowerer::lowerFor(const AstNode &node, bool collective) {
   }
   if (node.mapping == AstNode::Mapping::WorkItem && collective)
     return lowerWorkItems(node);
-  if (collective && !hasWorkItems(node))
+  if (collective && !hasWorkItems(node) && !isParallelReduction(node))
     return lowerOnOneWorkItem(node);
   if (node.reduction && !collective)
     return lowerReduction(node);
+  if (collective && isParallelReduction(node))
+    return lowerParallelReduction(node);
   ir::Value *lo = index(node.lo), *hi = index(node.hi);
   if (!lo || !hi)
     return failure();
@@ -387,6 +401,184 @@ LogicalResult ScheduleLowerer::lowerReduction(const AstNode &node) {
   return success();
 }
 
+bool ScheduleLowerer::isParallelReduction(const AstNode &node) const {
+  if (node.kind != AstNode::Kind::For || !node.reduction || node.step != 1)
+    return false;
+  const StmtContext &stmt = stmts[node.children.front().statement];
+  // `*` has no subgroup reduction.
+  ReductionKind kind = stmt.stmt.getReduction();
+  if (kind != ReductionKind::Add && kind != ReductionKind::Max &&
+      kind != ReductionKind::Min)
+    return false;
+  def.scope = stmt.scope;
+  const TensorBinding *lhs = def.lookup(stmt.stmt.getLhs().name);
+  return lhs && lhs->type != ScalarType::Bool;
+}
+
+void ScheduleLowerer::createReductionBuffers(const AstNode &node,
+                                             bool collective) {
+  if (collective && isParallelReduction(node)) {
+    const StmtContext &stmt = stmts[node.children.front().statement];
+    def.scope = stmt.scope;
+    const TensorBinding *lhs = def.lookup(stmt.stmt.getLhs().name);
+    unsigned key = static_cast<unsigned>(lhs->kind);
+    if (!reductionBuffers.count(key)) {
+      const auto *type =
+          ir::MemRefType::get(b.getContext(), lhs->kind, {kMaxSubgroups}, {},
+                              ir::AddressSpace::Local);
+      ir::Value *buffer = b.create<ir::AllocaInst>(loc(), type)->getResult(0);
+      reductionBuffers[key] = buffer;
+    }
+    return;
+  }
+  bool inner = collective && !(node.kind == AstNode::Kind::For &&
+                               node.mapping == AstNode::Mapping::WorkItem);
+  for (const AstNode &child : node.children)
+    createReductionBuffers(child, inner);
+  for (const AstNode &child : node.elseChildren)
+    createReductionBuffers(child, inner);
+}
+
+/// The reduction of \p value over a subgroup.
+static ir::Value *subgroupReduce(ir::Builder &b, Location loc,
+                                 ReductionKind kind, ir::Value *value) {
+  switch (kind) {
+  case ReductionKind::Max:
+    return b.create<ir::SubgroupReduceMaxInst>(loc, value)->getResult(0);
+  case ReductionKind::Min:
+    return b.create<ir::SubgroupReduceMinInst>(loc, value)->getResult(0);
+  default:
+    return b.create<ir::SubgroupReduceAddInst>(loc, value)->getResult(0);
+  }
+}
+
+LogicalResult ScheduleLowerer::lowerParallelReduction(const AstNode &node) {
+  // Each work-item accumulates every work-group-size-th iteration, the
+  // subgroups reduce their work-items' partials and leave one per subgroup
+  // in local memory; after a barrier the first subgroup combines those and
+  // one work-item updates the LHS element.
+  const AstNode &instance = node.children.front();
+  const StmtContext &stmtContext = stmts[instance.statement];
+  const ComprehensionStmt &stmt = stmtContext.stmt;
+  ReductionKind kind = stmt.getReduction();
+  Location l = stmt.getLoc();
+  def.scope = stmtContext.scope;
+  const TensorBinding *lhs = def.lookup(stmt.getLhs().name);
+  ir::Value *buffer = reductionBuffers.lookup(static_cast<unsigned>(lhs->kind));
+  ir::Value *lo = index(node.lo), *hi = index(node.hi);
+  if (!lhs || !buffer || !lo || !hi)
+    return failure();
+  ir::Region *outer = b.getInsertionRegion();
+  auto toIndex = [&](ir::Value *value) {
+    return b.create<ir::CastInst>(l, b.getIndexType(), value)->getResult(0);
+  };
+  // Work-item coordinates inside an spmd region.
+  struct Ids {
+    ir::Value *subgroup, *lane, *subgroupSize, *numSubgroups;
+  };
+  auto ids = [&]() {
+    Ids result;
+    result.subgroup =
+        toIndex(b.create<ir::SubgroupLinearIdInst>(l)->getResult(0));
+    result.lane = toIndex(b.create<ir::SubgroupLocalIdInst>(l)->getResult(0));
+    result.subgroupSize =
+        toIndex(b.create<ir::SubgroupSizeInst>(l)->getResult(0));
+    ir::Value *x =
+        toIndex(b.create<ir::NumSubgroupsInst>(l, ir::Comp3::X)->getResult(0));
+    ir::Value *y =
+        toIndex(b.create<ir::NumSubgroupsInst>(l, ir::Comp3::Y)->getResult(0));
+    result.numSubgroups = b.create<ir::MulInst>(l, x, y)->getResult(0);
+    return result;
+  };
+  ExprLowerer identityLowerer(def, stmtContext);
+  auto identity = [&]() {
+    return identityLowerer.constant(l, lhs->type, getIdentity(kind, lhs->type));
+  };
+
+  // Partials.
+  auto partials = b.create<ir::ParallelInst>(l);
+  b.setInsertionPointToEnd(partials.getBody());
+  Ids first = ids();
+  ir::Value *workItem =
+      b.create<ir::AddInst>(
+           l,
+           b.create<ir::MulInst>(l, first.subgroup, first.subgroupSize)
+               ->getResult(0),
+           first.lane)
+          ->getResult(0);
+  ir::Value *workItems =
+      b.create<ir::MulInst>(l, first.numSubgroups, first.subgroupSize)
+          ->getResult(0);
+  ir::Value *start = b.create<ir::AddInst>(l, lo, workItem)->getResult(0);
+  auto loop = b.create<ir::ForInst>(l, start, hi, workItems,
+                                    llvm::ArrayRef<ir::Value *>{identity()});
+  ir::Region *partialRegion = b.getInsertionRegion();
+  iterators[node.iterator] = loop.getBody().getParameter(0);
+  b.setInsertionPointToEnd(loop.getBody());
+  ExprLowerer lowerer(def, stmtContext);
+  bindInstance(instance, lowerer);
+  ir::Value *value = lowerer.lowerValueAs(stmt.getRhs(), lhs->type);
+  if (!value || lowerer.hasFailed()) {
+    b.setInsertionPointToEnd(*outer);
+    return failure();
+  }
+  b.create<ir::YieldInst>(
+      l, llvm::ArrayRef<ir::Value *>{
+             combine(b, l, kind, loop.getBody().getParameter(1), value)});
+  b.setInsertionPointToEnd(*partialRegion);
+  ir::Value *mine = subgroupReduce(b, l, kind, loop->getResult(0));
+  ir::Value *zero = constant(0);
+  auto firstLane = b.create<ir::IfInst>(
+      l, llvm::ArrayRef<const ir::Type *>(),
+      b.create<ir::EqualInst>(l, first.lane, zero)->getResult(0));
+  b.setInsertionPointToEnd(firstLane.getThen());
+  b.create<ir::StoreInst>(l, mine, buffer,
+                          llvm::ArrayRef<ir::Value *>{first.subgroup});
+  b.setInsertionPointToEnd(*outer);
+  b.create<ir::BarrierInst>(l, /*global=*/false, /*local=*/true);
+
+  // Combine.
+  auto total = b.create<ir::ParallelInst>(l);
+  b.setInsertionPointToEnd(total.getBody());
+  Ids second = ids();
+  auto firstSubgroup = b.create<ir::IfInst>(
+      l, llvm::ArrayRef<const ir::Type *>(),
+      b.create<ir::EqualInst>(l, second.subgroup, constant(0))->getResult(0));
+  b.setInsertionPointToEnd(firstSubgroup.getThen());
+  ir::Region *combineRegion = b.getInsertionRegion();
+  auto gather = b.create<ir::ForInst>(l, second.lane, second.numSubgroups,
+                                      second.subgroupSize,
+                                      llvm::ArrayRef<ir::Value *>{identity()});
+  b.setInsertionPointToEnd(gather.getBody());
+  ir::Value *part =
+      b.create<ir::LoadInst>(
+           l, buffer,
+           llvm::ArrayRef<ir::Value *>{gather.getBody().getParameter(0)})
+          ->getResult(0);
+  b.create<ir::YieldInst>(
+      l, llvm::ArrayRef<ir::Value *>{
+             combine(b, l, kind, gather.getBody().getParameter(1), part)});
+  b.setInsertionPointToEnd(*combineRegion);
+  ir::Value *sum = subgroupReduce(b, l, kind, gather->getResult(0));
+  auto writer = b.create<ir::IfInst>(
+      l, llvm::ArrayRef<const ir::Type *>(),
+      b.create<ir::EqualInst>(l, second.lane, constant(0))->getResult(0));
+  b.setInsertionPointToEnd(writer.getThen());
+  ExprLowerer lhsLowerer(def, stmtContext);
+  for (unsigned i = 0; i < stmt.getIndices().size(); ++i)
+    lhsLowerer.bindIndex(stmtContext.ranges[i].var, index(instance.args[i]));
+  llvm::SmallVector<ir::Value *, 4> subscripts =
+      lhsLowerer.lowerLhsSubscripts(*lhs);
+  ir::Value *old =
+      b.create<ir::LoadInst>(l, lhs->memref, subscripts)->getResult(0);
+  b.create<ir::StoreInst>(stmt.getLhs().loc, combine(b, l, kind, old, sum),
+                          lhs->memref, subscripts);
+  b.setInsertionPointToEnd(*outer);
+  // The buffer is free for the next reduction once everyone has read it.
+  b.create<ir::BarrierInst>(l, /*global=*/false, /*local=*/true);
+  return success();
+}
+
 LogicalResult ScheduleLowerer::lowerIf(const AstNode &node, bool collective) {
   ir::Value *cond = condition(node.condition);
   if (!cond)
@@ -410,5 +602,6 @@ LogicalResult lowering::lowerScheduledKernel(DefContext &def,
   def.grid = kernel.grid;
   def.groupOrigins.clear();
   ScheduleLowerer lowerer(def, stmts);
+  lowerer.createReductionBuffers(kernel.root, /*collective=*/true);
   return lowerer.lowerBlock(kernel.root.children, /*collective=*/true);
 }

@@ -48,6 +48,7 @@ constexpr llvm::StringLiteral kGroupWork = "tc.group_work";
 constexpr llvm::StringLiteral kLocalTemporaries = "tc.local_temporaries";
 constexpr llvm::StringLiteral kSchedule = "tc.schedule";
 constexpr llvm::StringLiteral kFusion = "tc.fusion";
+constexpr llvm::StringLiteral kInnerMapping = "tc.inner_mapping";
 constexpr llvm::StringLiteral kTileSizes[] = {"tc.tile0", "tc.tile1",
                                               "tc.tile2"};
 constexpr llvm::StringLiteral kGemmRows = "gemm.rows";
@@ -106,7 +107,8 @@ llvm::Error api::applyCompileConfiguration(const Configuration &config,
             llvm::Twine(value));
       continue;
     }
-    if (name == kLocalTemporaries || name == kSchedule) {
+    if (name == kLocalTemporaries || name == kSchedule ||
+        name == kInnerMapping) {
       if (value != 0 && value != 1)
         return runtime::makeInputError("'" + name + "' must be 0 or 1, not " +
                                        llvm::Twine(value));
@@ -129,6 +131,8 @@ llvm::Error api::applyCompileConfiguration(const Configuration &config,
   lowering.blockCols = lookupOr(config, kBlockCols, lowering.blockCols);
   lowering.groupWork = lookupOr(config, kGroupWork, lowering.groupWork);
   lowering.useSchedule = lookupOr(config, kSchedule, lowering.useSchedule) != 0;
+  lowering.innerMapping =
+      lookupOr(config, kInnerMapping, core.features.subgroups ? 1 : 0) != 0;
   static constexpr poly::FusionStrategy fusions[] = {
       poly::FusionStrategy::Max, poly::FusionStrategy::KeepOuterParallel,
       poly::FusionStrategy::None};

@@ -79,6 +79,10 @@ struct LoweredDef {
   /// The kernels, launched in this order; each one finishes before the next
   /// starts.
   llvm::SmallVector<LoweredKernel, 2> kernels;
+  /// Whether the kernels come from the def's mapped isl schedule
+  /// (LoweringOptions::useSchedule) rather than one loop nest per
+  /// statement.
+  bool fromSchedule = false;
 };
 
 struct LoweringOptions {
@@ -115,6 +119,13 @@ struct LoweringOptions {
   /// Tile sizes of the outermost parallel band, outermost first; missing
   /// or 0 entries take the mapper's default (`tc.tile0` .. `tc.tile2`).
   llvm::SmallVector<int64_t, 3> tileSizes;
+  /// Map the statements below a one-point-per-group outer band to the
+  /// work-items of the group, reductions in parallel (per-work-item
+  /// partials, subgroup reductions, a tree over the subgroups in local
+  /// memory); when false, loops below the work-item loops run sequentially
+  /// in each work-item (what a CPU vectorises best). Exposed as
+  /// `tc.inner_mapping`; the default follows the core (on with subgroups).
+  bool innerMapping = true;
 };
 
 /// Prints the mapped schedule of \p def (`compile --emit schedule`): isl's

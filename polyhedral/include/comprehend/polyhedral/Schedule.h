@@ -56,6 +56,12 @@ struct ScheduleOptions {
   /// default so that the inner loops go to the work-items.
   llvm::SmallVector<int64_t, 4> tileSizes;
   int64_t groupWork = 64;
+  /// When a group gets one point of the outer band, run the statements
+  /// below it in textual order, each loop nest on the work-items of the
+  /// group (reductions in parallel), instead of isl's inner schedule.
+  /// Chosen when those loop nests have parallel loops or reductions of at
+  /// least `groupWork` iterations.
+  bool innerMapping = true;
 };
 
 /// A guard of the AST: a comparison of two IndexExprs or a conjunction /
