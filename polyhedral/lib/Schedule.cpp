@@ -295,8 +295,10 @@ Mapper::textualInner(const isl::schedule_node_band &band, bool &worthIt) {
       if (isCoincident(stmt, stmtOuter, dims[member]))
         innerBand = innerBand.member_set_coincident(member, true);
     llvm::SmallVector<int64_t, 4> extent = extents(innerBand);
-    if (innerBand.member_get_coincident(0) ||
-        (scop.origin[stmt].reduction && extent[0] >= options.groupWork))
+    // Worth a group per point when a loop nest below has a parallel loop
+    // or a reduction long enough to occupy the work-items.
+    if ((innerBand.member_get_coincident(0) || scop.origin[stmt].reduction) &&
+        extent[0] >= options.groupWork)
       worthIt = true;
     node = members.size() > 1 ? innerBand.parent().parent()
                               : isl::schedule_node(innerBand);
@@ -464,7 +466,14 @@ comprehend::poly::mapSchedule(llvm::ArrayRef<std::string> params,
     // Map every kernel: the children of a top-level sequence (or set), or
     // the whole tree.
     Mapper mapper(options, *model, scop, dependences);
-    if (options.fusion == FusionStrategy::Max && options.innerMapping)
+    // Outer fusion only where isl left several kernels: it saves launches
+    // and the global round trips of temporaries between them, but gives
+    // fewer groups than a kernel isl fused by itself.
+    isl::schedule_node first = schedule.root().child(0);
+    bool severalKernels = first.isa<isl::schedule_node_sequence>() ||
+                          first.isa<isl::schedule_node_set>();
+    if (options.fusion == FusionStrategy::Max && options.innerMapping &&
+        severalKernels)
       if (std::optional<isl::schedule> fused = mapper.fuseOuter(domain))
         schedule = *fused;
     isl::schedule_node top = schedule.root().child(0);

@@ -131,8 +131,7 @@ llvm::Error api::applyCompileConfiguration(const Configuration &config,
   lowering.blockCols = lookupOr(config, kBlockCols, lowering.blockCols);
   lowering.groupWork = lookupOr(config, kGroupWork, lowering.groupWork);
   lowering.useSchedule = lookupOr(config, kSchedule, lowering.useSchedule) != 0;
-  lowering.innerMapping =
-      lookupOr(config, kInnerMapping, core.features.subgroups ? 1 : 0) != 0;
+  lowering.innerMapping = lookupOr(config, kInnerMapping, 1) != 0;
   static constexpr poly::FusionStrategy fusions[] = {
       poly::FusionStrategy::Max, poly::FusionStrategy::KeepOuterParallel,
       poly::FusionStrategy::None};
@@ -197,6 +196,19 @@ TcKnobs api::findTcKnobs(const tc::Program &program, const tc::Def &def,
   });
   for (const ir::Function &function : defaultLowering)
     knobs.gemm |= containsKind(function.getBody(), ir::InstKind::Gemm);
+  {
+    tc::LoweringOptions options = base;
+    options.useSchedule = true;
+    llvm::SourceMgr sourceMgr;
+    std::string messages;
+    llvm::raw_string_ostream os(messages);
+    DiagnosticEngine quiet(sourceMgr, os);
+    ir::Context ctx;
+    ir::Program probe(ctx);
+    std::optional<tc::LoweredDef> lowered =
+        tc::lowerDef(program, def, sizes, probe, quiet, options);
+    knobs.schedule = lowered && lowered->fromSchedule && !quiet.hasErrors();
+  }
   return knobs;
 }
 
@@ -224,6 +236,23 @@ api::makeTcSearchSpace(const TcKnobs &knobs, const backend::CoreInfo &core,
     const int64_t work[] = {0, 16, 64, 256, 1024, 4096, 16384, 65536};
     if (llvm::Error error = space->addParameter(kGroupWork, work, 0))
       return error;
+  }
+  if (knobs.schedule) {
+    // The mapper's knobs; tc.schedule = 0 keeps the statement-wise
+    // lowering, where the others change nothing. Tile sizes are legal at
+    // any value (clipped to the band's extent); 0 is the mapper's default.
+    const int64_t onOff[] = {0, 1};
+    const int64_t fusions[] = {0, 1, 2};
+    const int64_t tiles[] = {0, 1, 16, 64, 256};
+    if (llvm::Error error = space->addParameter(kSchedule, onOff, 0))
+      return error;
+    if (llvm::Error error = space->addParameter(kFusion, fusions, 0))
+      return error;
+    if (llvm::Error error = space->addParameter(kInnerMapping, onOff, 1))
+      return error;
+    for (llvm::StringLiteral tile : llvm::ArrayRef(kTileSizes).take_front(2))
+      if (llvm::Error error = space->addParameter(tile, tiles, 0))
+        return error;
   }
   if (knobs.gemm) {
     // 0 is the compiler's own choice (which depends on the problem sizes),
