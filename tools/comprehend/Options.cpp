@@ -62,7 +62,9 @@ cl::opt<EmitKind> Emit(
                clEnumValN(EmitKind::LoweredIR, "lowered-ir",
                           "the program after the backend passes"),
                clEnumValN(EmitKind::Spirv, "spirv", "SPIR-V binary"),
-               clEnumValN(EmitKind::SpirvAsm, "spirv-asm", "SPIR-V assembly")),
+               clEnumValN(EmitKind::SpirvAsm, "spirv-asm", "SPIR-V assembly"),
+               clEnumValN(EmitKind::Schedule, "schedule",
+                          "the mapped isl schedule and AST (.tc only)")),
     cl::init(EmitKind::IR), cl::sub(CompileCommand), cl::cat(category));
 
 cl::opt<char> OptLevel("O", cl::desc("Optimization level (-O0, -O1, -O2)"),
