@@ -164,7 +164,8 @@ def fmt_tuning(run):
         text = "failed (exit %s)" % status.get("exit", "?") \
             if status.get("exit") else "?"
     if wall is not None:
-        text += ", %s s" % wall
+        text += "; %s s wall for a %s s budget" % (wall,
+                                                   status.get("budget_s", "?"))
     return text
 
 
@@ -331,7 +332,8 @@ def write_markdown(cases, contexts, tuning, machine, plot_name, out):
       "*tuned* as the API reports the cache entry it compiled with. *tuner* "
       "is what `comprehend tune` measured while it searched: the default's "
       "time → the best time, the speed-up it claims and the candidates it "
-      "timed. The tuner and the benchmark time at different moments on a "
+      "timed, and how long `comprehend tune` ran for its budget. The tuner "
+      "and the benchmark time at different moments on a "
       "shared machine; where the tuned configuration *is* the default, the "
       "difference between the two variants is measurement noise.\n\n")
     w("| kernel | shape | default | tuned | tuner |\n|---|---|---|---|---|\n")
@@ -519,8 +521,8 @@ def write_plot(cases, path):
         if unit == "GB/s" and stream:
             ax.axhline(stream, color="black", linestyle="--", linewidth=0.8,
                        label="STREAM triad (host)")
-    fig.suptitle("Comprehend vs CLBlast (same OpenCL device) "
-                 "and host baselines: median per run, log scale, missing bar = n/a",
+    fig.suptitle("Comprehend vs CLBlast (same OpenCL device) and host "
+                 "baselines: median per run, log scale, missing bar = n/a",
                  fontsize=10)
     handles, labels = [], []
     for ax in axes[:, 0]:
@@ -529,8 +531,9 @@ def write_plot(cases, path):
                 handles.append(handle)
                 labels.append(label)
     fig.legend(handles, labels, loc="upper center", fontsize=8,
-               ncol=len(labels), bbox_to_anchor=(0.5, 0.965), frameon=False)
-    fig.tight_layout(rect=(0, 0, 1, 0.93))
+               ncol=(len(labels) + 1) // 2, bbox_to_anchor=(0.5, 0.97),
+               frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 0.91))
     fig.savefig(path, metadata={"Date": None})
     plt.close(fig)
     return True
