@@ -274,10 +274,7 @@ def main():
         "executable": "bench/pytorch_bench.py",
         "num_cpus": os.cpu_count(),
         "load_avg": list(os.getloadavg()),
-        "library_build_type": "release",
         "pytorch": torch.__version__,
-        "pytorch_capability": torch.backends.cpu.get_cpu_capability()
-        if hasattr(torch.backends, "cpu") else "?",
         "mkldnn": str(torch.backends.mkldnn.is_available()),
         "host_threads": str(torch.get_num_threads()),
     }
