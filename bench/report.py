@@ -418,12 +418,18 @@ def write_markdown(cases, contexts, tuning, machine, plot_name, out):
       "limits; the label says which).\n")
     libxsmm_labels = OrderedDict()
     torch_calls = OrderedDict()
+    torch_policies = OrderedDict()
     for (kernel, shape), variants in cases.items():
         if variants.get("libxsmm") is not None and variants["libxsmm"].label:
             libxsmm_labels["%s `%s`" % (kernel, shape)] = \
                 variants["libxsmm"].label
         if variants.get("pytorch") is not None and variants["pytorch"].label:
-            torch_calls.setdefault(kernel, variants["pytorch"].label)
+            call, _, policy = variants["pytorch"].label.partition(
+                "; OMP_WAIT_POLICY=")
+            torch_calls.setdefault(kernel, call)
+            if policy:
+                torch_policies.setdefault(policy, []).append(
+                    "%s `%s`" % (kernel, shape))
     if libxsmm_labels:
         w("  " + "; ".join("%s: %s" % item
                            for item in libxsmm_labels.items()) + ".\n")
@@ -436,6 +442,13 @@ def write_markdown(cases, contexts, tuning, machine, plot_name, out):
       "allocate their output per call, as PyTorch code does:")
     w(" " + "; ".join("%s: `%s`" % item for item in torch_calls.items()) +
       ".\n" if torch_calls else " (no PyTorch results).\n")
+    if torch_policies:
+        w("  Each case ran in two fresh processes, with libgomp's default "
+          "`OMP_WAIT_POLICY` and with `PASSIVE`, and the faster median is "
+          "shown: on shared cores the default spin-waiting sometimes costs "
+          "a scheduler time slice per op. Kept: " +
+          "; ".join("%s for %s" % (policy, ", ".join(names))
+                    for policy, names in torch_policies.items()) + ".\n")
     w("- The C++ loops (softmax, layer norm, max-pooling, moments, "
       "elementwise, triad) run on all cores and are compiled with "
       "`-march=native` and, in bench/NeuralBench.cpp, `-ffast-math` (so that "
