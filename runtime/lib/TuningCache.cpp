@@ -75,7 +75,9 @@ static std::optional<TuningRecord> parseRecord(const llvm::json::Value &value) {
     llvm::consumeError(parsed.takeError());
     return std::nullopt;
   }
-  return TuningRecord{std::move(*parsed), *ms};
+  llvm::Optional<double> defaultMs = object->getNumber("default_ms");
+  return TuningRecord{std::move(*parsed), *ms,
+                      defaultMs && *defaultMs >= 0 ? *defaultMs : 0};
 }
 
 TuningCache::FileState TuningCache::read(llvm::json::Object &entries,
@@ -253,6 +255,8 @@ llvm::Error TuningCache::store(const TuningKey &key, const TuningRecord &record,
       {"device", key.deviceName},    {"driver", key.driverVersion},
       {"sizes", key.sizes},          {"config", toJSON(record.config)},
       {"median_ms", record.medianMs}};
+  if (record.defaultMs > 0)
+    entry["default_ms"] = record.defaultMs;
   for (unsigned attempt = 0; attempt < maxStoreAttempts; ++attempt) {
     llvm::json::Object entries;
     FileState state = read(entries, /*warnUser=*/attempt == 0);

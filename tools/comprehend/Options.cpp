@@ -127,6 +127,12 @@ cl::opt<double> Budget("budget", cl::desc("Tuning time budget in seconds"),
 cl::opt<unsigned> Evals("evals", cl::desc("Tuning budget in evaluations"),
                         cl::init(0), cl::sub(TuneCommand), cl::cat(category));
 
+cl::opt<bool> Exhaustive(
+    "exhaustive",
+    cl::desc("Time every legal configuration (small spaces) and report how "
+             "well the genetic search finds the best one"),
+    cl::init(false), cl::sub(TuneCommand), cl::cat(category));
+
 cl::opt<std::string>
     CachePath("cache",
               cl::desc("Tuning cache file (default: "

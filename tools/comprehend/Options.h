@@ -52,6 +52,7 @@ extern llvm::cl::opt<unsigned> Repeat;
 extern llvm::cl::opt<bool> Json;
 extern llvm::cl::opt<double> Budget;
 extern llvm::cl::opt<unsigned> Evals;
+extern llvm::cl::opt<bool> Exhaustive;
 extern llvm::cl::opt<std::string> CachePath;
 extern llvm::cl::opt<bool> WarningsAsErrors;
 extern llvm::cl::opt<bool> DumpAst;

@@ -6,7 +6,7 @@
 //   {"format": "comprehend-tuning-cache", "version": 1,
 //    "entries": {"<key>": {"kernel": "...", "device": "...", "driver": "...",
 //                          "sizes": "M=512,N=512", "config": {...},
-//                          "median_ms": 1.25}}}
+//                          "median_ms": 1.25, "default_ms": 1.5}}}
 //
 // Writes are atomic: re-read the file, merge the new entry into what is
 // there, write a temporary file in the same directory and rename it over the
@@ -64,6 +64,10 @@ struct TuningKey {
 struct TuningRecord {
   Configuration config;
   double medianMs = 0;
+  /// The default configuration's time when the record was made (0:
+  /// unknown), so a later run can tell when the stored answer no longer
+  /// beats it.
+  double defaultMs = 0;
 };
 
 /// A stable hex digest (SHA-256) of a kernel's text.
