@@ -652,7 +652,7 @@ static int tuneIrFile() {
                  << llvm::toString(std::move(error)) << "\n";
     cachePath.clear();
   }
-  printTuneReport("@" + entryName, (*runtime)->getDevice().getInfo().name,
+  printTuneReport(entryName, "@" + entryName, (*runtime)->getDevice().getInfo().name,
                   *space, *result, cachePath);
   return ExitSuccess;
 }

@@ -67,7 +67,9 @@ int tuneTcFile() {
         reportError(result.takeError(), llvm::errs(), "comprehend tune");
     return kind == ErrorKind::Input ? ExitInvalidInput : ExitRuntime;
   }
-  printTuneReport(def->getName().name, (*runtime)->getDevice().getInfo().name,
+  std::string entry = def->getName().name.str();
+  printTuneReport(entry, "'" + entry + "'",
+                  (*runtime)->getDevice().getInfo().name,
                   result->space, result->tuning, result->cachePath);
   return ExitSuccess;
 }

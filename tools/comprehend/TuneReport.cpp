@@ -40,7 +40,8 @@ static llvm::json::Value toJSON(const SearchQuality &quality) {
       {"evaluations_to_95", std::move(evaluationsTo95)}};
 }
 
-void tools::printTuneReport(llvm::StringRef entry, llvm::StringRef device,
+void tools::printTuneReport(llvm::StringRef entry, llvm::StringRef label,
+                            llvm::StringRef device,
                             const SearchSpace &space,
                             const TunerResult &result,
                             llvm::StringRef cachePath) {
@@ -62,10 +63,10 @@ void tools::printTuneReport(llvm::StringRef entry, llvm::StringRef device,
       json.attribute("improved", result.improved);
       json.attribute("verdict", result.verdict);
       json.attribute("confirm_rounds", int64_t(result.confirmRounds));
+      json.attribute("elapsed_s", result.elapsedSeconds);
       json.attribute("evaluations", int64_t(search.numEvaluations));
       json.attribute("failed", int64_t(search.numFailed));
       json.attribute("wrong", int64_t(search.numWrong));
-      json.attribute("elapsed_s", result.elapsedSeconds);
       json.attribute("cache", cachePath.empty()
                                   ? llvm::json::Value(nullptr)
                                   : llvm::json::Value(cachePath));
@@ -75,7 +76,7 @@ void tools::printTuneReport(llvm::StringRef entry, llvm::StringRef device,
     llvm::outs() << "\n";
     return;
   }
-  llvm::outs() << "'" << entry << "' on " << device << ": default "
+  llvm::outs() << label << " on " << device << ": default "
                << llvm::format("%.4f", search.defaultMs) << " ms, best "
                << llvm::format("%.4f", search.bestMs) << " ms, speed-up "
                << llvm::format("%.2f", search.getSpeedup()) << "x ("

@@ -21,10 +21,12 @@ namespace comprehend::tools {
 /// The tuner options from --budget, --evals, --repeat and --exhaustive.
 runtime::TunerOptions getTunerOptions();
 
-/// Prints `result` of tuning `entry` on `device` (JSON with --json); with
+/// Prints `result` of tuning `entry` on `device` (JSON with --json; the
+/// text names the entry as `label`, e.g. `'matmul'` or `@gemm`); with
 /// --exhaustive also how well the genetic search finds the measured best.
 /// `cachePath` is empty when nothing was stored.
-void printTuneReport(llvm::StringRef entry, llvm::StringRef device,
+void printTuneReport(llvm::StringRef entry, llvm::StringRef label,
+                     llvm::StringRef device,
                      const runtime::SearchSpace &space,
                      const runtime::TunerResult &result,
                      llvm::StringRef cachePath);
