@@ -92,9 +92,9 @@ public:
     unsigned count = repeat;
     double secondsLeft = left();
     if (std::isfinite(secondsLeft))
-      count = unsigned(std::clamp(
-          std::floor(std::max(secondsLeft, 0.0) * 1000 / std::max(probeMs, 1e-6)),
-          1.0, double(repeat)));
+      count = unsigned(std::clamp(std::floor(std::max(secondsLeft, 0.0) * 1000 /
+                                             std::max(probeMs, 1e-6)),
+                                  1.0, double(repeat)));
     auto timing = (*variant)->time(count);
     if (!timing)
       return timing.takeError();
@@ -165,8 +165,8 @@ public:
                                   finalists[0].roundMs[round]);
       finalist.medianMs = median(finalist.roundMs);
       finalist.medianRatio = median(finalist.ratios);
-      auto [lo, hi] = std::minmax_element(finalist.ratios.begin(),
-                                          finalist.ratios.end());
+      auto [lo, hi] =
+          std::minmax_element(finalist.ratios.begin(), finalist.ratios.end());
       finalist.spread = (*hi - *lo) / 2;
     }
     return finalists;
@@ -210,10 +210,9 @@ comprehend::runtime::tune(const SearchSpace &space, TuningTarget &target,
     return run.check(config);
   };
   llvm::Expected<SearchResult> found =
-      options.exhaustive
-          ? runExhaustiveSearch(space, evaluate, check, search,
-                                options.exhaustiveLimit)
-          : runGeneticSearch(space, evaluate, check, search);
+      options.exhaustive ? runExhaustiveSearch(space, evaluate, check, search,
+                                               options.exhaustiveLimit)
+                         : runGeneticSearch(space, evaluate, check, search);
   if (!found)
     return found.takeError();
 
@@ -249,9 +248,9 @@ comprehend::runtime::tune(const SearchSpace &space, TuningTarget &target,
     std::string ratio;
     if (winner) {
       llvm::raw_string_ostream os(ratio);
-      os << llvm::format("%.3f", winner->medianRatio) << " of the default's time (margin "
-         << llvm::format("%.3f", margin) << ", " << result.confirmRounds
-         << " rounds)";
+      os << llvm::format("%.3f", winner->medianRatio)
+         << " of the default's time (margin " << llvm::format("%.3f", margin)
+         << ", " << result.confirmRounds << " rounds)";
     }
     if (winner && winner->medianRatio < 1 - margin) {
       result.improved = true;
@@ -260,9 +259,9 @@ comprehend::runtime::tune(const SearchSpace &space, TuningTarget &target,
       result.search.bestMs = baseline.medianMs * winner->medianRatio;
       result.verdict = "confirmed: " + ratio;
     } else {
-      result.verdict = winner ? "the default kept: the best finalist took " +
-                                    ratio
-                              : "the default kept: no finalist ran";
+      result.verdict = winner
+                           ? "the default kept: the best finalist took " + ratio
+                           : "the default kept: no finalist ran";
     }
   }
   result.elapsedSeconds = run.elapsed();

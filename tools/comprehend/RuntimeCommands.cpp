@@ -538,8 +538,8 @@ public:
           return error;
     if (reference.empty())
       reference = lastOutputs;
-    return std::make_unique<IrVariant>(std::move(*executable), entryName,
-                                       grid, bindings);
+    return std::make_unique<IrVariant>(std::move(*executable), entryName, grid,
+                                       bindings);
   }
 
   llvm::Error check(const Configuration &config) override {
@@ -643,17 +643,18 @@ static int tuneIrFile() {
 
   // The cache is a convenience: failing to write it is only a warning.
   std::string cachePath = cache.getPath();
-  if (llvm::Error error = cache.store(
-          key,
-          TuningRecord{result->search.best, result->search.bestMs,
-                       result->search.defaultMs},
-          /*replace=*/true)) {
+  if (llvm::Error error =
+          cache.store(key,
+                      TuningRecord{result->search.best, result->search.bestMs,
+                                   result->search.defaultMs},
+                      /*replace=*/true)) {
     llvm::errs() << "comprehend tune: warning: "
                  << llvm::toString(std::move(error)) << "\n";
     cachePath.clear();
   }
-  printTuneReport(entryName, "@" + entryName, (*runtime)->getDevice().getInfo().name,
-                  *space, *result, cachePath);
+  printTuneReport(entryName, "@" + entryName,
+                  (*runtime)->getDevice().getInfo().name, *space, *result,
+                  cachePath);
   return ExitSuccess;
 }
 

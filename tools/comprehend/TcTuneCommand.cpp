@@ -69,8 +69,8 @@ int tuneTcFile() {
   }
   std::string entry = def->getName().name.str();
   printTuneReport(entry, "'" + entry + "'",
-                  (*runtime)->getDevice().getInfo().name,
-                  result->space, result->tuning, result->cachePath);
+                  (*runtime)->getDevice().getInfo().name, result->space,
+                  result->tuning, result->cachePath);
   return ExitSuccess;
 }
 

@@ -30,19 +30,17 @@ static llvm::json::Value toJSON(const SearchQuality &quality) {
   llvm::json::Array evaluationsTo95;
   for (unsigned count : quality.evaluationsTo95)
     evaluationsTo95.push_back(int64_t(count));
-  return llvm::json::Object{
-      {"points", int64_t(quality.numPoints)},
-      {"best_ms", quality.bestMs},
-      {"evaluations", int64_t(quality.evaluations)},
-      {"seeds", int64_t(quality.numSeeds)},
-      {"median_quality", quality.medianQuality},
-      {"share_at_95", quality.shareAt95},
-      {"evaluations_to_95", std::move(evaluationsTo95)}};
+  return llvm::json::Object{{"points", int64_t(quality.numPoints)},
+                            {"best_ms", quality.bestMs},
+                            {"evaluations", int64_t(quality.evaluations)},
+                            {"seeds", int64_t(quality.numSeeds)},
+                            {"median_quality", quality.medianQuality},
+                            {"share_at_95", quality.shareAt95},
+                            {"evaluations_to_95", std::move(evaluationsTo95)}};
 }
 
 void tools::printTuneReport(llvm::StringRef entry, llvm::StringRef label,
-                            llvm::StringRef device,
-                            const SearchSpace &space,
+                            llvm::StringRef device, const SearchSpace &space,
                             const TunerResult &result,
                             llvm::StringRef cachePath) {
   const SearchResult &search = result.search;
@@ -67,9 +65,8 @@ void tools::printTuneReport(llvm::StringRef entry, llvm::StringRef label,
       json.attribute("evaluations", int64_t(search.numEvaluations));
       json.attribute("failed", int64_t(search.numFailed));
       json.attribute("wrong", int64_t(search.numWrong));
-      json.attribute("cache", cachePath.empty()
-                                  ? llvm::json::Value(nullptr)
-                                  : llvm::json::Value(cachePath));
+      json.attribute("cache", cachePath.empty() ? llvm::json::Value(nullptr)
+                                                : llvm::json::Value(cachePath));
       if (quality)
         json.attribute("search_quality", toJSON(*quality));
     });
@@ -89,8 +86,8 @@ void tools::printTuneReport(llvm::StringRef entry, llvm::StringRef label,
     llvm::outs() << "search quality: " << quality->numPoints
                  << " points measured, best "
                  << llvm::format("%.4f", quality->bestMs)
-                 << " ms; replayed over " << quality->numSeeds
-                 << " seeds with " << quality->evaluations
+                 << " ms; replayed over " << quality->numSeeds << " seeds with "
+                 << quality->evaluations
                  << " evaluations (10%), the genetic search reached "
                  << llvm::format("%.1f", 100 * quality->medianQuality)
                  << "% of the best (median), 95% of it in "

@@ -1,4 +1,5 @@
-//===- TuneReport.h - What `comprehend tune` prints ---------------*- C++ -*-===//
+//===- TuneReport.h - What `comprehend tune` prints ---------------*- C++
+//-*-===//
 //
 // One report for both languages: the options every tune shares (budgets,
 // launches, --exhaustive) and the printed result, as text or as one JSON
@@ -26,8 +27,7 @@ runtime::TunerOptions getTunerOptions();
 /// --exhaustive also how well the genetic search finds the measured best.
 /// `cachePath` is empty when nothing was stored.
 void printTuneReport(llvm::StringRef entry, llvm::StringRef label,
-                     llvm::StringRef device,
-                     const runtime::SearchSpace &space,
+                     llvm::StringRef device, const runtime::SearchSpace &space,
                      const runtime::TunerResult &result,
                      llvm::StringRef cachePath);
 

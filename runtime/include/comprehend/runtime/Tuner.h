@@ -1,4 +1,5 @@
-//===- Tuner.h - Measuring, confirming and choosing configurations -*- C++ -*-===//
+//===- Tuner.h - Measuring, confirming and choosing configurations -*- C++
+//-*-===//
 //
 // The measurement protocol of the autotuner, shared by every kind of kernel
 // (a TC def, an .ir function): the kernel is a TuningTarget that compiles a
@@ -127,8 +128,7 @@ struct TunerResult {
 
 /// Tunes `target` over `space`. Fails when the default is illegal or fails
 /// to compile or run.
-llvm::Expected<TunerResult> tune(const SearchSpace &space,
-                                 TuningTarget &target,
+llvm::Expected<TunerResult> tune(const SearchSpace &space, TuningTarget &target,
                                  const TunerOptions &options);
 
 /// How well the genetic search finds the best point of a fully measured
