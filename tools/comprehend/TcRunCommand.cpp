@@ -9,7 +9,9 @@
 //     (and the --config configuration, else the tuning cache's, else the
 //     defaults), its inputs uploaded (from --arg, else random), outputs and
 //     temporaries poisoned with NaN bytes so that an element the kernel
-//     never writes shows up in --check;
+//     never writes shows up in --check; an output that the def reads before
+//     writing it (`+=` without `!`) takes an incoming value instead, from
+//     --arg or random, which the evaluator gets too;
 //  3. the first launch produces the outputs (written to --out DIR as
 //     DIR/NAME.npy in TC shape and, with --check, compared with
 //     tc::evaluate on the same inputs); --repeat further launches are timed
@@ -165,20 +167,47 @@ struct SizeBinding {
   std::string source;
 };
 
-/// Reads the --arg arrays, keyed by input name.
+/// The parameter named \p name that --arg may give: an input, or an output
+/// that takes an incoming value. Null with \p error set otherwise.
+const tc::Param *findArgParam(const tc::Def &def, StringRef name,
+                              llvm::ArrayRef<std::string> incoming,
+                              std::string &error) {
+  for (const tc::Param &input : def.getInputs())
+    if (input.name.name == name)
+      return &input;
+  for (const tc::Param &output : def.getOutputs()) {
+    if (output.name.name != name)
+      continue;
+    if (llvm::is_contained(incoming, name))
+      return &output;
+    error = ("'" + def.getName().name + "' writes output '" + name +
+             "' before reading it; only an output that a statement reads "
+             "first (a reduction without '!') takes an incoming value")
+                .str();
+    return nullptr;
+  }
+  error = ("'" + def.getName().name + "' has no input '" + name + "'").str();
+  return nullptr;
+}
+
+/// Reads the --arg arrays, keyed by input name (and by the name of an
+/// output that takes an incoming value).
 std::optional<InputError> readGivenArrays(const tc::Def &def,
+                                          llvm::ArrayRef<std::string> incoming,
                                           llvm::StringMap<GivenArray> &given) {
   for (const std::string &arg : Args) {
     auto [name, path] = StringRef(arg).split('=');
     name = name.trim();
-    const tc::Param *param = nullptr;
-    for (const tc::Param &input : def.getInputs())
-      if (input.name.name == name)
-        param = &input;
-    if (!param || !param->type)
-      return InputError{"--arg '" + arg + "': '" + def.getName().name.str() +
-                        "' has no input '" + name.str() + "'"};
-    std::optional<DType> dtype = api::getDType(param->type->scalar);
+    std::string message;
+    const tc::Param *param = findArgParam(def, name, incoming, message);
+    if (!param)
+      return InputError{"--arg '" + arg + "': " + message};
+    // An output's element type is the type sema inferred for it.
+    const tc::TensorInfo *info = def.lookupTensor(name);
+    if (!info)
+      return InputError{"--arg '" + arg + "': '" + name.str() +
+                        "' is never defined"};
+    std::optional<DType> dtype = api::getDType(info->type);
     if (!dtype)
       return InputError{"--arg '" + arg + "': the element type of '" +
                         name.str() + "' is not supported by run"};
@@ -186,12 +215,12 @@ std::optional<InputError> readGivenArrays(const tc::Def &def,
     if (!tensor)
       return InputError{llvm::toString(tensor.takeError())};
     if (tensor->dtype != *dtype)
-      return InputError{"'" + path.str() + "' holds " +
-                        getDTypeName(tensor->dtype).str() + " but '" +
-                        name.str() + "' is " + getDTypeName(*dtype).str()};
+      return InputError{("'" + path + "' holds " + getDTypeName(tensor->dtype) +
+                         " but '" + name + "' is " + getDTypeName(*dtype))
+                            .str()};
     if (!given.try_emplace(name, GivenArray{path.str(), std::move(*tensor)})
              .second)
-      return InputError{"--arg: input '" + name.str() + "' is given twice"};
+      return InputError{"--arg: '" + name.str() + "' is given twice"};
   }
   return std::nullopt;
 }
@@ -204,37 +233,46 @@ std::optional<InputError> bindSizes(const tc::Def &def,
   llvm::StringMap<SizeBinding> bound;
   for (const auto &size : fixed)
     bound[size.first()] = {size.second, "--sizes"};
-  for (const tc::Param &input : def.getInputs()) {
+  // Inputs, and outputs with a declared type that take an incoming value.
+  llvm::SmallVector<const tc::Param *, 8> params;
+  for (const tc::Param &input : def.getInputs())
+    params.push_back(&input);
+  for (const tc::Param &output : def.getOutputs())
+    params.push_back(&output);
+  for (const tc::Param *param : params) {
+    const tc::Param &input = *param;
     auto it = given.find(input.name.name);
     if (it == given.end() || !input.type)
       continue;
     const HostTensor &tensor = it->second.tensor;
     std::string source =
-        "'" + input.name.name.str() + "' (" + it->second.path + ")";
+        ("'" + input.name.name + "' (" + it->second.path + ")").str();
     if (tensor.shape.size() != input.type->dims.size())
-      return InputError{"'" + input.name.name.str() + "' has rank " +
-                        std::to_string(input.type->dims.size()) + " but '" +
-                        it->second.path + "' has shape " +
-                        formatShape(tensor.shape)};
+      return InputError{("'" + input.name.name + "' has rank " +
+                         llvm::Twine(input.type->dims.size()) + " but '" +
+                         it->second.path + "' has shape " +
+                         formatShape(tensor.shape))
+                            .str()};
     for (size_t d = 0; d < input.type->dims.size(); ++d) {
       const tc::TensorType::Dim &dim = input.type->dims[d];
       int64_t extent = tensor.shape[d];
       if (dim.sizeVar.empty()) {
         if (extent != dim.constant)
-          return InputError{"dimension " + std::to_string(d) + " of '" +
-                            input.name.name.str() + "' is " +
-                            std::to_string(dim.constant) + " but '" +
-                            it->second.path + "' has shape " +
-                            formatShape(tensor.shape)};
+          return InputError{
+              ("dimension " + llvm::Twine(d) + " of '" + input.name.name +
+               "' is " + llvm::Twine(dim.constant) + " but '" +
+               it->second.path + "' has shape " + formatShape(tensor.shape))
+                  .str()};
         continue;
       }
       auto [entry, inserted] =
           bound.try_emplace(dim.sizeVar, SizeBinding{extent, source});
       if (!inserted && entry->second.value != extent)
-        return InputError{"size '" + dim.sizeVar.str() + "' is " +
-                          std::to_string(entry->second.value) + " in " +
-                          entry->second.source + " but " +
-                          std::to_string(extent) + " in " + source};
+        return InputError{("size '" + dim.sizeVar + "' is " +
+                           llvm::Twine(entry->second.value) + " in " +
+                           entry->second.source + " but " +
+                           llvm::Twine(extent) + " in " + source)
+                              .str()};
     }
   }
   for (const std::string &var : def.getSizeVars()) {
@@ -289,8 +327,9 @@ int runTcFile() {
     return code;
   StringRef entryName = def->getName().name;
 
+  llvm::SmallVector<std::string, 2> incoming = api::getIncomingOutputs(*def);
   llvm::StringMap<GivenArray> given;
-  if (std::optional<InputError> error = readGivenArrays(*def, given))
+  if (std::optional<InputError> error = readGivenArrays(*def, incoming, given))
     return reportInputError(*error);
   llvm::StringMap<int64_t> sizes;
   if (std::optional<InputError> error = bindSizes(*def, fixed, given, sizes))
@@ -319,15 +358,16 @@ int runTcFile() {
                  << formatConfiguration((*kernel)->getConfig())
                  << " from the tuning cache\n";
 
-  // Inputs (given or random), in row-major order for the evaluator; the
-  // device buffer of a row-major TC tensor is the column-major memref with
-  // reversed modes, so the same bytes serve both. Everything else is
-  // poisoned with NaN bytes.
+  // Inputs and the incoming values of outputs that take one (given or
+  // random), in row-major order for the evaluator; the device buffer of a
+  // row-major TC tensor is the column-major memref with reversed modes, so
+  // the same bytes serve both. Everything else is poisoned with NaN bytes.
   std::mt19937_64 rng(std::random_device{}());
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
   llvm::StringMap<tc::Tensor> evalArgs;
   for (const tc::LoweredTensor &tensor : tensors) {
-    if (tensor.role != tc::TensorInfo::Role::Input) {
+    if (tensor.role != tc::TensorInfo::Role::Input &&
+        !(*kernel)->takesIncomingValue(tensor.name)) {
       if (llvm::Error error = (*kernel)->fill(tensor.name, 0xff))
         return failRuntime(std::move(error));
       continue;
@@ -338,6 +378,13 @@ int runTcFile() {
     tc::Tensor arg(tensor.type, tensor.shape);
     arg.data.resize(count);
     auto it = given.find(tensor.name);
+    // An output's shape follows from the sizes; its array must have it.
+    if (it != given.end() && llvm::ArrayRef<int64_t>(it->second.tensor.shape) !=
+                                 llvm::ArrayRef<int64_t>(tensor.shape))
+      return reportInputError({"'" + tensor.name + "' has shape " +
+                               formatShape(tensor.shape) + " but '" +
+                               it->second.path + "' has shape " +
+                               formatShape(it->second.tensor.shape)});
     for (int64_t i = 0; i < count; ++i) {
       double value;
       if (it != given.end())

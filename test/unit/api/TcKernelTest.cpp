@@ -130,6 +130,54 @@ TEST(TcKernelTest, SeveralStatementsRunInOrder) {
   expectClose(t, wantT);
 }
 
+constexpr llvm::StringLiteral kAccumulate = R"TC(
+def acc(float(M, K) A, float(K, N) B) -> (C, R) {
+  C(m, n) += A(m, k) * B(k, n)
+  R(m) +=! C(m, n)
+}
+)TC";
+
+// C = A B + C0 (a gemm with beta 1), R the row sums of that C: every run
+// starts from the incoming value C0 last written, so the result after
+// run(3) is one call's.
+TEST(TcKernelTest, OutputsReadBeforeWrittenTakeIncomingValues) {
+  const int m = 7, k = 5, n = 3;
+  auto kernel = TcKernel::compileText(getRuntime(), kAccumulate, "acc",
+                                      {{"M", m}, {"K", k}, {"N", n}});
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_TRUE((*kernel)->takesIncomingValue("C"));
+  EXPECT_FALSE((*kernel)->takesIncomingValue("R"));
+  EXPECT_FALSE((*kernel)->takesIncomingValue("A"));
+  std::vector<float> a = randomVector(m * k, 4), b = randomVector(k * n, 5);
+  std::vector<float> c0 = randomVector(m * n, 6), c(m * n), r(m);
+  ASSERT_FALSE(bool((*kernel)->write("A", a.data(), a.size() * 4)));
+  ASSERT_FALSE(bool((*kernel)->write("B", b.data(), b.size() * 4)));
+  ASSERT_FALSE(bool((*kernel)->fill("R", 0xff)));
+
+  // Nothing written: C starts from zero, as in the reference evaluator.
+  std::vector<float> product = referenceMatmul(a, b, m, k, n);
+  ASSERT_TRUE(bool((*kernel)->run(2)));
+  ASSERT_FALSE(bool((*kernel)->read("C", c.data(), c.size() * 4)));
+  expectClose(c, product);
+
+  ASSERT_FALSE(bool((*kernel)->write("C", c0.data(), c0.size() * 4)));
+  for (unsigned repeat : {1u, 3u}) {
+    auto timing = (*kernel)->run(repeat);
+    ASSERT_TRUE(bool(timing)) << llvm::toString(timing.takeError());
+    EXPECT_EQ(timing->kernelMs.size(), repeat);
+    ASSERT_FALSE(bool((*kernel)->read("C", c.data(), c.size() * 4)));
+    ASSERT_FALSE(bool((*kernel)->read("R", r.data(), r.size() * 4)));
+    std::vector<float> wantC(m * n), wantR(m, 0);
+    for (int i = 0; i < m * n; ++i)
+      wantC[i] = product[i] + c0[i];
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j)
+        wantR[i] += wantC[i * n + j];
+    expectClose(c, wantC);
+    expectClose(r, wantR);
+  }
+}
+
 TEST(TcKernelTest, BadInputIsAnInputError) {
   auto expectInputError = [](llvm::Error error, llvm::StringRef text) {
     ASSERT_TRUE(bool(error));

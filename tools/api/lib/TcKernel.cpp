@@ -161,6 +161,12 @@ TcKernel::compile(runtime::Runtime &runtime, const tc::Program &program,
       return buffer.takeError();
     kernel->buffers.push_back(std::move(*buffer));
   }
+  for (const std::string &name : getIncomingOutputs(def))
+    for (size_t i = 0; i < kernel->lowered.tensors.size(); ++i)
+      if (kernel->lowered.tensors[i].name == name)
+        kernel->incoming.push_back({i, {}});
+  if (llvm::Error error = kernel->restoreIncoming())
+    return error;
   return kernel;
 }
 
@@ -204,6 +210,34 @@ size_t TcKernel::getSizeInBytes(const tc::LoweredTensor &tensor) const {
   return dtype ? getNumElements(tensor) * runtime::getDTypeSize(*dtype) : 0;
 }
 
+bool TcKernel::takesIncomingValue(llvm::StringRef name) const {
+  for (const Incoming &entry : incoming)
+    if (lowered.tensors[entry.index].name == name)
+      return true;
+  return false;
+}
+
+TcKernel::Incoming *TcKernel::lookupIncoming(size_t index) {
+  for (Incoming &entry : incoming)
+    if (entry.index == index)
+      return &entry;
+  return nullptr;
+}
+
+llvm::Error TcKernel::restoreIncoming() {
+  for (const Incoming &entry : incoming) {
+    const runtime::Buffer &buffer = buffers[entry.index];
+    llvm::Error error =
+        entry.bytes.empty()
+            ? runtime.fill(buffer, 0)
+            : runtime.write(buffer, entry.bytes.data(), entry.bytes.size());
+    if (error)
+      return error;
+  }
+  incomingOverwritten = false;
+  return llvm::Error::success();
+}
+
 llvm::Expected<const runtime::Buffer &>
 TcKernel::getBuffer(llvm::StringRef name, size_t bytes) const {
   for (size_t i = 0; i < lowered.tensors.size(); ++i) {
@@ -223,6 +257,10 @@ llvm::Error TcKernel::write(llvm::StringRef name, const void *data,
   auto buffer = getBuffer(name, bytes);
   if (!buffer)
     return buffer.takeError();
+  if (Incoming *entry = lookupIncoming(&*buffer - buffers.data())) {
+    const auto *begin = static_cast<const unsigned char *>(data);
+    entry->bytes.assign(begin, begin + bytes);
+  }
   return runtime.write(*buffer, data, bytes);
 }
 
@@ -237,6 +275,8 @@ llvm::Error TcKernel::fill(llvm::StringRef name, uint8_t byte) {
   const tc::LoweredTensor *tensor = lookupTensor(name);
   if (!tensor)
     return makeInputError("'" + entryName + "' has no tensor '" + name + "'");
+  if (Incoming *entry = lookupIncoming(tensor - lowered.tensors.data()))
+    entry->bytes.assign(getSizeInBytes(*tensor), byte);
   return runtime.fill(*getBuffer(name, getSizeInBytes(*tensor)), byte);
 }
 
@@ -256,6 +296,10 @@ llvm::Expected<runtime::Timing> TcKernel::run(unsigned repeat) {
   }
   runtime::Timing total;
   for (unsigned r = 0; r < std::max(1u, repeat); ++r) {
+    if (incomingOverwritten)
+      if (llvm::Error error = restoreIncoming())
+        return error;
+    incomingOverwritten = !incoming.empty();
     double kernelMs = 0, wallMs = 0;
     for (size_t k = 0; k < lowered.kernels.size(); ++k) {
       const tc::LoweredKernel &launch = lowered.kernels[k];

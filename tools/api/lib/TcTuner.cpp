@@ -91,8 +91,10 @@ public:
     defaultKernel = std::move(*kernel);
     std::mt19937_64 rng(options.tuner.search.seed + 1);
     std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    // Inputs and the incoming values of outputs that take one.
     for (const tc::LoweredTensor &tensor : defaultKernel->getTensors()) {
-      if (tensor.role != tc::TensorInfo::Role::Input)
+      if (tensor.role != tc::TensorInfo::Role::Input &&
+          !defaultKernel->takesIncomingValue(tensor.name))
         continue;
       runtime::DType dtype = *getDType(tensor.type);
       std::vector<unsigned char> bytes(defaultKernel->getSizeInBytes(tensor));
@@ -178,15 +180,16 @@ private:
                              kernelOptions);
   }
 
-  /// Writes the inputs, poisons everything else, launches once and reads
-  /// the outputs.
+  /// Writes the inputs (and incoming values), poisons everything else, launches
+  /// once and reads the outputs.
   llvm::Error runOnce(TcKernel &kernel,
                       std::vector<std::vector<unsigned char>> &outputs) {
     for (const auto &[name, bytes] : inputs)
       if (llvm::Error error = kernel.write(name, bytes.data(), bytes.size()))
         return error;
     for (const tc::LoweredTensor &tensor : kernel.getTensors())
-      if (tensor.role != tc::TensorInfo::Role::Input)
+      if (tensor.role != tc::TensorInfo::Role::Input &&
+          !kernel.takesIncomingValue(tensor.name))
         if (llvm::Error error = kernel.fill(tensor.name, 0xff))
           return error;
     auto timing = kernel.run(1);

@@ -19,6 +19,12 @@
 // device buffer of a row-major TC tensor is the column-major memref with
 // reversed modes, so the bytes are the same).
 //
+// Outputs that the def reads before it writes them (`C(i,j) += A(i,k) *
+// B(k,j)` without `!`: the reduction adds to C's incoming values) take an
+// incoming value: what `write` stored into them last (zeros if nothing).
+// Every repetition of `run` starts from that value, so `read` after `run(n)`
+// gives the result of one call, as the reference evaluator computes it.
+//
 // The free parameters of the compilation (the tuner's knobs, see
 // docs/tuning.md) come from `TcKernelOptions::config`; when it is empty and
 // `useTuningCache` is set, from the tuning cache entry that `comprehend tune`
@@ -65,6 +71,13 @@ namespace comprehend::api {
 std::optional<runtime::DType> getDType(tc::ScalarType type);
 /// Number of elements of a lowered tensor.
 int64_t getNumElements(const tc::LoweredTensor &tensor);
+
+/// The outputs of \p def (in declaration order) whose incoming values the
+/// def reads: a statement reads them (a reduction without `!` into them, or
+/// an access on a right-hand side) before any statement has written them.
+/// The caller supplies their initial contents; the def writes every other
+/// output before reading it.
+llvm::SmallVector<std::string, 2> getIncomingOutputs(const tc::Def &def);
 
 /// How a TcKernel is compiled.
 struct TcKernelOptions {
@@ -117,6 +130,9 @@ public:
   const tc::LoweredTensor *lookupTensor(llvm::StringRef name) const;
   /// Bytes of the tensor's row-major data.
   size_t getSizeInBytes(const tc::LoweredTensor &tensor) const;
+  /// Whether tensor `name` is an output that takes an incoming value
+  /// (getIncomingOutputs).
+  bool takesIncomingValue(llvm::StringRef name) const;
 
   /// The configuration the kernel was compiled with (empty: every knob at
   /// its default) and where it came from.
@@ -129,21 +145,35 @@ public:
   runtime::Executable &getExecutable() const { return *executable; }
 
   /// Copies row-major data into tensor `name` (any tensor; typically an
-  /// input). `bytes` must be the tensor's size.
+  /// input, or the incoming value of an output). `bytes` must be the
+  /// tensor's size.
   llvm::Error write(llvm::StringRef name, const void *data, size_t bytes);
   /// Copies tensor `name` back to the host.
   llvm::Error read(llvm::StringRef name, void *data, size_t bytes);
-  /// Fills tensor `name` with a repeated byte (0xff poisons floats as NaN).
+  /// Fills tensor `name` with a repeated byte (0xff poisons floats as NaN);
+  /// for an output that takes an incoming value, this is the value.
   llvm::Error fill(llvm::StringRef name, uint8_t byte);
 
   /// Launches every kernel of the def in order, `repeat` times. The time of
-  /// one repetition is the sum of its kernels' profiled times.
+  /// one repetition is the sum of its kernels' profiled times. Outputs that
+  /// take an incoming value get it back before each repetition after a
+  /// previous one (host to device copies, outside the profiled time).
   llvm::Expected<runtime::Timing> run(unsigned repeat = 1);
 
 private:
   TcKernel(runtime::Runtime &runtime) : runtime(runtime) {}
   llvm::Expected<const runtime::Buffer &> getBuffer(llvm::StringRef name,
                                                     size_t bytes) const;
+  /// An output that takes an incoming value and the value (row-major bytes;
+  /// empty: zeros).
+  struct Incoming {
+    size_t index;
+    std::vector<unsigned char> bytes;
+  };
+  /// The entry of `incoming` for tensor `index`, or null.
+  Incoming *lookupIncoming(size_t index);
+  /// Writes every incoming value back into its buffer.
+  llvm::Error restoreIncoming();
 
   runtime::Runtime &runtime;
   std::string entryName;
@@ -152,6 +182,10 @@ private:
   tc::LoweredDef lowered;
   std::unique_ptr<runtime::Executable> executable;
   std::vector<runtime::Buffer> buffers;
+  std::vector<Incoming> incoming;
+  /// Whether a run has overwritten the incoming values since they were
+  /// last written.
+  bool incomingOverwritten = false;
   runtime::Configuration config;
   ConfigSource configSource = ConfigSource::Default;
   runtime::TuningKey key;
