@@ -4,8 +4,11 @@
 #include "comprehend/api/TcKernel.h"
 #include "comprehend/runtime/Error.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -28,9 +31,9 @@ using namespace comprehend::bench;
 
 TcCase::TcCase(std::string kernel, std::string file, std::string entry,
                std::vector<std::pair<std::string, int64_t>> sizes,
-               std::string output)
+               std::vector<std::string> outputs)
     : kernel(std::move(kernel)), file(std::move(file)), entry(std::move(entry)),
-      sizes(std::move(sizes)), output(std::move(output)) {
+      sizes(std::move(sizes)), outputs(std::move(outputs)) {
   shape = getSizesArgument();
 }
 
@@ -159,8 +162,8 @@ bool checkResult(benchmark::State &state, const TcCase &tcCase,
     return true;
   std::string message;
   llvm::raw_string_ostream os(message);
-  os << what << " computes a wrong '" << tcCase.output << "': relative error "
-     << llvm::format("%.3g", error) << " > "
+  os << what << " computes a wrong '" << llvm::join(tcCase.outputs, "', '")
+     << "': relative error " << llvm::format("%.3g", error) << " > "
      << llvm::format("%.3g", tcCase.tolerance);
   state.SkipWithError(os.str().c_str());
   return false;
@@ -219,8 +222,29 @@ const CaseData &getCaseData(const TcCase &tcCase) {
   return *data;
 }
 
+/// A case with at least one registered variant, for --list-cases and
+/// --list-tuning-jobs.
+struct RegisteredCase {
+  TcCase tcCase;
+  bool hasComprehend = false;
+};
+
+/// The cases registered so far, in registration order.
+std::vector<RegisteredCase> &getCases() {
+  static std::vector<RegisteredCase> cases;
+  return cases;
+}
+
 void registerVariant(const TcCase &tcCase, llvm::StringRef variant,
                      std::function<void(benchmark::State &)> body) {
+  std::vector<RegisteredCase> &cases = getCases();
+  auto known = llvm::find_if(cases, [&](const RegisteredCase &c) {
+    return c.tcCase.getName("") == tcCase.getName("");
+  });
+  if (known == cases.end())
+    known = cases.insert(cases.end(), RegisteredCase{tcCase});
+  if (variant == "default" || variant == "tuned")
+    known->hasComprehend = true;
   benchmark::RegisterBenchmark(tcCase.getName(variant).c_str(),
                                [body](benchmark::State &state) { body(state); })
       ->UseManualTime()
@@ -340,11 +364,16 @@ void bench::registerClblast(const TcCase &tcCase,
 //===----------------------------------------------------------------------===//
 
 void bench::registerHost(const TcCase &tcCase, llvm::StringRef variant,
-                         HostRoutine routine, unsigned openblasThreads) {
-  std::string what = variant == "openblas" ? "OpenBLAS" : "the C++ loop";
+                         HostRoutine routine, unsigned openblasThreads,
+                         std::string label) {
+  std::string what = variant == "openblas"  ? "OpenBLAS"
+                     : variant == "libxsmm" ? "LIBXSMM"
+                                            : "the C++ loop";
   registerVariant(
       tcCase, variant,
-      [tcCase, routine, openblasThreads, what](benchmark::State &state) {
+      [tcCase, routine, openblasThreads, what, label](benchmark::State &state) {
+        if (!label.empty())
+          state.SetLabel(label);
         const CaseData &data = getCaseData(tcCase);
         if (openblasThreads)
           openblas_set_num_threads(openblasThreads);
@@ -368,12 +397,6 @@ void bench::registerHost(const TcCase &tcCase, llvm::StringRef variant,
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// The cases registered so far (for --list-tuning-jobs).
-std::vector<TcCase> &getCases() {
-  static std::vector<TcCase> cases;
-  return cases;
-}
-
 /// The compiled Comprehend kernel of one benchmark, or why there is none,
 /// kept across the calls Google Benchmark makes for that benchmark (each
 /// call still uploads the inputs and checks the result).
@@ -433,27 +456,45 @@ void runComprehend(benchmark::State &state, const TcCase &tcCase, bool tuned) {
   std::string config = runtime::formatConfiguration(kernel.getConfig());
   state.SetLabel(config.empty() ? "-" : config);
 
-  // Upload the inputs, poison the output, run once and check. This runs on
-  // every call Google Benchmark makes, which also serves as the warm-up.
+  // Upload the inputs, poison the outputs, run once and read the outputs
+  // back one after the other. This runs on every call Google Benchmark
+  // makes, which also serves as the warm-up.
+  std::vector<float> result(data.expected.size());
   auto prepare = [&]() -> llvm::Error {
     for (const auto &entry : data.inputs)
       if (llvm::Error err =
               kernel.write(entry.getKey(), entry.getValue().data(),
                            entry.getValue().size() * sizeof(float)))
         return err;
-    if (llvm::Error err = kernel.fill(tcCase.output, 0xff))
-      return err;
+    for (const std::string &output : tcCase.outputs)
+      if (llvm::Error err = kernel.fill(output, 0xff))
+        return err;
     if (llvm::Expected<runtime::Timing> first = kernel.run(); !first)
       return first.takeError();
+    size_t offset = 0;
+    for (const std::string &output : tcCase.outputs) {
+      const tc::LoweredTensor *tensor = kernel.lookupTensor(output);
+      if (!tensor)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "the def has no output '%s'",
+                                       output.c_str());
+      size_t bytes = kernel.getSizeInBytes(*tensor);
+      if (offset + bytes > result.size() * sizeof(float))
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "the outputs are larger than the expected result");
+      if (llvm::Error err = kernel.read(
+              output, result.data() + offset / sizeof(float), bytes))
+        return err;
+      offset += bytes;
+    }
+    if (offset != result.size() * sizeof(float))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "the outputs are smaller than the expected result");
     return llvm::Error::success();
   };
   if (llvm::Error err = prepare()) {
-    state.SkipWithError(toString(std::move(err)).c_str());
-    return;
-  }
-  std::vector<float> result(data.expected.size());
-  if (llvm::Error err = kernel.read(tcCase.output, result.data(),
-                                    result.size() * sizeof(float))) {
     state.SkipWithError(toString(std::move(err)).c_str());
     return;
   }
@@ -470,7 +511,6 @@ void runComprehend(benchmark::State &state, const TcCase &tcCase, bool tuned) {
 } // namespace
 
 void bench::registerComprehend(const TcCase &tcCase) {
-  getCases().push_back(tcCase);
   for (bool tuned : {false, true})
     registerVariant(tcCase, tuned ? "tuned" : "default",
                     [tcCase, tuned](benchmark::State &state) {
@@ -486,13 +526,37 @@ int main(int argc, char **argv) {
   registerSuite();
   // `--list-tuning-jobs`: one line per case, "FILE<TAB>ENTRY<TAB>SIZES", for
   // bench/run-benchmarks.sh to tune exactly what the benchmarks run.
+  // `--list-cases`: every case (tuned or not) as a JSON array, for the
+  // baselines that run outside this binary (bench/pytorch_bench.py), so that
+  // they run the same shapes and count the same flops and bytes.
   for (int i = 1; i < argc; ++i) {
-    if (llvm::StringRef(argv[i]) != "--list-tuning-jobs")
-      continue;
-    for (const TcCase &tcCase : getCases())
-      llvm::outs() << tcCase.file << "\t" << tcCase.entry << "\t"
-                   << tcCase.getSizesArgument() << "\n";
-    return 0;
+    llvm::StringRef arg = argv[i];
+    if (arg == "--list-tuning-jobs") {
+      for (const RegisteredCase &c : getCases())
+        if (c.hasComprehend)
+          llvm::outs() << c.tcCase.file << "\t" << c.tcCase.entry << "\t"
+                       << c.tcCase.getSizesArgument() << "\n";
+      return 0;
+    }
+    if (arg == "--list-cases") {
+      llvm::json::Array cases;
+      for (const RegisteredCase &c : getCases()) {
+        const TcCase &tcCase = c.tcCase;
+        llvm::json::Object sizes;
+        for (const auto &[name, value] : tcCase.sizes)
+          sizes[name] = value;
+        cases.push_back(llvm::json::Object{{"kernel", tcCase.kernel},
+                                           {"shape", tcCase.shape},
+                                           {"sizes", std::move(sizes)},
+                                           {"flops", tcCase.flops},
+                                           {"bytes", tcCase.bytes},
+                                           {"tolerance", tcCase.tolerance}});
+      }
+      llvm::outs() << llvm::formatv("{0:2}",
+                                    llvm::json::Value(std::move(cases)))
+                   << "\n";
+      return 0;
+    }
   }
 
   benchmark::Initialize(&argc, argv);

@@ -37,7 +37,8 @@
 namespace comprehend::bench {
 
 /// The inputs of a case (row-major, in TC's shapes) and the expected value of
-/// its output, computed once on the host.
+/// its outputs (one after the other, in the order of TcCase::outputs),
+/// computed once on the host.
 struct CaseData {
   llvm::StringMap<std::vector<float>> inputs;
   std::vector<float> expected;
@@ -49,11 +50,11 @@ struct CaseData {
 
 /// One TC def at one set of sizes.
 struct TcCase {
-  /// A case of def `entry` in `file` at `sizes`, checked on `output`; the
+  /// A case of def `entry` in `file` at `sizes`, checked on `outputs`; the
   /// shape label lists the sizes.
   TcCase(std::string kernel, std::string file, std::string entry,
          std::vector<std::pair<std::string, int64_t>> sizes,
-         std::string output);
+         std::vector<std::string> outputs);
 
   /// Table row label: the kernel and its shape (`M=128,N=128,K=128`).
   std::string kernel;
@@ -63,8 +64,9 @@ struct TcCase {
   std::string file;
   std::string entry;
   std::vector<std::pair<std::string, int64_t>> sizes;
-  /// The def's output compared with `CaseData::expected`.
-  std::string output;
+  /// The def's outputs compared with `CaseData::expected` (which holds them
+  /// one after the other, in this order).
+  std::vector<std::string> outputs;
   /// Useful work per run: floating-point operations (compute-bound kernels)
   /// and/or compulsory bytes moved (memory-bound kernels); zero: not
   /// reported.
@@ -117,11 +119,15 @@ void registerClblast(const TcCase &tcCase, std::vector<std::string> inputs,
 using HostRoutine = std::function<void(const TcCase &, const CaseData &,
                                        std::vector<float> &result)>;
 
-/// Registers a host variant (`openblas`, `cpu`) timed by the wall clock.
+/// Registers a host variant (`openblas`, `libxsmm`, `cpu`) timed by the wall
+/// clock.
 /// OpenBLAS runs with `openblasThreads` threads while it runs (0: leave
 /// OpenBLAS's setting alone).
+/// `label`, if given, is shown beside the result (e.g. which code path the
+/// library took).
 void registerHost(const TcCase &tcCase, llvm::StringRef variant,
-                  HostRoutine routine, unsigned openblasThreads = 0);
+                  HostRoutine routine, unsigned openblasThreads = 0,
+                  std::string label = "");
 
 /// Defined by each benchmark binary: registers its cases.
 void registerSuite();

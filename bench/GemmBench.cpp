@@ -4,7 +4,9 @@
 // examples/batch_matmul.tc for many small products and a few mid-size ones.
 // Baselines: CLBlast Gemm / GemmStridedBatched on the same OpenCL device;
 // OpenBLAS cblas_sgemm on the host (one call on all cores for a matmul; for
-// a batch, the batch split over the cores with one OpenBLAS thread each).
+// a batch, the batch split over the cores with one OpenBLAS thread each);
+// LIBXSMM (JIT-compiled small GEMM, OpenMP over the batch) for a batch.
+// bench/pytorch_bench.py runs the same cases (--list-cases) with PyTorch.
 //
 //   bench-gemm --benchmark_out=gemm.json --benchmark_out_format=json
 //
@@ -12,6 +14,9 @@
 #include "BenchSupport.h"
 
 #include <cblas.h>
+#ifdef COMPREHEND_BENCH_HAVE_LIBXSMM
+#include <libxsmm.h>
+#endif
 
 using namespace comprehend;
 using namespace comprehend::bench;
@@ -47,7 +52,7 @@ std::vector<float> referenceBatchedGemm(int64_t batch, int64_t rows,
 
 void registerMatmul(int64_t m, int64_t n, int64_t k) {
   TcCase c("matmul", getExamplePath("matmul.tc"), "matmul",
-           {{"M", m}, {"N", n}, {"K", k}}, "C");
+           {{"M", m}, {"N", n}, {"K", k}}, {"C"});
   c.flops = 2.0 * m * n * k;
   c.makeData = [m, n, k](CaseData &data) {
     data.inputs["A"] = makeRandom(m * k, 1);
@@ -85,7 +90,7 @@ void registerMatmul(int64_t m, int64_t n, int64_t k) {
 
 void registerBatchMatmul(int64_t batch, int64_t n, int64_t m, int64_t k) {
   TcCase c("batch_matmul", getExamplePath("batch_matmul.tc"), "batch_matmul",
-           {{"B", batch}, {"N", n}, {"M", m}, {"K", k}}, "Z");
+           {{"B", batch}, {"N", n}, {"M", m}, {"K", k}}, {"Z"});
   c.flops = 2.0 * batch * n * m * k;
   c.makeData = [batch, n, m, k](CaseData &data) {
     data.inputs["X"] = makeRandom(batch * n * m, 3);
@@ -122,6 +127,43 @@ void registerBatchMatmul(int64_t batch, int64_t n, int64_t m, int64_t k) {
         });
       },
       /*openblasThreads=*/1);
+
+#ifdef COMPREHEND_BENCH_HAVE_LIBXSMM
+  // One LIBXSMM kernel JIT-compiled for the shape, called per product with
+  // OpenMP over the batch. LIBXSMM is column-major: the row-major
+  // Z(n x k) = X(n x m) * Y(m x k) is the column-major Z^T = Y^T * X^T.
+  registerHost(
+      c, "libxsmm",
+      [](const TcCase &c, const CaseData &data, std::vector<float> &result) {
+        libxsmm_blasint n = c.size("N"), m = c.size("M"), k = c.size("K");
+        int64_t batch = c.size("B");
+        libxsmm_smmfunction kernel =
+            libxsmm_smmdispatch(k, n, m, &k, &m, &k, /*alpha=*/nullptr,
+                                /*beta=*/nullptr, /*flags=*/nullptr,
+                                /*prefetch=*/nullptr);
+        const float *x = data.input("X").data(), *y = data.input("Y").data();
+        float *z = result.data();
+        if (!kernel) {
+          // Beyond LIBXSMM's JIT limits: its BLAS-backed entry point.
+          const char transpose = 'N';
+          const float alpha = 1, beta = 0;
+#pragma omp parallel for schedule(static) num_threads(getNumHostThreads())
+          for (int64_t b = 0; b < batch; ++b)
+            libxsmm_sgemm(&transpose, &transpose, &k, &n, &m, &alpha,
+                          y + b * m * k, &k, x + b * n * m, &m, &beta,
+                          z + b * n * k, &k);
+          return;
+        }
+#pragma omp parallel for schedule(static) num_threads(getNumHostThreads())
+        for (int64_t b = 0; b < batch; ++b)
+          kernel(y + b * m * k, x + b * n * m, z + b * n * k);
+      },
+      /*openblasThreads=*/1,
+      libxsmm_smmdispatch(k, n, m, nullptr, nullptr, nullptr, nullptr, nullptr,
+                          nullptr, nullptr)
+          ? std::string("JIT kernel, ") + libxsmm_get_target_arch()
+          : "libxsmm_sgemm (beyond the JIT's limits)");
+#endif
 }
 
 } // namespace

@@ -19,7 +19,7 @@ namespace {
 
 void registerElementwise(int64_t length) {
   TcCase c("elementwise", getBenchKernelPath("elementwise.tc"), "elementwise",
-           {{"L", length}}, "O");
+           {{"L", length}}, {"O"});
   c.bytes = 4.0 * length * sizeof(float);
   c.tolerance = 1e-6;
   c.makeData = [length](CaseData &data) {
@@ -57,7 +57,7 @@ void registerElementwise(int64_t length) {
 }
 
 void registerStreamTriad(int64_t length) {
-  TcCase c("stream_triad", "", "", {{"L", length}}, "a");
+  TcCase c("stream_triad", "", "", {{"L", length}}, {"a"});
   c.bytes = 3.0 * length * sizeof(float);
   c.tolerance = 1e-6;
   constexpr float kScalar = 3.0f;

@@ -2,10 +2,11 @@
 //
 // examples/conv2d.tc against CLBlast's Convgemm (same device) and an
 // im2col + cblas_sgemm loop (host); examples/softmax.tc and
-// examples/layer_norm.tc, which no BLAS has, against plain C++ loops over
-// the rows on every core. Softmax and layer norm are memory-bound and
-// reported in GB/s of compulsory traffic (each input read once, each
-// output written once).
+// examples/layer_norm.tc, examples/max_pool.tc and examples/moments.tc,
+// which no BLAS has, against plain C++ loops on every core. Softmax, layer
+// norm, max-pooling and moments are memory-bound and reported in GB/s of
+// compulsory traffic (each input read once, each output written once).
+// bench/pytorch_bench.py runs the same cases (--list-cases) with PyTorch.
 //
 //   bench-nn --benchmark_out=nn.json --benchmark_out_format=json
 //
@@ -68,7 +69,7 @@ void registerConv2d(ConvShape s) {
             {"M", s.m},
             {"KH", s.kh},
             {"KW", s.kw}},
-           "O");
+           {"O"});
   c.flops = 2.0 * s.n * s.m * s.oh() * s.ow() * s.c * s.kh * s.kw;
   c.makeData = [s](CaseData &data) {
     data.inputs["I"] = makeRandom(s.n * s.c * s.h * s.w, 5);
@@ -138,7 +139,7 @@ void registerConv2d(ConvShape s) {
 
 void registerSoftmax(int64_t n, int64_t d) {
   TcCase c("softmax", getExamplePath("softmax.tc"), "softmax",
-           {{"N", n}, {"D", d}}, "Y");
+           {{"N", n}, {"D", d}}, {"Y"});
   c.bytes = 2.0 * n * d * sizeof(float);
   c.makeData = [n, d](CaseData &data) {
     const std::vector<float> &x = data.inputs["X"] = makeRandom(n * d, 8);
@@ -176,7 +177,7 @@ void registerSoftmax(int64_t n, int64_t d) {
 
 void registerLayerNorm(int64_t n, int64_t d) {
   TcCase c("layer_norm", getExamplePath("layer_norm.tc"), "layer_norm",
-           {{"N", n}, {"D", d}}, "Y");
+           {{"N", n}, {"D", d}}, {"Y"});
   c.bytes = (2.0 * n * d + 2.0 * d) * sizeof(float);
   c.makeData = [n, d](CaseData &data) {
     const std::vector<float> &x = data.inputs["X"] = makeRandom(n * d, 9);
@@ -225,6 +226,103 @@ void registerLayerNorm(int64_t n, int64_t d) {
       });
 }
 
+//===----------------------------------------------------------------------===//
+// max_pool: O(n,c,h,w) max=! I(n,c,2h+kh,2w+kw), a 2x2 window with stride 2
+//===----------------------------------------------------------------------===//
+
+void registerMaxPool(int64_t n, int64_t c, int64_t h, int64_t w) {
+  TcCase tc("max_pool", getExamplePath("max_pool.tc"), "max_pool",
+            {{"N", n}, {"C", c}, {"H", h}, {"W", w}}, {"O"});
+  int64_t oh = h / 2, ow = w / 2;
+  tc.bytes = (double(n * c * h * w) + double(n * c * oh * ow)) * sizeof(float);
+  tc.tolerance = 0;
+  tc.makeData = [n, c, h, w, oh, ow](CaseData &data) {
+    const std::vector<float> &in = data.inputs["I"] =
+        makeRandom(n * c * h * w, 17);
+    data.expected.resize(n * c * oh * ow);
+    for (int64_t plane = 0; plane < n * c; ++plane)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t x = 0; x < ow; ++x) {
+          // No -INFINITY start: this file is built with -ffast-math.
+          float best = in[(plane * h + 2 * y) * w + 2 * x];
+          for (int64_t ky = 0; ky < 2; ++ky)
+            for (int64_t kx = 0; kx < 2; ++kx)
+              best =
+                  std::max(best, in[(plane * h + 2 * y + ky) * w + 2 * x + kx]);
+          data.expected[(plane * oh + y) * ow + x] = best;
+        }
+  };
+  registerComprehend(tc);
+
+  // The planes split over the cores; each output row reads two input rows.
+  registerHost(
+      tc, "cpu",
+      [](const TcCase &c, const CaseData &data, std::vector<float> &result) {
+        int64_t h = c.size("H"), w = c.size("W"), oh = h / 2, ow = w / 2;
+        const float *in = data.input("I").data();
+        parallelFor(c.size("N") * c.size("C"), [&](int64_t begin, int64_t end) {
+          for (int64_t plane = begin; plane < end; ++plane)
+            for (int64_t y = 0; y < oh; ++y) {
+              const float *top = in + (plane * h + 2 * y) * w;
+              const float *bottom = top + w;
+              float *out = result.data() + (plane * oh + y) * ow;
+              for (int64_t x = 0; x < ow; ++x)
+                out[x] = std::max(std::max(top[2 * x], top[2 * x + 1]),
+                                  std::max(bottom[2 * x], bottom[2 * x + 1]));
+            }
+        });
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// moments: mean(n) and (biased) var(n) of the rows of I(N,K)
+//===----------------------------------------------------------------------===//
+
+void registerMoments(int64_t n, int64_t k) {
+  TcCase c("moments", getExamplePath("moments.tc"), "moments",
+           {{"N", n}, {"K", k}}, {"mean", "var"});
+  c.bytes = (double(n * k) + 2.0 * n) * sizeof(float);
+  c.makeData = [n, k](CaseData &data) {
+    const std::vector<float> &in = data.inputs["I"] = makeRandom(n * k, 18);
+    // mean(0..N) then var(0..N), the order of the def's outputs.
+    data.expected.resize(2 * n);
+    for (int64_t i = 0; i < n; ++i) {
+      const float *row = &in[i * k];
+      double mean = 0, var = 0;
+      for (int64_t j = 0; j < k; ++j)
+        mean += row[j];
+      mean /= k;
+      for (int64_t j = 0; j < k; ++j)
+        var += (row[j] - mean) * (row[j] - mean);
+      data.expected[i] = float(mean);
+      data.expected[n + i] = float(var / k);
+    }
+  };
+  registerComprehend(c);
+
+  // Two passes over each row (the second from the cache), rows split over
+  // the cores.
+  registerHost(
+      c, "cpu",
+      [](const TcCase &c, const CaseData &data, std::vector<float> &result) {
+        int64_t n = c.size("N"), k = c.size("K");
+        const float *in = data.input("I").data();
+        parallelFor(n, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) {
+            const float *row = in + i * k;
+            float sum = 0, squares = 0;
+            for (int64_t j = 0; j < k; ++j)
+              sum += row[j];
+            float mean = sum / k;
+            for (int64_t j = 0; j < k; ++j)
+              squares += (row[j] - mean) * (row[j] - mean);
+            result[i] = mean;
+            result[n + i] = squares / k;
+          }
+        });
+      });
+}
+
 } // namespace
 
 void comprehend::bench::registerSuite() {
@@ -235,4 +333,9 @@ void comprehend::bench::registerSuite() {
   registerSoftmax(8192, 2048);
   registerLayerNorm(256, 1024);
   registerLayerNorm(8192, 2048);
+  // The same bytes as softmax and layer norm: 1 MiB and 64 MiB of input.
+  registerMaxPool(16, 16, 32, 32);
+  registerMaxPool(64, 64, 64, 64);
+  registerMoments(256, 1024);
+  registerMoments(8192, 2048);
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the kernel benchmarks, tunes every (kernel, sizes) they run into the
-# benchmarks' own tuning cache, runs them with JSON output into
-# bench/results/ and turns the results into docs/benchmarks.md and
-# docs/benchmarks.svg.
+# benchmarks' own tuning cache, runs them (and bench/pytorch_bench.py, the
+# PyTorch baseline of the same cases) with JSON output into bench/results/
+# and turns the results into docs/benchmarks.md and docs/benchmarks.svg.
 #
 #   bench/run-benchmarks.sh [--skip-build] [--skip-tune] [--skip-run]
 #
@@ -11,17 +11,22 @@
 #   COMPREHEND_BENCH_RESULTS       JSON output directory   (bench/results)
 #   COMPREHEND_BENCH_TUNING_CACHE  tuning cache            (<results>/tuning.json)
 #   COMPREHEND_BENCH_TUNE_BUDGET   seconds of `comprehend tune` per kernel and
-#                                  sizes; 0 skips tuning   (45)
+#                                  sizes; 0 skips tuning   (45). Each tune is
+#                                  stopped after 3 x budget + 60 s and
+#                                  reported as timed out.
 #   COMPREHEND_BENCH_SUITES        suites to run           ("gemm nn memory")
 #   COMPREHEND_BENCH_FILTER        --benchmark_filter regex (all)
 #   COMPREHEND_BENCH_MIN_TIME      --benchmark_min_time    (0.5)
 #   COMPREHEND_BENCH_REPETITIONS   --benchmark_repetitions; the report takes
 #                                  each variant's median repetition (1)
 #   COMPREHEND_BENCH_JOBS          ninja -j                (2)
+#   COMPREHEND_BENCH_PYTORCH       0 skips the PyTorch baseline (1)
 #   OPENBLAS_CORETYPE              OpenBLAS kernels (chosen from the CPU flags
 #                                  when OpenBLAS falls back to generic ones)
-#   PYTHON                         Python for bench/report.py (python3; the plot
-#                                  needs matplotlib: scripts/install-bench-deps.sh)
+#   PYTHON                         Python for bench/report.py and
+#                                  bench/pytorch_bench.py (python3; the plot
+#                                  needs matplotlib and the baseline torch and
+#                                  numpy: scripts/install-bench-deps.sh)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -34,6 +39,7 @@ filter=${COMPREHEND_BENCH_FILTER:-.}
 min_time=${COMPREHEND_BENCH_MIN_TIME:-0.5}
 repetitions=${COMPREHEND_BENCH_REPETITIONS:-1}
 jobs=${COMPREHEND_BENCH_JOBS:-2}
+run_pytorch=${COMPREHEND_BENCH_PYTORCH:-1}
 
 skip_build=0 skip_tune=0 skip_run=0
 for arg in "$@"; do
@@ -91,13 +97,33 @@ if [ "$skip_tune" = 0 ] && [ "$budget" != 0 ]; then
   echo "Tuning: ${budget} s of \`comprehend tune --budget\` per kernel and sizes," \
        "started $(date -u +%Y-%m-%dT%H:%M:%SZ) at load $(cut -d' ' -f1-3 /proc/loadavg)" \
     >"$results/tuning.txt"
+  # A tune that overruns its budget must not hold up the run (one ran for
+  # 37 minutes on a 20 s budget): `timeout` stops it (SIGTERM, then SIGKILL
+  # 10 s later) after a generous bound, and ENTRY__SIZES.status records the
+  # exit code, the wall time and whether it was stopped, for the report.
+  limit=$((budget * 3 + 60))
   for suite in $suites; do
     while IFS=$'\t' read -r file entry sizes; do
-      log "tuning $entry ($sizes) for ${budget}s"
+      log "tuning $entry ($sizes) for ${budget}s (stopped after ${limit}s)"
       out=$tune_dir/${entry}__${sizes}
-      if ! "$comprehend" tune "$file" --entry "$entry" --sizes "$sizes" \
-          --budget "$budget" --cache "$COMPREHEND_BENCH_TUNING_CACHE" \
-          --json >"$out.json" 2>"$out.log"; then
+      start=$(date +%s.%N)
+      rc=0
+      timeout -k 10 "$limit" "$comprehend" tune "$file" --entry "$entry" \
+        --sizes "$sizes" --budget "$budget" \
+        --cache "$COMPREHEND_BENCH_TUNING_CACHE" \
+        --json >"$out.json" 2>"$out.log" || rc=$?
+      wall=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
+      # timeout exits 124 when it stopped the command, 137 when it had to
+      # kill it.
+      timed_out=false
+      if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then timed_out=true; fi
+      printf '{"exit": %d, "wall_s": %s, "budget_s": %s, "limit_s": %d, "timed_out": %s}\n' \
+        "$rc" "$wall" "$budget" "$limit" "$timed_out" >"$out.status"
+      if [ "$timed_out" = true ]; then
+        rm -f "$out.json"
+        log "warning: tuning $entry ($sizes) did not end within ${limit}s" \
+            "and was stopped; its tuned variant will be n/a"
+      elif [ "$rc" != 0 ]; then
         rm -f "$out.json"
         log "warning: tuning $entry ($sizes) failed (see $out.log);" \
             "its tuned variant will be n/a"
@@ -105,6 +131,17 @@ if [ "$skip_tune" = 0 ] && [ "$budget" != 0 ]; then
     done < <("$build/bench/bench-$suite" --list-tuning-jobs)
   done
 fi
+
+# The Python with the modules a step needs (the system one when another
+# python3 comes first on PATH, e.g. pyenv's without Debian's packages).
+find_python() {
+  local python=${PYTHON:-python3}
+  if ! "$python" -c "import $1" 2>/dev/null && [ -x /usr/bin/python3 ] &&
+      /usr/bin/python3 -c "import $1" 2>/dev/null; then
+    python=/usr/bin/python3
+  fi
+  echo "$python"
+}
 
 # 3. Run the suites, recording the machine and its load.
 if [ "$skip_run" = 0 ]; then
@@ -114,7 +151,18 @@ if [ "$skip_run" = 0 ]; then
     echo "OS: $(uname -sr); PoCL: $(dpkg-query -W -f='${Version}' pocl-opencl-icd 2>/dev/null || echo '?');" \
          "CLBlast: $(dpkg-query -W -f='${Version}' libclblast1 2>/dev/null || echo '?');" \
          "OpenBLAS: $(dpkg-query -W -f='${Version}' libopenblas0-pthread 2>/dev/null || echo '?')"
-    echo "OpenBLAS kernels: ${OPENBLAS_CORETYPE:-as detected by OpenBLAS} (OPENBLAS_CORETYPE)"
+    flags=" $(grep -m1 '^flags' /proc/cpuinfo) "
+    case $flags in
+      *" avx512f "*) vector="AVX-512 (512-bit, 16 floats)" ;;
+      *" avx2 "*) vector="AVX2 (256-bit, 8 floats)" ;;
+      *" avx "*) vector="AVX (256-bit, 8 floats)" ;;
+      *) vector="SSE (128-bit, 4 floats)" ;;
+    esac
+    echo "lscpu model: $(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -1);" \
+         "widest vector unit: $vector"
+    echo "OpenBLAS kernels: ${OPENBLAS_CORETYPE:-as detected by OpenBLAS} (OPENBLAS_CORETYPE);" \
+         "LIBXSMM: $(dpkg-query -W -f='${Version}' libxsmm-dev 2>/dev/null || echo 'not installed');" \
+         "PyTorch: $(dpkg-query -W -f='${Version}' python3-torch 2>/dev/null || echo 'not installed')"
     cat "$results/tuning.txt" 2>/dev/null || echo "Tuning: none recorded"
     echo "Benchmark runs: --benchmark_min_time=$min_time --benchmark_repetitions=$repetitions" \
          "(the report takes each variant's median repetition)"
@@ -127,16 +175,23 @@ if [ "$skip_run" = 0 ]; then
       --benchmark_repetitions="$repetitions" \
       --benchmark_out="$results/$suite.json" --benchmark_out_format=json
   done
+  rm -f "$results/pytorch.json"
+  if [ "$run_pytorch" != 0 ]; then
+    python=$(find_python torch)
+    log "running bench/pytorch_bench.py with $python"
+    if ! "$python" "$root/bench/pytorch_bench.py" --bench-dir "$build/bench" \
+        --out "$results/pytorch.json" --suites "$suites" --filter "$filter" \
+        --min-time "$min_time" --repetitions "$repetitions"; then
+      rm -f "$results/pytorch.json"
+      log "warning: the PyTorch baseline failed (scripts/install-bench-deps.sh" \
+          "installs python3-torch); the report has no PyTorch column values"
+    fi
+  fi
   echo "Load after the runs: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min)" \
     >>"$results/machine.txt"
 fi
 
-# 4. Report, with a Python that has matplotlib for the plot (the system one
-#    when another python3 comes first on PATH).
-python=${PYTHON:-python3}
-if ! "$python" -c 'import matplotlib' 2>/dev/null && [ -x /usr/bin/python3 ] &&
-    /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
-  python=/usr/bin/python3
-fi
+# 4. Report, with a Python that has matplotlib for the plot.
+python=$(find_python matplotlib)
 "$python" "$root/bench/report.py" --results "$results" \
   --markdown "$root/docs/benchmarks.md" --plot "$root/docs/benchmarks.svg"

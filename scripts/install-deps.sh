@@ -10,6 +10,7 @@ packages=(
   spirv-tools spirv-headers
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang-15 libfuzzer-15-dev
   libclblast-dev libopenblas-dev
   python3-dev python3-numpy python3-pytest pybind11-dev python3-pybind11
 )

@@ -35,7 +35,8 @@ comprehend::backend::selectKernelShape(const ir::Function &function,
 
   if (std::optional<std::array<int64_t, 2>> requested =
           function.getWorkGroupSize()) {
-    auto [x, y] = *requested;
+    // Not a structured binding: Clang 15 cannot capture one in a lambda.
+    int64_t x = (*requested)[0], y = (*requested)[1];
     if (x <= 0 || y <= 0) {
       diags.emitError(function.getLoc())
           << "work-group size [" << x << ", " << y << "] of function '@"

@@ -149,6 +149,11 @@ std::optional<unsigned> tc::getBuiltinArity(llvm::StringRef name) {
   return std::nullopt;
 }
 
+BuiltinFunction tc::getBuiltinFunction(llvm::StringRef name) {
+  const Builtin *builtin = find(name);
+  return builtin ? builtin->fn : nullptr;
+}
+
 double tc::evaluateBuiltin(llvm::StringRef name, llvm::ArrayRef<double> args) {
   const Builtin *builtin = find(name);
   if (!builtin || args.size() != builtin->arity)

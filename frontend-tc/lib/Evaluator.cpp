@@ -1,6 +1,15 @@
 //===- Evaluator.cpp - Reference interpreter of TC programs ---------------===//
+//
+// Binds the inputs, allocates the outputs and temporaries with their
+// inferred shapes and runs the statements in textual order: a call through
+// a nested interpreter, a comprehension by compiling its right-hand side
+// once (EvalExpr.h) and evaluating it over its box a batch of points at a
+// time, accumulating per LHS point in double precision.
+//
+//===----------------------------------------------------------------------===//
 #include "comprehend/tc/Evaluator.h"
-#include "comprehend/tc/Builtins.h"
+#include "EvalExpr.h"
+
 #include "comprehend/tc/Ranges.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -95,39 +104,13 @@ static double identityOf(ReductionKind kind, ScalarType type) {
   return 0;
 }
 
-static double combine(ReductionKind kind, double acc, double value) {
-  switch (kind) {
-  case ReductionKind::None:
-    return value;
-  case ReductionKind::Add:
-    return acc + value;
-  case ReductionKind::Mul:
-    return acc * value;
-  case ReductionKind::Min:
-    return std::min(acc, value);
-  case ReductionKind::Max:
-    return std::max(acc, value);
-  }
-  return value;
-}
-
-static int64_t floorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
 //===----------------------------------------------------------------------===//
 // Interpreter
 //===----------------------------------------------------------------------===//
 
 namespace {
 
-/// A tensor of the running def: storage plus the lower bound of each
-/// dimension (non-zero for outputs whose inferred range does not start at 0).
-struct Storage {
-  Tensor tensor;
-  llvm::SmallVector<int64_t, 4> lo;
-};
+using eval::Storage;
 
 class Interpreter {
 public:
@@ -145,25 +128,299 @@ private:
   LogicalResult runComprehension(const ComprehensionStmt &stmt,
                                  const poly::StatementRanges &ranges);
   LogicalResult runCall(const CallStmt &call);
-  double eval(const Expr &expr);
-  /// Records the first evaluation error; evaluation continues with 0 and
-  /// the statement fails afterwards.
-  double fail(Location loc, const llvm::Twine &message) {
-    if (!error) {
-      diags.emitError(loc, message).report();
-      error = true;
-    }
-    return 0;
-  }
 
   const Program &program;
   const Def &def;
   DiagnosticEngine &diags;
   llvm::StringMap<int64_t> sizes;
   llvm::StringMap<Storage> tensors;
-  llvm::StringMap<int64_t> indexValues;
-  bool error = false;
 };
+
+/// Calls \p f(flat, offset) for every point of the box \p extents (row-major,
+/// flat is the point's index in the box) with offset the row-major offset
+/// in \p storage of the point shifted by \p shift - storage.lo; stops and
+/// returns false at the first point outside the storage.
+template <typename F>
+bool forEachStoredPoint(llvm::ArrayRef<int64_t> extents,
+                        llvm::ArrayRef<int64_t> shift, const Storage &storage,
+                        F f) {
+  size_t rank = extents.size();
+  int64_t count = 1;
+  for (int64_t extent : extents)
+    count *= extent;
+  llvm::SmallVector<int64_t, 4> point(rank, 0);
+  for (int64_t flat = 0; flat < count; ++flat) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t i = point[d] + shift[d] - storage.lo[d];
+      if (i < 0 || i >= storage.tensor.shape[d])
+        return false;
+      offset = offset * storage.tensor.shape[d] + i;
+    }
+    f(flat, offset);
+    for (size_t d = rank; d-- > 0;) {
+      if (++point[d] < extents[d])
+        break;
+      point[d] = 0;
+    }
+  }
+  return true;
+}
+
+/// The offsets of consecutive accumulators.
+struct Contiguous {
+  int64_t operator()(unsigned l) const { return l; }
+};
+
+/// Folds \p values into the accumulators \p acc: lane l into
+/// acc[offsets(l)], in lane order (the order of a scalar loop).
+template <typename Offsets>
+void accumulate(ReductionKind kind, double *acc, const double *values,
+                unsigned n, Offsets offsets) {
+  switch (kind) {
+  case ReductionKind::None:
+    for (unsigned l = 0; l < n; ++l)
+      acc[offsets(l)] = values[l];
+    return;
+  case ReductionKind::Add:
+    if constexpr (std::is_same_v<Offsets, Contiguous>) {
+      // Independent slots: let the compiler vectorize.
+      double *__restrict to = acc;
+      const double *__restrict from = values;
+      for (unsigned l = 0; l < n; ++l)
+        to[l] += from[l];
+      return;
+    }
+    for (unsigned l = 0; l < n; ++l)
+      acc[offsets(l)] += values[l];
+    return;
+  case ReductionKind::Mul:
+    for (unsigned l = 0; l < n; ++l)
+      acc[offsets(l)] *= values[l];
+    return;
+  case ReductionKind::Min:
+    for (unsigned l = 0; l < n; ++l) {
+      double &slot = acc[offsets(l)];
+      slot = std::min(slot, values[l]);
+    }
+    return;
+  case ReductionKind::Max:
+    for (unsigned l = 0; l < n; ++l) {
+      double &slot = acc[offsets(l)];
+      slot = std::max(slot, values[l]);
+    }
+    return;
+  }
+}
+
+/// Folds \p values into the single accumulator \p slot, in lane order.
+void accumulateInto(ReductionKind kind, double &slot, const double *values,
+                    unsigned n) {
+  if (n == 0)
+    return;
+  double acc = slot;
+  switch (kind) {
+  case ReductionKind::None:
+    acc = values[n - 1];
+    break;
+  case ReductionKind::Add:
+    for (unsigned l = 0; l < n; ++l)
+      acc += values[l];
+    break;
+  case ReductionKind::Mul:
+    for (unsigned l = 0; l < n; ++l)
+      acc *= values[l];
+    break;
+  case ReductionKind::Min:
+    for (unsigned l = 0; l < n; ++l)
+      acc = std::min(acc, values[l]);
+    break;
+  case ReductionKind::Max:
+    for (unsigned l = 0; l < n; ++l)
+      acc = std::max(acc, values[l]);
+    break;
+  }
+  slot = acc;
+}
+
+/// The order in which to walk a statement's box (outermost first), the
+/// scalar loop's order (LHS variables, then the reduction variables) with
+/// one variable moved innermost where that makes the reads and the
+/// accumulators contiguous. Every accumulator still sees its values in the
+/// order of the scalar loop: the reduction variables keep their relative
+/// order (only the last one may be innermost), and which LHS variable runs
+/// fastest does not matter to one LHS point. Only the order of errors
+/// would differ, so they are looked for again in the scalar loop's order.
+llvm::SmallVector<unsigned, 4>
+chooseOrder(const eval::Box &box, size_t numLhs,
+            llvm::ArrayRef<llvm::SmallVector<int64_t, 4>> reads,
+            llvm::ArrayRef<int64_t> accStrides, int64_t minRow) {
+  unsigned numVars = box.vars.size();
+  llvm::SmallVector<unsigned, 4> order;
+  for (unsigned v = 0; v < numVars; ++v)
+    order.push_back(v);
+  if (numVars < 2)
+    return order;
+  // A contiguous stream is best, an invariant one good, a strided one
+  // (a cache line per element) bad.
+  auto score = [](int64_t stride) {
+    if (stride == 0)
+      return 1;
+    return stride == 1 || stride == -1 ? 2 : -2;
+  };
+  unsigned best = numVars - 1;
+  int bestScore = std::numeric_limits<int>::min();
+  for (unsigned v = numVars; v-- > 0;) {
+    bool candidate = v < numLhs || v == numVars - 1;
+    if (!candidate || box.hi[v] - box.lo[v] < minRow)
+      continue;
+    int total = score(v < numLhs ? accStrides[v] : 0);
+    for (const llvm::SmallVector<int64_t, 4> &read : reads)
+      total += score(read[v]);
+    if (total > bestScore) {
+      best = v;
+      bestScore = total;
+    }
+  }
+  order.erase(order.begin() + best);
+  order.push_back(best);
+  return order;
+}
+
+/// The variables of a statement's box over one batch of its points, and
+/// the odometer that walks the box in batches in a given loop order.
+class BatchWalker {
+public:
+  /// Runs of the innermost variable at least this long are evaluated a run
+  /// (or kBatch lanes of one) at a time, so that affine reads become strided
+  /// loads; shorter ones are packed into full batches.
+  static constexpr int64_t kMinRow = 32;
+
+  /// \p order lists the variables outermost first.
+  /// With \p rowsOnly and rows long enough for row batches, the lanes'
+  /// values are left unset (no node needs more than rowStart).
+  BatchWalker(const eval::Box &box, llvm::ArrayRef<unsigned> order,
+              bool rowsOnly = false)
+      : box(box), order(order.begin(), order.end()), numVars(box.vars.size()),
+        current(box.lo), rowStart(numVars), values(numVars * eval::kBatch),
+        indices(numVars * eval::kBatch), valuePtrs(numVars),
+        indexPtrs(numVars) {
+    for (unsigned v = 0; v < numVars; ++v) {
+      valuePtrs[v] = values.data() + v * eval::kBatch;
+      indexPtrs[v] = indices.data() + v * eval::kBatch;
+    }
+    remaining = eval::getNumPoints(box);
+    inner = numVars > 0 ? order.back() : 0;
+    rows = numVars > 0 && box.hi[inner] - box.lo[inner] >= kMinRow;
+    fill = !(rows && rowsOnly);
+  }
+
+  /// The next batch, or false at the end of the box.
+  bool next(eval::Lanes &lanes) {
+    if (remaining == 0)
+      return false;
+    lanes.values = valuePtrs.data();
+    lanes.indices = indexPtrs.data();
+    lanes.rowStart = nullptr;
+    lanes.inner = inner;
+    if (numVars == 0) {
+      lanes.n = 1;
+      remaining = 0;
+      return true;
+    }
+    int64_t n = std::min<int64_t>(remaining, eval::kBatch);
+    if (rows) {
+      n = std::min(n, box.hi[inner] - current[inner]);
+      std::copy(current.begin(), current.end(), rowStart.begin());
+      lanes.rowStart = rowStart.data();
+    }
+    int64_t l = 0;
+    while (l < n) {
+      int64_t run = std::min(n - l, box.hi[inner] - current[inner]);
+      for (unsigned v = 0; v < numVars && fill; ++v) {
+        if (v == inner)
+          continue;
+        std::fill_n(indices.data() + v * eval::kBatch + l, run, current[v]);
+        std::fill_n(values.data() + v * eval::kBatch + l, run,
+                    static_cast<double>(current[v]));
+      }
+      int64_t *index = indices.data() + inner * eval::kBatch;
+      double *value = values.data() + inner * eval::kBatch;
+      for (int64_t k = 0; k < run && fill; ++k) {
+        index[l + k] = current[inner] + k;
+        value[l + k] = static_cast<double>(current[inner] + k);
+      }
+      l += run;
+      current[inner] += run;
+      if (current[inner] < box.hi[inner])
+        continue;
+      current[inner] = box.lo[inner];
+      for (size_t o = numVars - 1; o-- > 0;) {
+        unsigned d = order[o];
+        if (++current[d] < box.hi[d])
+          break;
+        current[d] = box.lo[d];
+      }
+    }
+    remaining -= n;
+    lanes.n = static_cast<unsigned>(n);
+    return true;
+  }
+
+  /// Lane \p l of \p lanes as a batch of its own.
+  eval::Lanes single(const eval::Lanes &lanes, unsigned l) {
+    singleValues.resize(numVars);
+    singleIndices.resize(numVars);
+    for (unsigned v = 0; v < numVars; ++v) {
+      singleValues[v] = lanes.values[v] + l;
+      singleIndices[v] = lanes.indices[v] + l;
+    }
+    eval::Lanes one;
+    one.n = 1;
+    one.values = singleValues.data();
+    one.indices = singleIndices.data();
+    return one;
+  }
+
+private:
+  const eval::Box &box;
+  llvm::SmallVector<unsigned, 4> order;
+  unsigned numVars;
+  unsigned inner;
+  int64_t remaining;
+  bool rows, fill;
+  llvm::SmallVector<int64_t, 4> current, rowStart;
+  std::vector<double> values;
+  std::vector<int64_t> indices;
+  std::vector<const double *> valuePtrs, singleValues;
+  std::vector<const int64_t *> indexPtrs, singleIndices;
+};
+
+/// Evaluates \p rhs over \p box in the scalar loop's order up to the first
+/// failing batch, then that batch lane by lane with reporting on: reports
+/// the first error of the scalar loop.
+void reportFirstError(const eval::Box &box, eval::Node &rhs, Location loc,
+                      DiagnosticEngine &diags) {
+  llvm::SmallVector<unsigned, 4> order;
+  for (unsigned v = 0; v < box.vars.size(); ++v)
+    order.push_back(v);
+  BatchWalker walker(box, order);
+  eval::Lanes lanes;
+  eval::EvalState state;
+  while (walker.next(lanes)) {
+    rhs.eval(lanes, state);
+    if (!state.failed)
+      continue;
+    state.failed = false;
+    state.report = &diags;
+    for (unsigned l = 0; l < lanes.n && !state.failed; ++l)
+      rhs.eval(walker.single(lanes, l), state);
+    break;
+  }
+  if (!state.failed)
+    diags.emitError(loc)
+        << "internal error: an evaluation error did not reproduce";
+}
 
 } // namespace
 
@@ -299,228 +556,101 @@ LogicalResult Interpreter::runCall(const CallStmt &call) {
 LogicalResult
 Interpreter::runComprehension(const ComprehensionStmt &stmt,
                               const poly::StatementRanges &ranges) {
-  llvm::ArrayRef<std::string> vars = stmt.getIndexVars();
-  llvm::SmallVector<int64_t, 4> lo, hi;
-  for (const std::string &var : vars) {
+  eval::Box box;
+  for (const std::string &var : stmt.getIndexVars()) {
     const poly::VarRange *range = ranges.lookup(var);
     if (!range || !range->lo || !range->hi)
       return diags.emitError(stmt.getLoc())
              << "the range of '" << var << "' is not concrete";
-    lo.push_back(*range->lo);
-    hi.push_back(*range->hi);
+    box.vars.push_back(var);
+    box.lo.push_back(*range->lo);
+    box.hi.push_back(*range->hi);
   }
   size_t numLhs = stmt.getIndices().size();
   Storage &target = tensors[stmt.getLhs().name];
-  if (target.tensor.shape.size() != numLhs || target.lo.size() != numLhs)
+  if (target.tensor.shape.size() != numLhs || target.lo.size() != numLhs ||
+      box.vars.size() < numLhs)
     return diags.emitError(stmt.getLhs().loc)
            << "no storage of rank " << numLhs << " for '" << stmt.getLhs().name
            << "'";
   const TensorInfo *info = def.lookupTensor(stmt.getLhs().name);
   ScalarType type = info ? info->type : target.tensor.type;
+  ReductionKind kind = stmt.getReduction();
 
-  // One accumulator per point of the LHS box, starting from the identity
-  // (`!`) or from the current contents.
-  llvm::SmallVector<int64_t, 4> boxShape;
+  // One accumulator per point of the LHS box (the box of the first numLhs
+  // variables), starting from the identity (`!`) or the current contents.
+  // The statement's reads see the tensors as they were before it.
+  llvm::SmallVector<int64_t, 4> accShape, accStrides(numLhs);
   for (size_t d = 0; d < numLhs; ++d)
-    boxShape.push_back(std::max<int64_t>(hi[d] - lo[d], 0));
-  Tensor acc(ScalarType::Double, boxShape);
-  llvm::SmallVector<int64_t, 4> point(numLhs), storeIndex(numLhs);
-  auto toStorage = [&](llvm::ArrayRef<int64_t> box) -> bool {
-    for (size_t d = 0; d < numLhs; ++d) {
-      storeIndex[d] = box[d] + lo[d] - target.lo[d];
-      if (storeIndex[d] < 0 || storeIndex[d] >= target.tensor.shape[d])
-        return false;
-    }
-    return true;
-  };
-  bool writesOutside = false;
-  for (int64_t flat = 0; flat < acc.getNumElements(); ++flat) {
-    int64_t rest = flat;
-    for (size_t d = numLhs; d-- > 0;) {
-      point[d] = rest % boxShape[d];
-      rest /= boxShape[d];
-    }
-    if (!toStorage(point)) {
-      writesOutside = true;
-      break;
-    }
-    acc.data[flat] = stmt.hasInit() ? identityOf(stmt.getReduction(), type)
-                                    : target.tensor.at(storeIndex);
+    accShape.push_back(std::max<int64_t>(box.hi[d] - box.lo[d], 0));
+  for (int64_t d = numLhs, stride = 1; d-- > 0;) {
+    accStrides[d] = stride;
+    stride *= accShape[d];
   }
-  if (writesOutside)
+  llvm::ArrayRef<int64_t> lhsLo =
+      llvm::ArrayRef<int64_t>(box.lo).take_front(numLhs);
+  Tensor acc(ScalarType::Double, accShape);
+  double identity = identityOf(kind, type);
+  if (!forEachStoredPoint(
+          accShape, lhsLo, target, [&](int64_t flat, int64_t offset) {
+            acc.data[flat] =
+                stmt.hasInit() ? identity : target.tensor.data[offset];
+          }))
     return diags.emitError(stmt.getLhs().loc)
            << "the statement writes '" << stmt.getLhs().name
            << "' outside the shape inferred for it";
 
-  // All points of the iteration space, the last variable fastest.
-  llvm::SmallVector<int64_t, 4> values(lo.begin(), lo.end());
-  bool empty = llvm::any_of(llvm::zip(lo, hi), [](auto pair) {
-    return std::get<0>(pair) >= std::get<1>(pair);
-  });
-  while (!empty) {
-    for (auto [var, value] : llvm::zip(vars, values))
-      indexValues[var] = value;
-    double value = eval(stmt.getRhs());
-    if (error)
+  auto lookup = [&](llvm::StringRef name) -> const Storage * {
+    auto it = tensors.find(name);
+    return it == tensors.end() ? nullptr : &it->second;
+  };
+  eval::ExprCompiler compiler(box, lookup, sizes, diags);
+  eval::NodePtr rhs = compiler.compile(stmt.getRhs());
+  if (!rhs)
+    return failure();
+
+  BatchWalker walker(box,
+                     chooseOrder(box, numLhs, compiler.getAffineReads(),
+                                 accStrides, BatchWalker::kMinRow),
+                     !compiler.needsLaneValues());
+  eval::Lanes lanes;
+  eval::EvalState state;
+  double *accData = acc.data.data();
+  while (walker.next(lanes)) {
+    const double *values = rhs->eval(lanes, state);
+    if (state.failed) {
+      reportFirstError(box, *rhs, stmt.getLoc(), diags);
       return failure();
-    for (size_t d = 0; d < numLhs; ++d)
-      point[d] = values[d] - lo[d];
-    double &slot = acc.at(point);
-    slot = combine(stmt.getReduction(), slot, value);
-    size_t d = vars.size();
-    while (d > 0) {
-      --d;
-      if (++values[d] < hi[d])
-        break;
-      values[d] = lo[d];
-      if (d == 0)
-        empty = true;
     }
-    if (vars.empty())
-      empty = true;
-  }
-  indexValues.clear();
-
-  for (int64_t flat = 0; flat < acc.getNumElements(); ++flat) {
-    int64_t rest = flat;
-    for (size_t d = numLhs; d-- > 0;) {
-      point[d] = rest % boxShape[d];
-      rest /= boxShape[d];
-    }
-    (void)toStorage(point);
-    target.tensor.at(storeIndex) = convertTo(acc.data[flat], type);
-  }
-  return success();
-}
-
-double Interpreter::eval(const Expr &expr) {
-  ScalarType type = expr.getType();
-  switch (expr.getKind()) {
-  case Expr::Kind::IntLit:
-    return static_cast<double>(llvm::cast<IntLitExpr>(expr).getValue());
-  case Expr::Kind::FloatLit:
-    return llvm::cast<FloatLitExpr>(expr).getValue();
-  case Expr::Kind::Ident: {
-    const auto &ident = llvm::cast<IdentExpr>(expr);
-    switch (ident.getRef()) {
-    case IdentExpr::Ref::Index:
-      return static_cast<double>(indexValues.lookup(ident.getName()));
-    case IdentExpr::Ref::Size:
-      return static_cast<double>(sizes.lookup(ident.getName()));
-    case IdentExpr::Ref::Let:
-      return eval(ident.getLet()->getValue());
-    case IdentExpr::Ref::Tensor: {
-      const Tensor &tensor = tensors[ident.getName()].tensor;
-      if (tensor.data.empty())
-        return fail(expr.getLoc(), "'" + ident.getName() + "' is empty");
-      return tensor.data[0];
-    }
-    case IdentExpr::Ref::Unresolved:
-      break;
-    }
-    return fail(expr.getLoc(), "unresolved name");
-  }
-  case Expr::Kind::DimAccess: {
-    const auto &dim = llvm::cast<DimAccessExpr>(expr);
-    const Tensor &tensor = tensors[dim.getTensor().name].tensor;
-    return static_cast<double>(tensor.shape[dim.getDim()]);
-  }
-  case Expr::Kind::Unary: {
-    const auto &unary = llvm::cast<UnaryExpr>(expr);
-    double operand = eval(unary.getOperand());
-    if (unary.getOp() == UnaryOp::Not)
-      return operand == 0 ? 1 : 0;
-    return isIntegral(type) ? convertTo(-operand, type) : -operand;
-  }
-  case Expr::Kind::Binary: {
-    const auto &binary = llvm::cast<BinaryExpr>(expr);
-    BinaryOp op = binary.getOp();
-    double a = eval(binary.getLhs());
-    // `&&` and `||` short-circuit as in C.
-    if (op == BinaryOp::And && a == 0)
-      return 0;
-    if (op == BinaryOp::Or && a != 0)
-      return 1;
-    double b = eval(binary.getRhs());
-    bool integral = isIntegral(type);
-    switch (op) {
-    case BinaryOp::Add:
-      return integral ? convertTo(a + b, type) : a + b;
-    case BinaryOp::Sub:
-      return integral ? convertTo(a - b, type) : a - b;
-    case BinaryOp::Mul:
-      return integral ? convertTo(a * b, type) : a * b;
-    case BinaryOp::Div:
-      if (!integral)
-        return a / b;
-      if (b == 0)
-        return fail(expr.getLoc(), "integer division by zero");
-      return convertTo(static_cast<double>(floorDiv(static_cast<int64_t>(a),
-                                                    static_cast<int64_t>(b))),
-                       type);
-    case BinaryOp::Mod: {
-      if (!integral)
-        return std::fmod(a, b);
-      if (b == 0)
-        return fail(expr.getLoc(), "integer modulo by zero");
-      int64_t x = static_cast<int64_t>(a), y = static_cast<int64_t>(b);
-      return static_cast<double>(x - y * floorDiv(x, y));
-    }
-    case BinaryOp::Less:
-      return a < b;
-    case BinaryOp::Greater:
-      return a > b;
-    case BinaryOp::LessEqual:
-      return a <= b;
-    case BinaryOp::GreaterEqual:
-      return a >= b;
-    case BinaryOp::Equal:
-      return a == b;
-    case BinaryOp::NotEqual:
-      return a != b;
-    case BinaryOp::And:
-    case BinaryOp::Or:
-      return b != 0;
-    case BinaryOp::Min:
-      return std::min(a, b);
-    case BinaryOp::Max:
-      return std::max(a, b);
-    }
-    return 0;
-  }
-  case Expr::Kind::Ternary: {
-    const auto &ternary = llvm::cast<TernaryExpr>(expr);
-    return eval(ternary.getCond()) != 0 ? eval(ternary.getTrueValue())
-                                        : eval(ternary.getFalseValue());
-  }
-  case Expr::Kind::Apply: {
-    const auto &apply = llvm::cast<ApplyExpr>(expr);
-    llvm::SmallVector<double, 4> args;
-    for (const ExprPtr &arg : apply.getArgs())
-      args.push_back(eval(*arg));
-    if (!apply.isTensorRead())
-      return evaluateBuiltin(apply.getCallee().name, args);
-    const Storage &storage = tensors[apply.getCallee().name];
-    llvm::SmallVector<int64_t, 4> index;
-    for (size_t d = 0; d < args.size(); ++d) {
-      int64_t i = static_cast<int64_t>(args[d]) - storage.lo[d];
-      if (i < 0 || i >= storage.tensor.shape[d]) {
-        std::string text;
-        llvm::raw_string_ostream os(text);
-        os << "read of '" << apply.getCallee().name << "' at (";
-        llvm::interleaveComma(args, os,
-                              [&](double v) { os << static_cast<int64_t>(v); });
-        os << ") is out of bounds";
-        return fail(expr.getLoc(), text);
+    if (lanes.rowStart) {
+      int64_t base = 0;
+      for (size_t d = 0; d < numLhs; ++d)
+        base += accStrides[d] * (lanes.rowStart[d] - box.lo[d]);
+      if (lanes.inner < numLhs) {
+        int64_t step = accStrides[lanes.inner];
+        if (step == 1)
+          accumulate(kind, accData + base, values, lanes.n, Contiguous());
+        else
+          accumulate(kind, accData + base, values, lanes.n,
+                     [step](unsigned l) { return l * step; });
+      } else {
+        accumulateInto(kind, accData[base], values, lanes.n);
       }
-      index.push_back(i);
+      continue;
     }
-    return storage.tensor.at(index);
+    accumulate(kind, accData, values, lanes.n, [&](unsigned l) {
+      int64_t offset = 0;
+      for (size_t d = 0; d < numLhs; ++d)
+        offset += accStrides[d] * (lanes.indices[d][l] - box.lo[d]);
+      return offset;
+    });
   }
-  case Expr::Kind::Cast:
-    return convertTo(eval(llvm::cast<CastExpr>(expr).getOperand()), type);
-  }
-  return 0;
+
+  forEachStoredPoint(
+      accShape, lhsLo, target, [&](int64_t flat, int64_t offset) {
+        target.tensor.data[offset] = convertTo(acc.data[flat], type);
+      });
+  return success();
 }
 
 std::optional<llvm::StringMap<Tensor>>

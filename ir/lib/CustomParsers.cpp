@@ -108,6 +108,12 @@ LogicalResult
 CustomParser::parseTypeList(llvm::SmallVectorImpl<const Type *> &types) {
   if (failed(parser.parseToken(Token::l_paren)))
     return failure();
+  // return-type-list = return-type *("," return-type): the spec has no empty
+  // list; an instruction without results leaves out "-> (...)".
+  if (tok().is(Token::r_paren))
+    return parser.emitError(tok().getRange())
+           << "expected a type: a return type list is not empty (leave out "
+              "'-> ()' for no results)";
   do {
     const Type *type = nullptr;
     if (failed(parser.parseType(type)))

@@ -154,7 +154,14 @@ Token Lexer::lexIdentifierOrKeyword(const char *tokStart) {
 }
 
 /// identifier = 1*DIGIT / ALPHA *(ALPHA / DIGIT / "_")
+/// An unnamed identifier stops after its digits, as a number does, so that
+/// `4x%1x5` lexes as `4`, `x`, `%1`, `x5` (an expand or type shape).
 Token Lexer::lexPrefixedIdentifier(const char *tokStart, Token::Kind kind) {
+  if (curPtr != bufferEnd && llvm::isDigit(*curPtr)) {
+    while (curPtr != bufferEnd && llvm::isDigit(*curPtr))
+      ++curPtr;
+    return makeToken(kind, tokStart);
+  }
   while (curPtr != bufferEnd && isIdentifierChar(*curPtr))
     ++curPtr;
   llvm::StringRef name(tokStart + 1, curPtr - tokStart - 1);

@@ -1,7 +1,10 @@
 //===- Parser.cpp - Programs, functions, regions and values ---------------===//
 #include "ParserImpl.h"
 
+#include "comprehend/ir/Function.h"
+#include "comprehend/ir/Instructions.h"
 #include "comprehend/ir/Parser.h"
+#include "comprehend/ir/Program.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -388,10 +391,57 @@ std::unique_ptr<Program> Parser::parseProgram() {
 // Public entry points
 //===----------------------------------------------------------------------===//
 
+/// Integer `div`/`rem` whose divisor is written as a `constant 0` is
+/// rejected: its behaviour is undefined wherever it runs (SPIR-V
+/// OpSDiv/OpSRem) and no program means it. The spec is silent; tinytc rejects
+/// it too. This is a check of what the user wrote, not a verifier invariant:
+/// constant folding may still turn a divisor into 0, and that must not make
+/// the lowered program invalid. (Floating-point division by zero is IEEE
+/// arithmetic and stays.)
+static void checkIntegerDivisionByZero(const Region &region,
+                                       DiagnosticEngine &diags) {
+  for (const Instruction &inst : region) {
+    for (const Region *child : inst.getRegions())
+      checkIntegerDivisionByZero(*child, diags);
+    if ((inst.getKind() != InstKind::Div && inst.getKind() != InstKind::Rem) ||
+        inst.getNumOperands() != 2 || !inst.getOperand(1))
+      continue;
+    const Type *type = inst.getOperand(1)->getType();
+    ScalarKind kind;
+    if (const auto *scalar = llvm::dyn_cast_or_null<ScalarType>(type))
+      kind = scalar->getScalarKind();
+    else if (const auto *coop = llvm::dyn_cast_or_null<CoopMatrixType>(type))
+      kind = coop->getComponentKind();
+    else
+      continue;
+    auto constant = llvm::dyn_cast_or_null<ConstantInst>(
+        inst.getOperand(1)->getDefiningInstruction());
+    if (!isInteger(kind) || !constant)
+      continue;
+    const ConstantValue &value = constant.getValue();
+    const auto *integer = std::get_if<int64_t>(&value);
+    if (integer && *integer == 0)
+      diags.emitError(inst.getOperandLoc(1))
+          << "integer "
+          << (inst.getKind() == InstKind::Div ? "division" : "remainder")
+          << " by zero: the divisor of '" << inst.getName()
+          << "' is the constant 0";
+  }
+}
+
 std::unique_ptr<Program> comprehend::ir::parseSource(Context &ctx,
                                                      DiagnosticEngine &diags,
                                                      unsigned bufferId) {
-  return Parser(ctx, diags, bufferId).parseProgram();
+  std::unique_ptr<Program> program =
+      Parser(ctx, diags, bufferId).parseProgram();
+  if (!program)
+    return program;
+  unsigned errors = diags.getNumErrors();
+  for (const Function &function : *program)
+    checkIntegerDivisionByZero(function.getBody(), diags);
+  if (diags.getNumErrors() != errors)
+    return nullptr;
+  return program;
 }
 
 std::unique_ptr<Program>

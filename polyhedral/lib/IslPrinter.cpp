@@ -27,13 +27,15 @@
 using namespace comprehend::poly;
 
 namespace {
-struct FloorDiv;
+struct DivTerm;
 
 /// `(sum_p params[p] * P_p + sum_d divs[d].first * divs[d].second + constant)
 /// / denominator` with integer coefficients.
 struct LinearForm {
   llvm::SmallVector<int64_t, 4> params;
-  std::vector<std::pair<int64_t, FloorDiv>> divs;
+  // Not std::pair<int64_t, FloorDiv>: Clang 15 rejects a pair of an
+  // incomplete type here (scripts/fuzz.sh builds with it).
+  std::vector<DivTerm> divs;
   int64_t constant = 0;
   int64_t denominator = 1;
 };
@@ -42,6 +44,11 @@ struct LinearForm {
 struct FloorDiv {
   LinearForm numerator;
   int64_t divisor = 1;
+};
+
+struct DivTerm {
+  int64_t first;
+  FloorDiv second;
 };
 } // namespace
 
@@ -80,7 +87,7 @@ static LinearForm readAff(isl_aff *aff) {
     div.divisor = div.numerator.denominator;
     div.numerator.denominator = 1;
     isl_aff_free(inner);
-    form.divs.emplace_back(coefficient, std::move(div));
+    form.divs.push_back(DivTerm{coefficient, std::move(div)});
   }
   form.constant = numerator(isl_aff_get_constant_val(aff));
   isl_val_free(denominator);
@@ -138,7 +145,8 @@ static void printForm(const LinearForm &form,
       bodyOs << (index < paramNames.size() ? paramNames[index] : "?");
     });
   for (const auto &[coefficient, div] : form.divs)
-    printTerm(coefficient, [&] { printDiv(div, paramNames, bodyOs); });
+    printTerm(coefficient,
+              [&, &div = div] { printDiv(div, paramNames, bodyOs); });
   if (first)
     bodyOs << form.constant;
   else if (form.constant != 0)

@@ -291,9 +291,11 @@ comprehend::runtime::parseNpy(StringRef bytes, StringRef name,
                      llvm::Twine(count * elementSize));
   tensor.data.resize(payload.size());
   const auto *src = reinterpret_cast<const unsigned char *>(payload.data());
-  if (header->fortranOrder || header->shape.size() <= 1)
+  // An empty tensor (a 0 in the shape) has no data pointer to copy to.
+  bool contiguous = header->fortranOrder || header->shape.size() <= 1;
+  if (contiguous && !payload.empty())
     std::memcpy(tensor.data.data(), src, payload.size());
-  else
+  else if (!contiguous)
     transposeToColumnMajor(src, tensor.data.data(), header->shape, elementSize);
   if (swap && elementSize > 1) {
     // Complex numbers swap each component separately.

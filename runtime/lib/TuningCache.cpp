@@ -13,6 +13,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <ctime>
 
 using namespace comprehend::runtime;
 using llvm::StringRef;
@@ -74,7 +75,9 @@ static std::optional<TuningRecord> parseRecord(const llvm::json::Value &value) {
     llvm::consumeError(parsed.takeError());
     return std::nullopt;
   }
-  return TuningRecord{std::move(*parsed), *ms};
+  llvm::Optional<double> defaultMs = object->getNumber("default_ms");
+  return TuningRecord{std::move(*parsed), *ms,
+                      defaultMs && *defaultMs >= 0 ? *defaultMs : 0};
 }
 
 TuningCache::FileState TuningCache::read(llvm::json::Object &entries,
@@ -209,6 +212,35 @@ private:
 };
 } // namespace
 
+llvm::Error TuningCache::keepAside() const {
+  // Only a file holds entries; the write fails on anything else by itself.
+  if (!llvm::sys::fs::is_regular_file(path))
+    return llvm::Error::success();
+  auto now =
+      std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &utc);
+  std::string aside = path + ".corrupt-" + stamp;
+  // Two corrupt files within a second (or two writers) must not collide.
+  for (unsigned n = 1; llvm::sys::fs::exists(aside); ++n)
+    aside = path + ".corrupt-" + stamp + "-" + std::to_string(n);
+  if (std::error_code ec = llvm::sys::fs::rename(path, aside)) {
+    // Another writer may have moved or replaced it meanwhile: nothing lost.
+    if (!llvm::sys::fs::exists(path))
+      return llvm::Error::success();
+    return makeInputError("cannot keep the unreadable tuning cache '" + path +
+                          "' aside as '" + aside + "': " + ec.message() +
+                          "; not overwriting it");
+  }
+  if (warnings)
+    *warnings << "warning: tuning cache '" << path
+              << "': kept the unreadable file as '" << aside
+              << "'; starting a new cache\n";
+  return llvm::Error::success();
+}
+
 llvm::Error TuningCache::store(const TuningKey &key, const TuningRecord &record,
                                bool replace) {
   StringRef dir = llvm::sys::path::parent_path(path);
@@ -223,12 +255,20 @@ llvm::Error TuningCache::store(const TuningKey &key, const TuningRecord &record,
       {"device", key.deviceName},    {"driver", key.driverVersion},
       {"sizes", key.sizes},          {"config", toJSON(record.config)},
       {"median_ms", record.medianMs}};
+  if (record.defaultMs > 0)
+    entry["default_ms"] = record.defaultMs;
   for (unsigned attempt = 0; attempt < maxStoreAttempts; ++attempt) {
     llvm::json::Object entries;
     FileState state = read(entries, /*warnUser=*/attempt == 0);
     if (state == FileState::Foreign)
       return makeInputError("not overwriting '" + path +
                             "': it is not a comprehend tuning cache");
+    // An unreadable file may still hold entries a person can recover (a
+    // truncated write, a hand edit gone wrong): keep it aside, never replace
+    // it.
+    if (state == FileState::Corrupt)
+      if (llvm::Error error = keepAside())
+        return error;
     if (const llvm::json::Value *existing = entries.get(name)) {
       std::optional<TuningRecord> old = parseRecord(*existing);
       // Another process (or an earlier run) already stored something at

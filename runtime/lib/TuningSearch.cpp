@@ -190,6 +190,27 @@ llvm::Expected<SearchResult> comprehend::runtime::runRandomSearch(
   return tracker.finish();
 }
 
+llvm::Expected<SearchResult> comprehend::runtime::runExhaustiveSearch(
+    const SearchSpace &space, const EvaluateFn &evaluate, const CheckFn &check,
+    const SearchOptions &options, uint64_t limit) {
+  std::optional<std::vector<Configuration>> points =
+      space.enumerateLegal(limit);
+  if (!points)
+    return makeInputError("the search space has " +
+                          std::to_string(space.getNumPoints()) +
+                          " points, more than the " + std::to_string(limit) +
+                          " an exhaustive search takes");
+  Tracker tracker(evaluate, check, options);
+  if (llvm::Error error = startSearch(space, tracker))
+    return error;
+  for (const Configuration &config : *points) {
+    if (tracker.isExhausted())
+      break;
+    tracker.measure(config);
+  }
+  return tracker.finish();
+}
+
 /// Roulette selection: an index drawn with probability proportional to the
 /// fitness 1/time.
 static const Configuration &selectParent(llvm::ArrayRef<Scored> population,

@@ -58,6 +58,10 @@ int compileIrFile() {
   IrInput input;
   if (int code = loadProgram(input))
     return code;
+  if (Emit == EmitKind::Schedule) {
+    llvm::errs() << "comprehend compile: '--emit schedule' needs a .tc file\n";
+    return ExitUsage;
+  }
   if (Emit != EmitKind::IR)
     return emitBackendOutput(*input.program, input.diags);
 

@@ -62,7 +62,9 @@ cl::opt<EmitKind> Emit(
                clEnumValN(EmitKind::LoweredIR, "lowered-ir",
                           "the program after the backend passes"),
                clEnumValN(EmitKind::Spirv, "spirv", "SPIR-V binary"),
-               clEnumValN(EmitKind::SpirvAsm, "spirv-asm", "SPIR-V assembly")),
+               clEnumValN(EmitKind::SpirvAsm, "spirv-asm", "SPIR-V assembly"),
+               clEnumValN(EmitKind::Schedule, "schedule",
+                          "the mapped isl schedule and AST (.tc only)")),
     cl::init(EmitKind::IR), cl::sub(CompileCommand), cl::cat(category));
 
 cl::opt<char> OptLevel("O", cl::desc("Optimization level (-O0, -O1, -O2)"),
@@ -124,6 +126,12 @@ cl::opt<double> Budget("budget", cl::desc("Tuning time budget in seconds"),
 
 cl::opt<unsigned> Evals("evals", cl::desc("Tuning budget in evaluations"),
                         cl::init(0), cl::sub(TuneCommand), cl::cat(category));
+
+cl::opt<bool> Exhaustive(
+    "exhaustive",
+    cl::desc("Time every legal configuration (small spaces) and report how "
+             "well the genetic search finds the best one"),
+    cl::init(false), cl::sub(TuneCommand), cl::cat(category));
 
 cl::opt<std::string>
     CachePath("cache",

@@ -22,7 +22,7 @@ enum ExitCode : int {
   ExitRuntime = 3, ///< device or runtime error
 };
 
-enum class EmitKind { IR, LoweredIR, Spirv, SpirvAsm };
+enum class EmitKind { IR, LoweredIR, Spirv, SpirvAsm, Schedule };
 enum class InputLang { Auto, IR, TC };
 
 extern llvm::cl::SubCommand CheckCommand;
@@ -52,6 +52,7 @@ extern llvm::cl::opt<unsigned> Repeat;
 extern llvm::cl::opt<bool> Json;
 extern llvm::cl::opt<double> Budget;
 extern llvm::cl::opt<unsigned> Evals;
+extern llvm::cl::opt<bool> Exhaustive;
 extern llvm::cl::opt<std::string> CachePath;
 extern llvm::cl::opt<bool> WarningsAsErrors;
 extern llvm::cl::opt<bool> DumpAst;

@@ -13,6 +13,7 @@
 #include "Commands.h"
 #include "Input.h"
 #include "Options.h"
+#include "TuneReport.h"
 
 #include "comprehend/api/TcTuner.h"
 #include "comprehend/api/TcTuning.h"
@@ -37,6 +38,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -459,14 +461,35 @@ int runRun() {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Tunes one kernel of an .ir file: every candidate is the program re-parsed
-/// with the configuration's attributes on the entry, compiled, run once on
-/// the same inputs (restored before each candidate) for the correctness
-/// check, then timed.
-class IrTuner {
+/// A compiled candidate of an .ir kernel.
+class IrVariant : public TuningVariant {
 public:
-  IrTuner(Runtime &runtime, llvm::SourceMgr &sourceMgr, ir::Context &ctx,
-          std::string entryName, std::array<size_t, 3> grid)
+  IrVariant(std::unique_ptr<Executable> executable, llvm::StringRef entry,
+            std::array<size_t, 3> grid, const Bindings &bindings)
+      : executable(std::move(executable)), entry(entry), grid(grid),
+        bindings(bindings) {}
+  llvm::Expected<std::vector<double>> time(unsigned count) override {
+    auto timing = executable->run(entry, grid, bindings.values, count);
+    if (!timing)
+      return timing.takeError();
+    return std::move(timing->kernelMs);
+  }
+
+private:
+  std::unique_ptr<Executable> executable;
+  std::string entry;
+  std::array<size_t, 3> grid;
+  const Bindings &bindings;
+};
+
+/// One kernel of an .ir file as the tuner sees it: every candidate is the
+/// program re-parsed with the configuration's attributes on the entry,
+/// compiled and run once on the same inputs (restored before each
+/// candidate) for the correctness check.
+class IrTarget : public TuningTarget {
+public:
+  IrTarget(Runtime &runtime, llvm::SourceMgr &sourceMgr, ir::Context &ctx,
+           std::string entryName, std::array<size_t, 3> grid)
       : runtime(runtime), sourceMgr(sourceMgr), ctx(ctx),
         entryName(std::move(entryName)), grid(grid) {}
 
@@ -491,10 +514,10 @@ public:
     return llvm::Error::success();
   }
 
-  /// Compiles, checks and times `config`; returns the median kernel time.
-  llvm::Expected<double> evaluate(const Configuration &config) {
+  llvm::Expected<std::unique_ptr<TuningVariant>>
+  prepare(const Configuration &config) override {
     lastOutputs.clear();
-    auto executable = compile(&config);
+    auto executable = compile(reference.empty() ? nullptr : &config);
     if (!executable)
       return executable.takeError();
     for (size_t i = 0; i < initial.size(); ++i)
@@ -515,16 +538,11 @@ public:
           return error;
     if (reference.empty())
       reference = lastOutputs;
-    auto timing = (*executable)
-                      ->run(entryName, grid, bindings.values,
-                            std::max(1u, unsigned(Repeat)));
-    if (!timing)
-      return timing.takeError();
-    return timing->getMedianKernelMs();
+    return std::make_unique<IrVariant>(std::move(*executable), entryName, grid,
+                                       bindings);
   }
 
-  /// Compares the last evaluated candidate's outputs with the default's.
-  llvm::Error check(const Configuration &config) const {
+  llvm::Error check(const Configuration &config) override {
     for (size_t i = 0; i < reference.size(); ++i) {
       if (!bindings.arrays[i])
         continue;
@@ -588,17 +606,16 @@ static int tuneIrFile() {
   IrInput input;
   if (int code = loadIrInput("tune", input))
     return code;
-  llvm::SourceMgr &sourceMgr = input.sourceMgr;
   DiagnosticEngine &diags = input.diags;
-  ir::Context &ctx = input.ctx;
   const std::string &entryName = input.entryName;
 
+  auto start = std::chrono::steady_clock::now();
   auto runtime = Runtime::create(Device);
   if (!runtime)
     return fail(runtime.takeError(), "tune");
-  IrTuner tuner(**runtime, sourceMgr, ctx, entryName, *grid);
+  IrTarget target(**runtime, input.sourceMgr, input.ctx, entryName, *grid);
   backend::KernelInfo defaults;
-  if (llvm::Error error = tuner.setUp(defaults)) {
+  if (llvm::Error error = target.setUp(defaults)) {
     if (diags.hasErrors()) {
       llvm::consumeError(std::move(error));
       return ExitInvalidInput;
@@ -609,72 +626,35 @@ static int tuneIrFile() {
   if (!space)
     return fail(space.takeError(), "tune");
 
-  const DeviceInfo &device = (*runtime)->getDevice().getInfo();
-  TuningKey key = makeIrTuningKey(**runtime, sourceMgr, entryName, *grid,
-                                  tuner.getBindings());
+  TuningKey key = makeIrTuningKey(**runtime, input.sourceMgr, entryName, *grid,
+                                  target.getBindings());
   TuningCache cache(CachePath.empty() ? TuningCache::getDefaultPath()
                                       : std::string(CachePath),
                     &llvm::errs());
-
-  SearchOptions options;
+  TunerOptions options = getTunerOptions();
+  options.start = start;
   // A configuration cached by an earlier run is re-measured first, so a
   // short second run starts from it.
   if (std::optional<TuningRecord> cached = cache.lookup(key))
-    options.seeds.push_back(cached->config);
-  options.maxEvaluations = Evals;
-  options.timeBudgetSeconds = Budget;
-  if (!Evals && Budget <= 0)
-    options.maxEvaluations = 40;
-  options.seed = 1;
-  options.progress = &llvm::errs();
-  auto result = runGeneticSearch(
-      *space,
-      [&](const Configuration &config) { return tuner.evaluate(config); },
-      [&](const Configuration &config) { return tuner.check(config); },
-      options);
+    options.search.seeds.push_back(cached->config);
+  auto result = tune(*space, target, options);
   if (!result)
     return fail(result.takeError(), "tune");
 
   // The cache is a convenience: failing to write it is only a warning.
-  bool cached = true;
+  std::string cachePath = cache.getPath();
   if (llvm::Error error =
-          cache.store(key, TuningRecord{result->best, result->bestMs})) {
+          cache.store(key,
+                      TuningRecord{result->search.best, result->search.bestMs,
+                                   result->search.defaultMs},
+                      /*replace=*/true)) {
     llvm::errs() << "comprehend tune: warning: "
                  << llvm::toString(std::move(error)) << "\n";
-    cached = false;
+    cachePath.clear();
   }
-
-  if (Json) {
-    llvm::json::OStream json(llvm::outs(), 2);
-    json.object([&] {
-      json.attribute("entry", entryName);
-      json.attribute("device", device.name);
-      json.attribute("runs", int64_t(std::max(1u, unsigned(Repeat))));
-      json.attribute("median_ms", result->bestMs);
-      json.attribute("default_ms", result->defaultMs);
-      json.attribute("speedup", result->getSpeedup());
-      json.attribute("config", toJSON(result->best));
-      json.attribute("default_config", toJSON(result->defaultConfig));
-      json.attribute("evaluations", int64_t(result->numEvaluations));
-      json.attribute("failed", int64_t(result->numFailed));
-      json.attribute("wrong", int64_t(result->numWrong));
-      json.attribute("cache", cached ? llvm::json::Value(cache.getPath())
-                                     : llvm::json::Value(nullptr));
-    });
-    llvm::outs() << "\n";
-    return ExitSuccess;
-  }
-  llvm::outs() << "@" << entryName << " on " << device.name << ": default "
-               << llvm::format("%.4f", result->defaultMs) << " ms, best "
-               << llvm::format("%.4f", result->bestMs) << " ms, speed-up "
-               << llvm::format("%.2f", result->getSpeedup()) << "x ("
-               << result->numEvaluations << " candidates, " << result->numFailed
-               << " failed, " << result->numWrong << " wrong)\n";
-  if (result->best == result->defaultConfig)
-    llvm::outs() << "the default configuration is already the best found\n";
-  llvm::outs() << "config: " << formatConfiguration(result->best) << "\n";
-  if (cached)
-    llvm::outs() << "cached in " << cache.getPath() << "\n";
+  printTuneReport(entryName, "@" + entryName,
+                  (*runtime)->getDevice().getInfo().name, *space, *result,
+                  cachePath);
   return ExitSuccess;
 }
 

@@ -87,6 +87,12 @@ int compileTcFile() {
       return ExitInvalidInput;
     }
   }
+  if (Emit == EmitKind::Schedule)
+    return failed(tc::printSchedule(*input.program, *entry, sizes, outs(),
+                                    input.diags, options)) ||
+                   input.diags.hasErrors()
+               ? ExitInvalidInput
+               : ExitSuccess;
   ir::Context ctx;
   ir::Program lowered(ctx);
   if (!tc::lowerDef(*input.program, *entry, sizes, lowered, input.diags,

@@ -55,6 +55,23 @@ Id FunctionEmitter::getVectorValueType(ScalarKind scalar, unsigned width) {
   return width == 1 ? type : builder.getVectorType(type, width);
 }
 
+Id FunctionEmitter::selectValue(ScalarKind scalar, unsigned width, Id condition,
+                                Id a, Id b) {
+  unsigned lanes = width * (ir::isComplex(scalar) ? 2 : 1);
+  if (lanes > 1) {
+    // Insert + shuffle, as splat does (LLVMSPIRVLib 15 crashes on
+    // OpCompositeConstruct of non-constant scalars).
+    Id boolVector = builder.getVectorType(types.getBoolType(), lanes);
+    Id first = emitValue(::spv::OpCompositeInsert, boolVector,
+                         {condition, builder.getConstantNull(boolVector), 0});
+    llvm::SmallVector<Word, 36> operands = {first, first};
+    operands.append(lanes, 0);
+    condition = emitValue(::spv::OpVectorShuffle, boolVector, operands);
+  }
+  return emitValue(::spv::OpSelect, getVectorValueType(scalar, width),
+                   {condition, a, b});
+}
+
 Id FunctionEmitter::splat(ScalarKind scalar, Id value, unsigned width) {
   if (width == 1)
     return value;
@@ -338,7 +355,6 @@ LogicalResult FunctionEmitter::emitCoopReduce(ir::Instruction &inst) {
                        : combine == InstKind::Max ? InstKind::SubgroupReduceMax
                                                   : InstKind::SubgroupReduceMin;
   Id identity = hasPadding ? getReductionIdentity(combine, scalar) : 0;
-  Id valueType = types.getValueType(scalar);
   for (unsigned j = 0; j < cols; ++j) {
     Id acc = 0;
     for (unsigned block = 0; block < blocks; ++block) {
@@ -347,7 +363,7 @@ LogicalResult FunctionEmitter::emitCoopReduce(ir::Instruction &inst) {
       if (hasPadding && block + 1 == blocks) {
         Id valid = emitValue(::spv::OpSLessThan, types.getBoolType(),
                              {getCoopRow(type, k), constI64(type->getRows())});
-        value = emitValue(::spv::OpSelect, valueType, {valid, value, identity});
+        value = selectValue(scalar, 1, valid, value, identity);
       }
       acc = acc ? emitScalarBinary(combine, scalar, acc, value) : value;
     }

@@ -131,22 +131,10 @@ FunctionEmitter::emitCoopVectorAccess(ir::Instruction &inst, bool checkCols) {
                            {valid, offset, constI64(0)});
       Id value = width == 1 ? loadElement(memref, offset)
                             : emitVectorLoad(memref, offset, width);
-      if (valid) {
-        Id valueType = getVectorValueType(elem, width);
-        // Before SPIR-V 1.4 a vector select takes a vector condition.
-        Id condition = valid;
-        if (width > 1) {
-          Id boolVector = builder.getVectorType(boolType, width);
-          Id first = emitValue(::spv::OpCompositeInsert, boolVector,
-                               {valid, builder.getConstantNull(boolVector), 0});
-          llvm::SmallVector<Word, 20> operands = {first, first};
-          operands.append(width, 0);
-          condition = emitValue(::spv::OpVectorShuffle, boolVector, operands);
-        }
-        value =
-            emitValue(::spv::OpSelect, valueType,
-                      {condition, value, builder.getConstantNull(valueType)});
-      }
+      if (valid)
+        value = selectValue(
+            elem, width, valid, value,
+            builder.getConstantNull(getVectorValueType(elem, width)));
       results.push_back(value);
     }
     if (merge) {
@@ -291,9 +279,8 @@ FunctionEmitter::emitCoopElementAccess(ir::Instruction &inst) {
                                            scope, semantics)
                           : loadElement(memref, offset);
       if (condition)
-        value =
-            emitValue(::spv::OpSelect, valueType,
-                      {condition, value, builder.getConstantNull(valueType)});
+        value = selectValue(elem, 1, condition, value,
+                            builder.getConstantNull(valueType));
       results.push_back(value);
       continue;
     }

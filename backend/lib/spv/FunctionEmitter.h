@@ -221,6 +221,11 @@ private:
   Id getVectorValueType(ir::ScalarKind scalar, unsigned width);
   /// A vector of \p width copies of \p value (\p value when width is 1).
   Id splat(ir::ScalarKind scalar, Id value, unsigned width);
+  /// `bool ? a : b` on \p width values of \p scalar (complex values are
+  /// float vectors): before SPIR-V 1.4 a vector select takes a vector
+  /// condition, so the scalar \p condition is broadcast to one.
+  Id selectValue(ir::ScalarKind scalar, unsigned width, Id condition, Id a,
+                 Id b);
   /// Component \p k of coopmatrix \p value as a scalar.
   Id getCoopComponent(const ir::Value *value, unsigned k);
   /// All components of coopmatrix \p value as scalars.

@@ -9,6 +9,8 @@
 #define COMPREHEND_TC_LIB_LOWERING_DEFLOWERING_H
 
 #include "comprehend/ir/Builder.h"
+#include "comprehend/polyhedral/KernelPlan.h"
+#include "comprehend/polyhedral/Schedule.h"
 #include "comprehend/tc/Lowering.h"
 #include "comprehend/tc/Ranges.h"
 
@@ -169,6 +171,21 @@ llvm::SmallVector<Launch, 2> planLaunches(DefContext &def,
                                           llvm::ArrayRef<StmtContext> stmts,
                                           bool matchBlas,
                                           int64_t localMemoryBytes);
+
+/// The scheduler's view of \p stmt: concrete bounds, subscripts as
+/// IndexExprs, tensors named as in the def (the context's scope must be the
+/// statement's).
+poly::ScheduledStatement toScheduled(const DefContext &def,
+                                     const StmtContext &stmt);
+
+/// Lowers one kernel of the def's mapped schedule (poly::mapSchedule over
+/// \p stmts) into the function being built: group loops become `group_id`,
+/// work-item loops `foreach`, other loops `for` (a reduction loop carries
+/// its accumulator), guards `if`, and `barrier.global` separates the parts
+/// of a group that touch what an earlier part wrote or read.
+LogicalResult lowerScheduledKernel(DefContext &def,
+                                   llvm::ArrayRef<StmtContext> stmts,
+                                   const poly::MappedKernel &kernel);
 
 /// Collects the tensors \p stmt reads (right-hand side and `where` lets),
 /// by their names in the def (resolved through the statement's scope).

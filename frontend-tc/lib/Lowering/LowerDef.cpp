@@ -6,6 +6,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <deque>
+#include <functional>
 
 using namespace comprehend;
 using namespace comprehend::tc;
@@ -98,8 +99,23 @@ public:
         builder(out.getContext()), context{builder, diags, sizes, {}} {}
 
   std::optional<LoweredDef> run();
+  LogicalResult printSchedule(llvm::raw_ostream &os);
 
 private:
+  /// Checks the options and sizes, infers the ranges, declares the tensors
+  /// and collects the statements (calls inlined).
+  LogicalResult prepare(LoweredDef &result,
+                        llvm::SmallVectorImpl<StmtContext> &stmts);
+  /// The def's mapped schedule, when every statement takes the schedule
+  /// path (no BLAS statement; ranges start at 0 or later).
+  llvm::Expected<poly::MappedSchedule> mapDef(llvm::ArrayRef<StmtContext> stmts,
+                                              bool keepBlas);
+  /// Creates the function of one launch whose statements are \p
+  /// statements, with a parameter per tensor they touch except \p locals.
+  ir::Function &createKernel(llvm::ArrayRef<unsigned> statements,
+                             llvm::ArrayRef<StmtContext> stmts,
+                             const llvm::StringSet<> &locals,
+                             llvm::StringRef name, LoweredDef &result);
   LogicalResult checkOptions();
   LogicalResult checkSizes();
   LogicalResult declareTensors(const DefRanges &ranges, LoweredDef &result);
@@ -200,20 +216,21 @@ LogicalResult DefLowerer::declareTensors(const DefRanges &ranges,
   return success(ok);
 }
 
-LogicalResult DefLowerer::lowerLaunch(const Launch &launch,
-                                      llvm::StringRef name,
-                                      llvm::ArrayRef<StmtContext> stmts,
-                                      LoweredDef &result) {
+ir::Function &DefLowerer::createKernel(llvm::ArrayRef<unsigned> statements,
+                                       llvm::ArrayRef<StmtContext> stmts,
+                                       const llvm::StringSet<> &locals,
+                                       llvm::StringRef name,
+                                       LoweredDef &result) {
   // The parameters are the tensors the launch touches, in the def's order,
   // except its local temporaries.
   llvm::StringSet<> used;
-  for (unsigned index : launch.statements) {
+  for (unsigned index : statements) {
     lowering::collectReads(stmts[index], used);
     context.scope = stmts[index].scope;
     used.insert(context.resolve(stmts[index].stmt.getLhs().name));
   }
-  for (const LocalTensor &local : launch.localTensors)
-    used.erase(local.name);
+  for (const auto &local : locals)
+    used.erase(local.first());
   llvm::SmallVector<ir::FunctionParam, 8> params;
   LoweredKernel &kernel = result.kernels.emplace_back();
   for (unsigned i = 0; i < context.tensors.size(); ++i) {
@@ -230,6 +247,18 @@ LogicalResult DefLowerer::lowerLaunch(const Launch &launch,
   for (unsigned p = 0; p < params.size(); ++p)
     context.tensors.begin()[kernel.tensorIndices[p]].second.memref =
         kernel.function->getParameter(p);
+  return *kernel.function;
+}
+
+LogicalResult DefLowerer::lowerLaunch(const Launch &launch,
+                                      llvm::StringRef name,
+                                      llvm::ArrayRef<StmtContext> stmts,
+                                      LoweredDef &result) {
+  llvm::StringSet<> locals;
+  for (const LocalTensor &local : launch.localTensors)
+    locals.insert(local.name);
+  createKernel(launch.statements, stmts, locals, name, result);
+  LoweredKernel &kernel = result.kernels.back();
   // Local temporaries: one alloca of the group's slice each, created
   // before the statement that first touches it.
   auto createAlloca = [&](const LocalTensor &local) {
@@ -431,19 +460,114 @@ LogicalResult DefLowerer::inlineCall(const CallStmt &call,
   return collectStatements(*ranges, &scope, stmts, result);
 }
 
-std::optional<LoweredDef> DefLowerer::run() {
+LogicalResult DefLowerer::prepare(LoweredDef &result,
+                                  llvm::SmallVectorImpl<StmtContext> &stmts) {
   if (failed(checkOptions()) || failed(checkSizes()))
-    return std::nullopt;
+    return failure();
   std::optional<DefRanges> ranges = inferRanges(program, def, sizes, diags);
   if (!ranges)
+    return failure();
+  if (failed(declareTensors(*ranges, result)))
+    return failure();
+  return collectStatements(*ranges, /*scope=*/nullptr, stmts, result);
+}
+
+llvm::Expected<poly::MappedSchedule>
+DefLowerer::mapDef(llvm::ArrayRef<StmtContext> stmts, bool keepBlas) {
+  auto error = [](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   message.str());
+  };
+  llvm::SmallVector<poly::ScheduledStatement, 4> scheduled;
+  for (const StmtContext &stmt : stmts) {
+    context.scope = stmt.scope;
+    // Contractions of two tensors (gemm, gemv) keep their BLAS lowering;
+    // memory-bound BLAS shapes (sum, hadamard, axpby, ger) gain more from
+    // fusion with their neighbours.
+    llvm::StringSet<> reads;
+    collectReads(stmt, reads);
+    if (keepBlas && options.matchBlas &&
+        !stmt.stmt.getReductionVars().empty() && reads.size() >= 2 &&
+        lowerAsBlas(context, stmt, /*dryRun=*/true))
+      return error("a statement of '" + stmt.stmt.getLhs().name +
+                   "' is lowered to a BLAS instruction");
+    for (const IndexRange &range : stmt.ranges)
+      if (range.lo < 0)
+        return error("index '" + range.var + "' has a negative range");
+    scheduled.push_back(toScheduled(context, stmt));
+  }
+  poly::ScheduleOptions scheduleOptions;
+  scheduleOptions.fusion = options.fusion;
+  scheduleOptions.tileSizes.assign(options.tileSizes.begin(),
+                                   options.tileSizes.end());
+  scheduleOptions.groupWork = context.groupWork;
+  scheduleOptions.innerMapping = options.innerMapping;
+  return poly::mapSchedule({}, scheduled, scheduleOptions);
+}
+
+LogicalResult DefLowerer::printSchedule(llvm::raw_ostream &os) {
+  LoweredDef result;
+  llvm::SmallVector<StmtContext, 4> stmts;
+  if (failed(prepare(result, stmts)))
+    return failure();
+  llvm::Expected<poly::MappedSchedule> schedule =
+      mapDef(stmts, /*keepBlas=*/false);
+  if (!schedule)
+    return diags.emitError(def.getName().loc)
+           << "'" << def.getName().name
+           << "' has no schedule: " << llvm::toString(schedule.takeError());
+  os << "# schedule tree of '" << def.getName().name << "' (fusion "
+     << poly::getFusionStrategyName(options.fusion) << ")\n"
+     << schedule->scheduleTree << "\n# isl AST\n"
+     << schedule->astText;
+  for (unsigned index = 0; index < schedule->kernels.size(); ++index) {
+    const poly::MappedKernel &kernel = schedule->kernels[index];
+    os << "# kernel " << index << ", grid " << kernel.grid[0] << "x"
+       << kernel.grid[1] << "x" << kernel.grid[2] << "\n";
+    poly::print(kernel.root, os);
+  }
+  return success();
+}
+
+std::optional<LoweredDef> DefLowerer::run() {
+  LoweredDef result;
+  llvm::SmallVector<StmtContext, 4> stmts;
+  if (failed(prepare(result, stmts)))
     return std::nullopt;
 
-  LoweredDef result;
-  if (failed(declareTensors(*ranges, result)))
-    return std::nullopt;
-  llvm::SmallVector<StmtContext, 4> stmts;
-  if (failed(collectStatements(*ranges, /*scope=*/nullptr, stmts, result)))
-    return std::nullopt;
+  if (options.useSchedule) {
+    llvm::Expected<poly::MappedSchedule> schedule =
+        mapDef(stmts, /*keepBlas=*/true);
+    if (schedule) {
+      bool ok = true;
+      for (unsigned index = 0; index < schedule->kernels.size(); ++index) {
+        std::string name = def.getName().name.str();
+        if (schedule->kernels.size() > 1)
+          name += "_" + std::to_string(index);
+        llvm::SmallVector<unsigned, 8> used;
+        std::function<void(const poly::AstNode &)> collect =
+            [&](const poly::AstNode &node) {
+              if (node.kind == poly::AstNode::Kind::Instance &&
+                  !llvm::is_contained(used, node.statement))
+                used.push_back(node.statement);
+              llvm::for_each(node.children, collect);
+              llvm::for_each(node.elseChildren, collect);
+            };
+        collect(schedule->kernels[index].root);
+        createKernel(used, stmts, {}, name, result);
+        if (failed(
+                lowerScheduledKernel(context, stmts, schedule->kernels[index])))
+          ok = false;
+        result.kernels.back().grid = context.grid;
+      }
+      if (!ok)
+        return std::nullopt;
+      result.fromSchedule = true;
+      return result;
+    }
+    // Defs the mapper does not take keep the statement-wise lowering.
+    llvm::consumeError(schedule.takeError());
+  }
 
   // isl decides which statements share a launch; one launch keeps the
   // def's name, several are numbered in launch order.
@@ -473,6 +597,15 @@ std::optional<LoweredDef> DefLowerer::run() {
     for (unsigned &index : kernel.tensorIndices)
       index = newIndex[index];
   return result;
+}
+
+LogicalResult tc::printSchedule(const Program &program, const Def &def,
+                                const llvm::StringMap<int64_t> &sizes,
+                                llvm::raw_ostream &os, DiagnosticEngine &diags,
+                                const LoweringOptions &options) {
+  ir::Context ctx;
+  ir::Program out(ctx);
+  return DefLowerer(program, def, sizes, out, diags, options).printSchedule(os);
 }
 
 std::optional<LoweredDef> tc::lowerDef(const Program &program, const Def &def,

@@ -168,10 +168,10 @@ void collectAccesses(const Expr &expr, const llvm::StringMap<int64_t> &sizes,
     return collectAccesses(cast->getOperand(), sizes, accesses);
 }
 
-/// The scheduler's view of \p stmt, tensors named as in the def (the
-/// context's scope must be the statement's).
-poly::ScheduledStatement toScheduled(const DefContext &def,
-                                     const StmtContext &stmt) {
+} // namespace
+
+poly::ScheduledStatement lowering::toScheduled(const DefContext &def,
+                                               const StmtContext &stmt) {
   const ComprehensionStmt &comp = stmt.stmt;
   const llvm::StringMap<int64_t> &sizes =
       stmt.scope ? stmt.scope->sizes : def.sizes;
@@ -192,8 +192,12 @@ poly::ScheduledStatement toScheduled(const DefContext &def,
     access.tensor = def.resolve(access.tensor).str();
   result.readsLhs =
       comp.getReduction() != ReductionKind::None && !comp.hasInit();
+  result.reduction = comp.getReduction() != ReductionKind::None;
+  result.hasInit = comp.hasInit();
   return result;
 }
+
+namespace {
 
 /// Whether two loop statements give each point of their LHS to the same
 /// work-item: same rank and the same ranges (the group dimensions have
@@ -307,7 +311,8 @@ void placeLocalTensors(const DefContext &def, llvm::ArrayRef<StmtContext> stmts,
       // Local memory starts undefined: the first access must write every
       // element of the slice without reading it.
       if (!seen && (stmt.lhsTensor != name || stmt.readsLhs ||
-                    llvm::any_of(stmt.reads, [&](const auto &read) {
+                    // An init-capture: Clang 15 cannot capture a binding.
+                    llvm::any_of(stmt.reads, [&name = name](const auto &read) {
                       return read.tensor == name;
                     })))
         ok = false;

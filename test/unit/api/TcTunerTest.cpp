@@ -77,22 +77,22 @@ TEST(TcTunerTest, BestConfigurationGoesToTheCacheAndBackToTheKernel) {
   TempDir dir;
   TcTuneOptions options;
   options.cachePath = dir.file("tuning.json");
-  options.search.maxEvaluations = 4;
-  options.search.seed = 7;
-  options.repeat = 1;
+  options.tuner.search.maxEvaluations = 4;
+  options.tuner.search.seed = 7;
+  options.tuner.repeat = 1;
   auto result = tuneTc(**rt, *program, *def, sizes, diags, options);
   ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
-  EXPECT_EQ(result->search.numEvaluations, 4u);
-  EXPECT_EQ(result->search.numWrong, 0u);
-  EXPECT_GT(result->search.bestMs, 0);
-  EXPECT_LE(result->search.bestMs, result->search.defaultMs);
+  EXPECT_EQ(result->tuning.search.numEvaluations, 4u);
+  EXPECT_EQ(result->tuning.search.numWrong, 0u);
+  EXPECT_GT(result->tuning.search.bestMs, 0);
+  EXPECT_LE(result->tuning.search.bestMs, result->tuning.search.defaultMs);
   EXPECT_EQ(result->cachePath, options.cachePath);
-  EXPECT_TRUE(result->search.best.count("work_group_size.0"));
+  EXPECT_TRUE(result->tuning.search.best.count("work_group_size.0"));
 
   runtime::TuningCache cache(options.cachePath);
   std::optional<runtime::TuningRecord> record = cache.lookup(result->key);
   ASSERT_TRUE(record);
-  EXPECT_EQ(record->config, result->search.best);
+  EXPECT_EQ(record->config, result->tuning.search.best);
 
   TcKernelOptions kernelOptions;
   kernelOptions.cachePath = options.cachePath;
@@ -100,7 +100,7 @@ TEST(TcTunerTest, BestConfigurationGoesToTheCacheAndBackToTheKernel) {
       TcKernel::compile(**rt, *program, *def, sizes, diags, kernelOptions);
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
   EXPECT_EQ((*kernel)->getConfigSource(), ConfigSource::TuningCache);
-  EXPECT_EQ((*kernel)->getConfig(), result->search.best);
+  EXPECT_EQ((*kernel)->getConfig(), result->tuning.search.best);
   EXPECT_EQ((*kernel)->getTuningKey().str(), result->key.str());
 
   // Other sizes are another entry.

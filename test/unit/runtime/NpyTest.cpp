@@ -112,6 +112,18 @@ TEST(NpyTest, ScalarAndEmptyShapes) {
       "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3), }", ""));
   ASSERT_TRUE(bool(empty)) << llvm::toString(empty.takeError());
   EXPECT_EQ(empty->getNumElements(), 0);
+  // Empty tensors of every layout path (found by the Npy fuzz target: a
+  // memcpy to the null data pointer, reported by UBSan in
+  // scripts/sanitize.sh and scripts/fuzz.sh builds).
+  for (const char *header :
+       {"{'descr': '|i1', 'fortran_order': False, 'shape': (2, 0, 3), }",
+        "{'descr': '|i1', 'fortran_order': True, 'shape': (2, 0, 3), }",
+        "{'descr': '<c8', 'fortran_order': False, 'shape': (0,), }"}) {
+    auto tensor = parseNpy(makeNpy(header, ""));
+    ASSERT_TRUE(bool(tensor)) << llvm::toString(tensor.takeError());
+    EXPECT_EQ(tensor->getNumElements(), 0);
+    EXPECT_TRUE(tensor->data.empty());
+  }
 }
 
 TEST(NpyTest, EveryDTypeRoundTrips) {

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 using namespace comprehend::runtime;
 
@@ -110,8 +111,23 @@ TEST_F(TuningCacheTest, HashIsStableAndContentSensitive) {
   EXPECT_NE(hashKernelText("abc"), hashKernelText("abd"));
 }
 
-TEST_F(TuningCacheTest, CorruptFileIsReportedIgnoredAndReplaced) {
-  writeFile("{\"format\": \"comprehend-tuning-cache\", ");
+/// The files beside the cache whose names start with `<cache>.corrupt-`.
+static std::vector<std::string> corruptCopies(llvm::StringRef path) {
+  std::vector<std::string> result;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator
+           it(llvm::sys::path::parent_path(path), ec),
+       end;
+       !ec && it != end; it.increment(ec))
+    if (llvm::StringRef(it->path()).startswith((path + ".corrupt-").str()))
+      result.push_back(it->path());
+  return result;
+}
+
+TEST_F(TuningCacheTest, CorruptFileIsReportedKeptAsideAndReplaced) {
+  std::string corrupt =
+      "{\"format\": \"comprehend-tuning-cache\", \"entries\": {\"k\": ";
+  writeFile(corrupt);
   std::string warnings;
   llvm::raw_string_ostream os(warnings);
   TuningCache cache(path, &os);
@@ -122,8 +138,24 @@ TEST_F(TuningCacheTest, CorruptFileIsReportedIgnoredAndReplaced) {
       << warnings;
   ASSERT_FALSE(bool(cache.store(makeKey(""), {{{"x", 1}}, 1.0})));
   EXPECT_EQ(cache.lookup(makeKey(""))->config.at("x"), 1);
+  // The unreadable file is kept, byte for byte, beside the new cache.
+  std::vector<std::string> copies = corruptCopies(path);
+  ASSERT_EQ(copies.size(), 1u) << warnings;
+  auto kept = llvm::MemoryBuffer::getFile(copies[0]);
+  ASSERT_TRUE(bool(kept));
+  EXPECT_EQ((*kept)->getBuffer(), corrupt);
+  EXPECT_NE(warnings.find("kept the unreadable file as '" + copies[0] + "'"),
+            std::string::npos)
+      << warnings;
   // Reported once, although lookup and store both read the corrupt file.
-  EXPECT_EQ(llvm::StringRef(warnings).count("warning:"), 1u) << warnings;
+  EXPECT_EQ(llvm::StringRef(warnings).count("is not valid JSON"), 1u)
+      << warnings;
+
+  // A second corrupt file (within the same second) gets its own name.
+  writeFile("not json");
+  TuningCache again(path);
+  ASSERT_FALSE(bool(again.store(makeKey(""), {{{"x", 2}}, 1.0})));
+  EXPECT_EQ(corruptCopies(path).size(), 2u);
 }
 
 TEST_F(TuningCacheTest, ForeignFileIsReportedAndNeverOverwritten) {

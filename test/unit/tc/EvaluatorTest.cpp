@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <random>
 
 using namespace comprehend;
 using namespace comprehend::tc;
@@ -331,6 +332,167 @@ TEST(TcEvaluatorTest, ConvertTo) {
   EXPECT_EQ(convertTo(0.1, ScalarType::Float), static_cast<double>(0.1f));
   EXPECT_EQ(convertTo(0.1, ScalarType::Double), 0.1);
   EXPECT_EQ(convertTo(2049, ScalarType::Half), 2048);
+}
+
+//===----------------------------------------------------------------------===//
+// Batches, row walks and loop reordering (EvalExpr.h): sizes beyond one
+// batch of 256 points and rows of at least 32, checked against plain loops.
+//===----------------------------------------------------------------------===//
+
+std::vector<double> randomValues(size_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> dist(-1, 1);
+  std::vector<double> values(count);
+  for (double &v : values)
+    v = dist(rng);
+  return values;
+}
+
+TEST(TcEvaluatorTest, ContractionMatchesScalarLoopsBitForBit) {
+  // n runs innermost here (contiguous reads of B and of C's accumulators);
+  // every accumulator must still sum over k in order, in double precision.
+  EvalFixture fixture("def f(double(M, K) A, double(K, N) B) -> (C) {\n"
+                      "  C(m, n) +=! A(m, k) * B(k, n)\n"
+                      "}\n");
+  const int64_t m = 3, k = 70, n = 300;
+  std::vector<double> a = randomValues(m * k, 1), b = randomValues(k * n, 2);
+  auto out = fixture.run({{"A", makeTensor({m, k}, a, ScalarType::Double)},
+                          {"B", makeTensor({k, n}, b, ScalarType::Double)}});
+  ASSERT_TRUE(out) << fixture.joinedMessages();
+  const Tensor &c = (*out)["C"];
+  ASSERT_EQ(c.data.size(), static_cast<size_t>(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t r = 0; r < k; ++r)
+        sum += a[i * k + r] * b[r * n + j];
+      ASSERT_EQ(c.data[i * n + j], sum) << "C(" << i << ", " << j << ")";
+    }
+}
+
+TEST(TcEvaluatorTest, ReductionsOverLongAndShortRowsMatchScalarLoops) {
+  // A row-major max over the long d, a sum over the short n (batches that
+  // span rows), and a product of a strided read.
+  EvalFixture fixture("def f(double(N, D) X) -> (mx, s, p) {\n"
+                      "  mx(n) max=! X(n, d)\n"
+                      "  s(d) +=! X(n, d)\n"
+                      "  p(n) *=! 1 + X(n, d) / 8\n"
+                      "}\n");
+  const int64_t rows = 5, cols = 333;
+  std::vector<double> x = randomValues(rows * cols, 3);
+  auto out =
+      fixture.run({{"X", makeTensor({rows, cols}, x, ScalarType::Double)}});
+  ASSERT_TRUE(out) << fixture.joinedMessages();
+  for (int64_t i = 0; i < rows; ++i) {
+    double max = -INFINITY, product = 1;
+    for (int64_t j = 0; j < cols; ++j) {
+      max = std::max(max, x[i * cols + j]);
+      product *= 1 + x[i * cols + j] / 8;
+    }
+    EXPECT_EQ((*out)["mx"].data[i], max);
+    EXPECT_EQ((*out)["p"].data[i], product);
+  }
+  for (int64_t j = 0; j < cols; ++j) {
+    double sum = 0;
+    for (int64_t i = 0; i < rows; ++i)
+      sum += x[i * cols + j];
+    EXPECT_EQ((*out)["s"].data[j], sum);
+  }
+}
+
+TEST(TcEvaluatorTest, ShiftedOutputOverSeveralBatches) {
+  EvalFixture fixture("def shift(float(N) I) -> (O) {\n"
+                      "  O(i) = I(i - 1)\n"
+                      "}\n");
+  std::vector<double> input(600);
+  for (size_t i = 0; i < input.size(); ++i)
+    input[i] = static_cast<double>(i);
+  auto out = fixture.run({{"I", makeTensor({600}, input)}});
+  ASSERT_TRUE(out) << fixture.joinedMessages();
+  expectTensor((*out)["O"], {600}, input);
+}
+
+TEST(TcEvaluatorTest, MixedBatchesEvaluateOnlyTheSelectedBranch) {
+  // Within one batch some points take each branch: the untaken read
+  // A(i - 1) at i = 0 and the untaken 10 / B(i) at B(i) = 0 are not errors.
+  EvalFixture fixture("def f(float(N) A, int32(N) B) -> (O, P) {\n"
+                      "  O(i) = i > 0 ? A(i - 1) : -1 where i in 0:N\n"
+                      "  P(i) = B(i) != 0 && 10 / B(i) > 2 || B(i) == 0 && "
+                      "i > 5 ? 1 : 0\n"
+                      "}\n");
+  const int64_t n = 300;
+  std::vector<double> a(n), b(n);
+  for (int64_t i = 0; i < n; ++i) {
+    a[i] = static_cast<double>(i) / 2;
+    b[i] = static_cast<double>(i % 5); // 0 1 2 3 4 0 1 ...
+  }
+  auto out = fixture.run({{"A", makeTensor({n}, a)},
+                          {"B", makeTensor({n}, b, ScalarType::Int32)}});
+  ASSERT_TRUE(out) << fixture.joinedMessages();
+  for (int64_t i = 0; i < n; ++i) {
+    EXPECT_EQ((*out)["O"].data[i], i > 0 ? a[i - 1] : -1) << i;
+    double expected =
+        (b[i] != 0 && 10 / static_cast<int>(b[i]) > 2) || (b[i] == 0 && i > 5);
+    EXPECT_EQ((*out)["P"].data[i], expected) << i;
+  }
+}
+
+TEST(TcEvaluatorTest, TheFirstErrorInIterationOrderIsReported) {
+  // Both reads are contiguous in i, so the walk runs i innermost; the
+  // error reported is still the scalar loop's first (i outer, j inner):
+  // (i, j) = (0, 1) before (5, 0).
+  EvalFixture fixture("def f(float(M, N) B, int32(M, N) idx) -> (O) {\n"
+                      "  O(i, j) = B(j, i) + B(idx(j, i), i)\n"
+                      "}\n");
+  const int64_t m = 2, n = 40;
+  std::vector<double> idx(m * n, 0);
+  idx[0 * n + 5] = 77; // idx(0, 5): reached at (i, j) = (5, 0)
+  idx[1 * n + 0] = 99; // idx(1, 0): reached at (i, j) = (0, 1)
+  auto out = fixture.run({{"B", makeTensor({m, n}, randomValues(m * n, 4))},
+                          {"idx", makeTensor({m, n}, idx, ScalarType::Int32)}});
+  EXPECT_FALSE(out);
+  ASSERT_FALSE(fixture.source.messages.empty());
+  EXPECT_EQ(fixture.source.messages.back(),
+            "2:23: read of 'B' at (99, 0) is out of bounds");
+}
+
+TEST(TcEvaluatorTest, IntegerDivisionByZeroIsReportedAtTheFirstPoint) {
+  EvalFixture fixture("def f(int32(N) B) -> (O) {\n"
+                      "  O(i) = 100 / B(i) + 100 % B(i)\n"
+                      "}\n");
+  std::vector<double> b(300, 1);
+  b[270] = 0;
+  auto out = fixture.run({{"B", makeTensor({300}, b, ScalarType::Int32)}});
+  EXPECT_FALSE(out);
+  EXPECT_EQ(fixture.source.messages,
+            std::vector<std::string>{"2:10: integer division by zero"});
+}
+
+TEST(TcEvaluatorTest, IndexArithmeticThatWrapsIsNotTakenForAffine) {
+  // uint8(i + 250) wraps to 0 at i = 6: the read is then A(-250), out of
+  // bounds, although the index would be i without the wrap.
+  EvalFixture fixture("def f(float(N) A) -> (O) {\n"
+                      "  O(i) = A(uint8(i + 250) - 250) where i in 0:N\n"
+                      "}\n");
+  auto out = fixture.run({{"A", makeTensor({10}, randomValues(10, 5))}});
+  EXPECT_FALSE(out);
+  EXPECT_EQ(
+      fixture.source.messages,
+      std::vector<std::string>{"2:10: read of 'A' at (-250) is out of bounds"});
+}
+
+TEST(TcEvaluatorTest, IntegerConversionsOfNegativeZeroGivePositiveZero) {
+  EvalFixture fixture("def f(float(N) A) -> (O, P) {\n"
+                      "  O(i) = int32(A(i))\n"
+                      "  P(i) = int32(A(i)) * -1.0\n"
+                      "}\n");
+  auto out = fixture.run({{"A", makeTensor({2}, {-0.25, 0.5})}});
+  ASSERT_TRUE(out) << fixture.joinedMessages();
+  for (double v : (*out)["O"].data)
+    EXPECT_FALSE(std::signbit(v));
+  // 0 * -1.0 is -0 in IEEE arithmetic: the float product keeps it.
+  for (double v : (*out)["P"].data)
+    EXPECT_TRUE(std::signbit(v));
 }
 
 } // namespace

@@ -10,6 +10,7 @@
 
 #include "llvm/Support/SourceMgr.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -52,25 +53,43 @@ bool api::sameOutputs(runtime::DType dtype, llvm::ArrayRef<unsigned char> a,
 }
 
 namespace {
-/// Random inputs shared by every candidate, the default's outputs, and the
-/// outputs of the candidate evaluated last.
-class Tuner {
+/// A compiled candidate of the def (or the default kernel itself).
+class TcVariant : public runtime::TuningVariant {
 public:
-  Tuner(runtime::Runtime &runtime, const tc::Program &program,
-        const tc::Def &def, const llvm::StringMap<int64_t> &sizes,
-        DiagnosticEngine &diags, const TcTuneOptions &options)
+  TcVariant(TcKernel &kernel, std::unique_ptr<TcKernel> owned = nullptr)
+      : kernel(kernel), owned(std::move(owned)) {}
+  llvm::Expected<std::vector<double>> time(unsigned count) override {
+    auto timing = kernel.run(std::max(1u, count));
+    if (!timing)
+      return timing.takeError();
+    return std::move(timing->kernelMs);
+  }
+
+private:
+  TcKernel &kernel;
+  std::unique_ptr<TcKernel> owned;
+};
+
+/// The def as the tuner sees it: random inputs shared by every candidate,
+/// the default's outputs as the reference, and the outputs of the candidate
+/// prepared last.
+class TcTarget : public runtime::TuningTarget {
+public:
+  TcTarget(runtime::Runtime &runtime, const tc::Program &program,
+           const tc::Def &def, const llvm::StringMap<int64_t> &sizes,
+           DiagnosticEngine &diags, const TcTuneOptions &options)
       : runtime(runtime), program(program), def(def), sizes(sizes),
         diags(diags), options(options) {}
 
-  /// Compiles and runs the default variant; its outputs are the reference.
+  /// Compiles the default variant (its diagnostics are the user's) and
+  /// draws the inputs.
   llvm::Error setUp() {
-    TcKernelOptions kernelOptions = getKernelOptions();
-    auto kernel =
-        TcKernel::compile(runtime, program, def, sizes, diags, kernelOptions);
+    auto kernel = TcKernel::compile(runtime, program, def, sizes, diags,
+                                    getKernelOptions());
     if (!kernel)
       return kernel.takeError();
     defaultKernel = std::move(*kernel);
-    std::mt19937_64 rng(options.search.seed + 1);
+    std::mt19937_64 rng(options.tuner.search.seed + 1);
     std::uniform_real_distribution<double> dist(-1.0, 1.0);
     // Inputs and the incoming values of outputs that take one.
     for (const tc::LoweredTensor &tensor : defaultKernel->getTensors()) {
@@ -98,57 +117,32 @@ public:
       }
       inputs.emplace_back(tensor.name, std::move(bytes));
     }
-    if (llvm::Error error = runOnce(*defaultKernel, reference))
-      return error;
     return llvm::Error::success();
   }
 
-  llvm::Expected<double> evaluate(const Configuration &config) {
-    last.clear();
-    TcKernel *kernel = defaultKernel.get();
-    std::unique_ptr<TcKernel> candidate;
-    if (config != getDefaultConfig()) {
-      auto compiled = compileCandidate(config);
-      if (!compiled)
-        return compiled.takeError();
-      candidate = std::move(*compiled);
-      kernel = candidate.get();
-      if (llvm::Error error = runOnce(*kernel, last))
+  void setDefaultConfig(Configuration config) {
+    defaultConfig = std::move(config);
+  }
+  TcKernel &getDefaultKernel() { return *defaultKernel; }
+
+  llvm::Expected<std::unique_ptr<runtime::TuningVariant>>
+  prepare(const Configuration &config) override {
+    if (config == defaultConfig) {
+      if (llvm::Error error = runOnce(*defaultKernel, reference))
         return error;
-    } else {
       last = reference;
+      return std::make_unique<TcVariant>(*defaultKernel);
     }
-    // A candidate far slower than the best so far cannot win: one launch
-    // tells, and the budget goes to the next candidate.
-    auto probe = kernel->run(1);
-    if (!probe)
-      return probe.takeError();
-    double probeMs = probe->getMedianKernelMs();
-    if (probeMs > kHopeless * bestSoFar)
-      return probeMs;
-    auto timing = kernel->run(std::max(1u, options.repeat));
-    if (!timing)
-      return timing.takeError();
-    double ms = timing->getMedianKernelMs();
-    // Only a candidate that passes the check may lower the bar; the check
-    // runs after this returns, so the bar is the default's until then.
-    if (config == getDefaultConfig())
-      bestSoFar = ms;
-    pendingMs = ms;
-    return ms;
-  }
-
-  /// Called when a candidate passed the check.
-  void accept() { bestSoFar = std::min(bestSoFar, pendingMs); }
-
-  llvm::Error check(const Configuration &config) {
-    if (llvm::Error error = compareOutputs(config))
+    auto compiled = compileCandidate(config);
+    if (!compiled)
+      return compiled.takeError();
+    if (llvm::Error error = runOnce(**compiled, last))
       return error;
-    accept();
-    return llvm::Error::success();
+    TcKernel &kernel = **compiled;
+    return std::make_unique<TcVariant>(kernel, std::move(*compiled));
   }
 
-  llvm::Error compareOutputs(const Configuration &config) const {
+  llvm::Error check(const Configuration &config) override {
     const auto tensors = defaultKernel->getTensors();
     size_t output = 0;
     for (const tc::LoweredTensor &tensor : tensors) {
@@ -163,62 +157,6 @@ public:
     }
     return llvm::Error::success();
   }
-
-  /// Times `finalists` again, `rounds` times each in alternation so that a
-  /// burst of load on the machine hits all of them alike; returns the
-  /// median over all their launches (infinity for one that now fails).
-  std::vector<double> confirm(llvm::ArrayRef<Configuration> finalists,
-                              unsigned rounds) {
-    std::vector<std::unique_ptr<TcKernel>> kernels;
-    for (const Configuration &config : finalists) {
-      if (config == getDefaultConfig()) {
-        kernels.push_back(nullptr);
-        continue;
-      }
-      auto compiled = compileCandidate(config);
-      std::vector<std::vector<unsigned char>> outputs;
-      if (!compiled || runOnce(**compiled, outputs)) {
-        if (!compiled)
-          llvm::consumeError(compiled.takeError());
-        kernels.push_back(nullptr);
-        continue;
-      }
-      kernels.push_back(std::move(*compiled));
-    }
-    std::vector<std::vector<double>> times(finalists.size());
-    for (unsigned round = 0; round < rounds; ++round)
-      for (size_t i = 0; i < finalists.size(); ++i) {
-        TcKernel *kernel = kernels[i] ? kernels[i].get()
-                           : finalists[i] == getDefaultConfig()
-                               ? defaultKernel.get()
-                               : nullptr;
-        if (!kernel)
-          continue;
-        auto timing = kernel->run(std::max(1u, options.repeat));
-        if (!timing) {
-          llvm::consumeError(timing.takeError());
-          continue;
-        }
-        llvm::append_range(times[i], timing->kernelMs);
-      }
-    std::vector<double> medians;
-    for (std::vector<double> &samples : times) {
-      if (samples.empty()) {
-        medians.push_back(std::numeric_limits<double>::infinity());
-        continue;
-      }
-      std::nth_element(samples.begin(), samples.begin() + samples.size() / 2,
-                       samples.end());
-      medians.push_back(samples[samples.size() / 2]);
-    }
-    return medians;
-  }
-
-  TcKernel &getDefaultKernel() { return *defaultKernel; }
-  void setDefaultConfig(Configuration config) {
-    defaultConfig = std::move(config);
-  }
-  const Configuration &getDefaultConfig() const { return defaultConfig; }
 
 private:
   TcKernelOptions getKernelOptions() const {
@@ -278,11 +216,6 @@ private:
   const TcTuneOptions &options;
   std::unique_ptr<TcKernel> defaultKernel;
   Configuration defaultConfig;
-  /// How much slower than the best a first launch may be and still be
-  /// timed in full.
-  static constexpr double kHopeless = 4;
-  double bestSoFar = std::numeric_limits<double>::infinity();
-  double pendingMs = std::numeric_limits<double>::infinity();
   std::vector<std::pair<std::string, std::vector<unsigned char>>> inputs;
   std::vector<std::vector<unsigned char>> reference, last;
 };
@@ -292,10 +225,11 @@ llvm::Expected<TcTuneResult>
 api::tuneTc(runtime::Runtime &runtime, const tc::Program &program,
             const tc::Def &def, const llvm::StringMap<int64_t> &sizes,
             DiagnosticEngine &diags, const TcTuneOptions &options) {
-  Tuner tuner(runtime, program, def, sizes, diags, options);
-  if (llvm::Error error = tuner.setUp())
+  auto start = std::chrono::steady_clock::now();
+  TcTarget target(runtime, program, def, sizes, diags, options);
+  if (llvm::Error error = target.setUp())
     return error;
-  TcKernel &kernel = tuner.getDefaultKernel();
+  TcKernel &kernel = target.getDefaultKernel();
   llvm::StringRef firstKernel =
       kernel.getLoweredDef().kernels.front().function->getName();
   auto entry = kernel.getExecutable().getEntry(firstKernel);
@@ -317,7 +251,7 @@ api::tuneTc(runtime::Runtime &runtime, const tc::Program &program,
   auto space = makeTcSearchSpace(knobs, runtime.getCoreInfo(), entry->info);
   if (!space)
     return space.takeError();
-  tuner.setDefaultConfig(space->getDefault());
+  target.setDefaultConfig(space->getDefault());
 
   TcTuneResult result;
   result.key = kernel.getTuningKey();
@@ -325,44 +259,27 @@ api::tuneTc(runtime::Runtime &runtime, const tc::Program &program,
                               ? runtime::TuningCache::getDefaultPath()
                               : options.cachePath;
   runtime::TuningCache cache(cachePath, options.warnings);
-  runtime::SearchOptions search = options.search;
+  runtime::TunerOptions tuner = options.tuner;
+  if (!tuner.start)
+    tuner.start = start;
   // A configuration cached by an earlier run is re-measured first, so a
   // short second run starts from it.
   if (options.useCache)
     if (std::optional<runtime::TuningRecord> cached = cache.lookup(result.key))
-      search.seeds.push_back(cached->config);
-  auto found = runtime::runGeneticSearch(
-      *space,
-      [&](const Configuration &config) { return tuner.evaluate(config); },
-      [&](const Configuration &config) { return tuner.check(config); }, search);
-  if (!found)
-    return found.takeError();
-  result.search = std::move(*found);
-
-  // The fastest of many noisy timings is optimistic (the winner's curse):
-  // the best few candidates and the default are timed again, side by side,
-  // and those times decide and are reported.
-  if (options.confirmRounds > 0) {
-    std::vector<Configuration> finalists = {result.search.defaultConfig};
-    for (const auto &entry : result.search.measured)
-      if (entry.first != result.search.defaultConfig &&
-          finalists.size() <= options.numFinalists)
-        finalists.push_back(entry.first);
-    std::vector<double> medians =
-        tuner.confirm(finalists, options.confirmRounds);
-    result.search.defaultMs = medians[0];
-    result.search.best = finalists[0];
-    result.search.bestMs = medians[0];
-    for (size_t i = 1; i < finalists.size(); ++i)
-      if (medians[i] < result.search.bestMs) {
-        result.search.best = finalists[i];
-        result.search.bestMs = medians[i];
-      }
-  }
+      tuner.search.seeds.push_back(cached->config);
+  auto tuned = runtime::tune(*space, target, tuner);
+  if (!tuned)
+    return tuned.takeError();
+  result.tuning = std::move(*tuned);
+  result.space = std::move(*space);
+  const runtime::SearchResult &search = result.tuning.search;
   if (options.useCache) {
     if (llvm::Error error = cache.store(
             result.key,
-            runtime::TuningRecord{result.search.best, result.search.bestMs})) {
+            runtime::TuningRecord{search.best, search.bestMs, search.defaultMs},
+            // This run re-measured the cached configuration beside the
+            // others: its confirmed answer replaces the old one.
+            /*replace=*/true)) {
       if (options.warnings)
         *options.warnings << "warning: " << llvm::toString(std::move(error))
                           << "\n";

@@ -46,6 +46,11 @@ constexpr llvm::StringLiteral kBlockRows = "tc.block_rows";
 constexpr llvm::StringLiteral kBlockCols = "tc.block_cols";
 constexpr llvm::StringLiteral kGroupWork = "tc.group_work";
 constexpr llvm::StringLiteral kLocalTemporaries = "tc.local_temporaries";
+constexpr llvm::StringLiteral kSchedule = "tc.schedule";
+constexpr llvm::StringLiteral kFusion = "tc.fusion";
+constexpr llvm::StringLiteral kInnerMapping = "tc.inner_mapping";
+constexpr llvm::StringLiteral kTileSizes[] = {"tc.tile0", "tc.tile1",
+                                              "tc.tile2"};
 constexpr llvm::StringLiteral kGemmRows = "gemm.rows";
 constexpr llvm::StringLiteral kGemmCols = "gemm.cols";
 constexpr llvm::StringLiteral kGemmKStep = "gemm.k_step";
@@ -95,14 +100,23 @@ llvm::Error api::applyCompileConfiguration(const Configuration &config,
                                        llvm::Twine(value));
       continue;
     }
-    if (name == kLocalTemporaries) {
+    if (name == kFusion) {
+      if (value < 0 || value > 2)
+        return runtime::makeInputError(
+            "'" + name + "' must be 0 (max), 1 (outer) or 2 (none), not " +
+            llvm::Twine(value));
+      continue;
+    }
+    if (name == kLocalTemporaries || name == kSchedule ||
+        name == kInnerMapping) {
       if (value != 0 && value != 1)
         return runtime::makeInputError("'" + name + "' must be 0 or 1, not " +
                                        llvm::Twine(value));
       continue;
     }
     if (name == kBlockRows || name == kBlockCols || name == kGroupWork ||
-        name == kGemmRows || name == kGemmCols || name == kGemmKStep) {
+        name == kGemmRows || name == kGemmCols || name == kGemmKStep ||
+        llvm::is_contained(kTileSizes, name)) {
       if (value < 0)
         return runtime::makeInputError(
             "'" + name + "' must not be negative, not " + llvm::Twine(value));
@@ -116,6 +130,19 @@ llvm::Error api::applyCompileConfiguration(const Configuration &config,
   lowering.blockRows = lookupOr(config, kBlockRows, lowering.blockRows);
   lowering.blockCols = lookupOr(config, kBlockCols, lowering.blockCols);
   lowering.groupWork = lookupOr(config, kGroupWork, lowering.groupWork);
+  lowering.useSchedule = lookupOr(config, kSchedule, lowering.useSchedule) != 0;
+  lowering.innerMapping = lookupOr(config, kInnerMapping, 1) != 0;
+  static constexpr poly::FusionStrategy fusions[] = {
+      poly::FusionStrategy::Max, poly::FusionStrategy::KeepOuterParallel,
+      poly::FusionStrategy::None};
+  if (config.count(std::string(kFusion)))
+    lowering.fusion = fusions[lookupOr(config, kFusion, 0)];
+  for (unsigned dim = 0; dim < std::size(kTileSizes); ++dim)
+    if (config.count(std::string(kTileSizes[dim]))) {
+      if (lowering.tileSizes.size() <= dim)
+        lowering.tileSizes.resize(dim + 1, 0);
+      lowering.tileSizes[dim] = lookupOr(config, kTileSizes[dim], 0);
+    }
   // Temporaries go to local memory (within the lowering's budget and the
   // core's size) where the core has memory of its own for it, unless the
   // configuration says otherwise.
@@ -169,6 +196,19 @@ TcKnobs api::findTcKnobs(const tc::Program &program, const tc::Def &def,
   });
   for (const ir::Function &function : defaultLowering)
     knobs.gemm |= containsKind(function.getBody(), ir::InstKind::Gemm);
+  {
+    tc::LoweringOptions options = base;
+    options.useSchedule = true;
+    llvm::SourceMgr sourceMgr;
+    std::string messages;
+    llvm::raw_string_ostream os(messages);
+    DiagnosticEngine quiet(sourceMgr, os);
+    ir::Context ctx;
+    ir::Program probe(ctx);
+    std::optional<tc::LoweredDef> lowered =
+        tc::lowerDef(program, def, sizes, probe, quiet, options);
+    knobs.schedule = lowered && lowered->fromSchedule && !quiet.hasErrors();
+  }
   return knobs;
 }
 
@@ -196,6 +236,23 @@ api::makeTcSearchSpace(const TcKnobs &knobs, const backend::CoreInfo &core,
     const int64_t work[] = {0, 16, 64, 256, 1024, 4096, 16384, 65536};
     if (llvm::Error error = space->addParameter(kGroupWork, work, 0))
       return error;
+  }
+  if (knobs.schedule) {
+    // The mapper's knobs; tc.schedule = 0 keeps the statement-wise
+    // lowering, where the others change nothing. Tile sizes are legal at
+    // any value (clipped to the band's extent); 0 is the mapper's default.
+    const int64_t onOff[] = {0, 1};
+    const int64_t fusions[] = {0, 1, 2};
+    const int64_t tiles[] = {0, 1, 16, 64, 256};
+    if (llvm::Error error = space->addParameter(kSchedule, onOff, 0))
+      return error;
+    if (llvm::Error error = space->addParameter(kFusion, fusions, 0))
+      return error;
+    if (llvm::Error error = space->addParameter(kInnerMapping, onOff, 1))
+      return error;
+    for (llvm::StringLiteral tile : llvm::ArrayRef(kTileSizes).take_front(2))
+      if (llvm::Error error = space->addParameter(tile, tiles, 0))
+        return error;
   }
   if (knobs.gemm) {
     // 0 is the compiler's own choice (which depends on the problem sizes),

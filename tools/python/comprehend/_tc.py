@@ -37,8 +37,10 @@ class Timing:
 
 
 class TuneResult:
-    """What ``Function.tune`` found: the best configuration, its time and the
-    default's (median ms), the speed-up, and where it was cached."""
+    """What ``Function.tune`` found: the answer (``config``: the default
+    unless a finalist confirmed a clear gain, ``improved``, ``verdict``), its
+    time and the default's (median ms), the speed-up, and where it was
+    cached."""
 
     def __init__(self, summary):
         self.config = dict(summary["config"])
@@ -49,6 +51,10 @@ class TuneResult:
         self.evaluations = summary["evaluations"]
         self.failed = summary["failed"]
         self.wrong = summary["wrong"]
+        self.improved = summary["improved"]
+        self.verdict = summary["verdict"]
+        self.confirm_rounds = summary["confirm_rounds"]
+        self.elapsed_s = summary["elapsed_s"]
         self.cache_path = summary["cache_path"] or None
 
     def __repr__(self):

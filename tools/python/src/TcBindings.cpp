@@ -271,13 +271,14 @@ py::dict tune(const ProgramPtr &program, const DevicePtr &device,
     std::lock_guard<std::mutex> deviceLock(device->mutex);
     llvm::raw_string_ostream warningStream(warnings);
     api::TcTuneOptions options;
-    options.search.maxEvaluations = evals;
-    options.search.timeBudgetSeconds = budget;
+    runtime::TunerOptions &tuner = options.tuner;
+    tuner.search.maxEvaluations = evals;
+    tuner.search.timeBudgetSeconds = budget;
     if (!evals && budget <= 0)
-      options.search.maxEvaluations = 40; // as `comprehend tune`
-    options.search.seed = seed;
-    options.search.progress = progressStream ? &*progressStream : nullptr;
-    options.repeat = std::max(1u, repeat);
+      tuner.search.maxEvaluations = 40; // as `comprehend tune`
+    tuner.search.seed = seed;
+    tuner.search.progress = progressStream ? &*progressStream : nullptr;
+    tuner.repeat = std::max(1u, repeat);
     options.cachePath = cachePath;
     options.warnings = &warningStream;
     DiagnosticBuffer buffer(program->sourceMgr);
@@ -291,7 +292,8 @@ py::dict tune(const ProgramPtr &program, const DevicePtr &device,
   }
   progressStream.reset();
   check(outcome);
-  const runtime::SearchResult &search = result->search;
+  const runtime::TunerResult &tuning = result->tuning;
+  const runtime::SearchResult &search = tuning.search;
   py::dict summary;
   summary["config"] = Config(search.best.begin(), search.best.end());
   summary["default_config"] =
@@ -302,6 +304,10 @@ py::dict tune(const ProgramPtr &program, const DevicePtr &device,
   summary["evaluations"] = search.numEvaluations;
   summary["failed"] = search.numFailed;
   summary["wrong"] = search.numWrong;
+  summary["improved"] = tuning.improved;
+  summary["verdict"] = tuning.verdict;
+  summary["confirm_rounds"] = tuning.confirmRounds;
+  summary["elapsed_s"] = tuning.elapsedSeconds;
   summary["cache_path"] = result->cachePath;
   summary["warnings"] = llvm::StringRef(warnings).rtrim().str();
   return summary;

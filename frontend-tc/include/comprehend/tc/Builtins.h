@@ -23,6 +23,11 @@ std::optional<unsigned> getBuiltinArity(llvm::StringRef name);
 /// semantics). \p args has the builtin's arity.
 double evaluateBuiltin(llvm::StringRef name, llvm::ArrayRef<double> args);
 
+/// The function evaluateBuiltin calls for \p name (null if \p name is not a
+/// builtin), to look the name up once rather than at every call.
+using BuiltinFunction = double (*)(llvm::ArrayRef<double>);
+BuiltinFunction getBuiltinFunction(llvm::StringRef name);
+
 } // namespace comprehend::tc
 
 #endif // COMPREHEND_TC_BUILTINS_H

@@ -1,7 +1,10 @@
 //===- Evaluator.h - Reference interpreter of TC programs -------*- C++ -*-===//
 //
 // The oracle every later test compares with: straight loops over the
-// concrete inferred ranges of each statement, in textual order.
+// concrete inferred ranges of each statement, in textual order. (It runs
+// each statement's compiled right-hand side over batches of points, in a
+// loop order that keeps every accumulator's order; the results and errors
+// are those of the straight loops. See docs/tc.md.)
 //
 // Semantics (docs/tc.md has the full list):
 //  - sizes are bound from the input shapes (and optional explicit sizes);

@@ -32,6 +32,7 @@
 
 #include "comprehend/ir/Diagnostics.h"
 #include "comprehend/ir/Program.h"
+#include "comprehend/polyhedral/Schedule.h"
 #include "comprehend/tc/AST.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -78,6 +79,10 @@ struct LoweredDef {
   /// The kernels, launched in this order; each one finishes before the next
   /// starts.
   llvm::SmallVector<LoweredKernel, 2> kernels;
+  /// Whether the kernels come from the def's mapped isl schedule
+  /// (LoweringOptions::useSchedule) rather than one loop nest per
+  /// statement.
+  bool fromSchedule = false;
 };
 
 struct LoweringOptions {
@@ -105,7 +110,32 @@ struct LoweringOptions {
   /// of the work-group's slice, see LoweredDef::tensors); set from the
   /// device's local memory. 0 (or less) keeps every temporary in global memory.
   int64_t localMemoryBytes = 32 * 1024;
+  /// Lower defs without BLAS-shaped statements from their isl schedule
+  /// (poly::mapSchedule: fusion, tiling, group / work-item mapping) instead
+  /// of one loop nest per statement. Exposed as `tc.schedule`.
+  bool useSchedule = false;
+  /// The scheduler's fusion strategy (`tc.fusion`: max / outer / none).
+  poly::FusionStrategy fusion = poly::FusionStrategy::Max;
+  /// Tile sizes of the outermost parallel band, outermost first; missing
+  /// or 0 entries take the mapper's default (`tc.tile0` .. `tc.tile2`).
+  llvm::SmallVector<int64_t, 3> tileSizes;
+  /// Map the statements below a one-point-per-group outer band to the
+  /// work-items of the group, reductions in parallel (per-work-item
+  /// partials, subgroup reductions, a tree over the subgroups in local
+  /// memory); when false, loops below the work-item loops run sequentially
+  /// in each work-item (what a CPU vectorises best). Exposed as
+  /// `tc.inner_mapping`; the default follows the core (on with subgroups).
+  bool innerMapping = true;
 };
+
+/// Prints the mapped schedule of \p def (`compile --emit schedule`): isl's
+/// schedule tree with the mapping marks, isl's AST and the AST the lowering
+/// consumes. Reports through \p diags and returns failure when the def has
+/// no schedule (as lowerDef would).
+LogicalResult printSchedule(const Program &program, const Def &def,
+                            const llvm::StringMap<int64_t> &sizes,
+                            llvm::raw_ostream &os, DiagnosticEngine &diags,
+                            const LoweringOptions &options = {});
 
 /// Lowers the checked def \p def of \p program into new functions of \p out,
 /// one per kernel launch: named after the def when there is one launch,

@@ -48,6 +48,12 @@ struct ScheduledStatement {
   /// Whether the statement also reads its LHS (a reduction without `!`, or
   /// an update such as `O(i) = O(i) + 1` listed among the reads anyway).
   bool readsLhs = false;
+  /// Whether the statement combines its right-hand side into the LHS with
+  /// a reduction operator (`+=`, `max=`, ...), and whether it first sets
+  /// the LHS to the operator's identity (`!`). The mapper (Schedule.h)
+  /// models such a statement as an init and an update.
+  bool reduction = false;
+  bool hasInit = false;
 };
 
 /// The scheduler's view of a statement whose ranges were inferred: every

@@ -6,7 +6,7 @@
 //   {"format": "comprehend-tuning-cache", "version": 1,
 //    "entries": {"<key>": {"kernel": "...", "device": "...", "driver": "...",
 //                          "sizes": "M=512,N=512", "config": {...},
-//                          "median_ms": 1.25}}}
+//                          "median_ms": 1.25, "default_ms": 1.5}}}
 //
 // Writes are atomic: re-read the file, merge the new entry into what is
 // there, write a temporary file in the same directory and rename it over the
@@ -22,8 +22,10 @@
 //
 // A corrupt file (not JSON) or a foreign one (JSON in another format) is
 // reported through the warning stream and treated as empty; it is never an
-// error. A corrupt file is replaced by the next store; a foreign file is
-// never overwritten (store reports a warning and leaves it alone).
+// error. The next store renames a corrupt file to
+// `<cache>.corrupt-<UTC time>` (and says so) before it writes a new cache, so
+// no entry a person could recover is lost; a foreign file is never
+// overwritten (store reports a warning and leaves it alone).
 //
 //===----------------------------------------------------------------------===//
 #ifndef COMPREHEND_RUNTIME_TUNINGCACHE_H
@@ -62,6 +64,10 @@ struct TuningKey {
 struct TuningRecord {
   Configuration config;
   double medianMs = 0;
+  /// The default configuration's time when the record was made (0:
+  /// unknown), so a later run can tell when the stored answer no longer
+  /// beats it.
+  double defaultMs = 0;
 };
 
 /// A stable hex digest (SHA-256) of a kernel's text.
@@ -97,6 +103,8 @@ private:
   /// Reads the file into `entries` (an object of entries).
   FileState read(llvm::json::Object &entries, bool warn) const;
   void warn(const llvm::Twine &message) const;
+  /// Renames a corrupt file to `<path>.corrupt-<UTC time>` and says so.
+  llvm::Error keepAside() const;
 
   std::string path;
   llvm::raw_ostream *warnings;

@@ -96,6 +96,14 @@ llvm::Expected<SearchResult> runRandomSearch(const SearchSpace &space,
                                              const CheckFn &check,
                                              const SearchOptions &options);
 
+/// Every legal point (the default first, then the others in the space's
+/// order), on the same budgets, checks and progress output; an input error
+/// when the space has more than `limit` points.
+llvm::Expected<SearchResult>
+runExhaustiveSearch(const SearchSpace &space, const EvaluateFn &evaluate,
+                    const CheckFn &check, const SearchOptions &options,
+                    uint64_t limit = 4096);
+
 } // namespace comprehend::runtime
 
 #endif // COMPREHEND_RUNTIME_TUNINGSEARCH_H

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Compiles every .ir file in a directory for one target and validates the
-# SPIR-V with spirv-val. Prints one line per file:
+# Compiles every .ir file in some directories for one target and validates
+# the SPIR-V with spirv-val. Prints one line per file:
 #   OK <file>                      compiled and validated
 #   UNSUPPORTED <file>: <message>  a function asks for a subgroup size the
 #                                  target does not have (the spec's rule)
 #   FAIL <file>: <message>         anything else
-# Usage: compile-all.sh <comprehend> <spirv-val> <target> <dir> <tmpdir>
-comprehend=$1 spirv_val=$2 target=$3 dir=$4 tmp=$5
+# Usage: compile-all.sh <comprehend> <spirv-val> <target> <tmpdir> <dir>...
+comprehend=$1 spirv_val=$2 target=$3 tmp=$4
+shift 4
 mkdir -p "$tmp"
-for file in "$dir"/*.ir; do
+for file in $(for dir in "$@"; do echo "$dir"/*.ir; done); do
   name=$(basename "$file")
   # Inputs that do not verify are the IR tests' business, not ours.
   "$comprehend" check "$file" >/dev/null 2>&1 || continue

@@ -5,9 +5,10 @@
 // configuration, run once from poisoned outputs on the same random inputs as
 // the default variant (the warm-up, which also triggers the driver's
 // just-in-time compile), compared with the default's outputs, then timed
-// with profiling events (median of `repeat` launches). The fastest few are
-// timed again beside the default to discount lucky measurements. The best
-// configuration is stored in the tuning cache, where TcKernel and
+// with profiling events. Budgets, launch counts and the confirmation that
+// decides between the finalists and the default are runtime::tune's
+// (runtime/Tuner.h). The answer — the default unless a finalist confirmed a
+// clear gain — is stored in the tuning cache, where TcKernel and
 // `comprehend run` find it.
 //
 //===----------------------------------------------------------------------===//
@@ -15,20 +16,13 @@
 #define COMPREHEND_API_TCTUNER_H
 
 #include "comprehend/api/TcKernel.h"
-#include "comprehend/runtime/TuningSearch.h"
+#include "comprehend/runtime/Tuner.h"
 
 namespace comprehend::api {
 
 struct TcTuneOptions {
-  /// Budgets, seed and progress output of the genetic search.
-  runtime::SearchOptions search;
-  /// Timed launches per candidate (after one warm-up launch).
-  unsigned repeat = 10;
-  /// After the search, the `numFinalists` fastest candidates and the default
-  /// are timed again `confirmRounds` times each, in alternation; those times
-  /// pick the winner and are the ones reported. 0 rounds: no confirmation.
-  unsigned numFinalists = 3;
-  unsigned confirmRounds = 3;
+  /// Budgets, launches per timing, confirmation and the search's options.
+  runtime::TunerOptions tuner;
   /// The tuning cache; empty: runtime::TuningCache::getDefaultPath().
   std::string cachePath;
   /// Seed the search with the cached configuration and store the best one.
@@ -41,7 +35,9 @@ struct TcTuneOptions {
 };
 
 struct TcTuneResult {
-  runtime::SearchResult search;
+  runtime::TunerResult tuning;
+  /// The space that was searched.
+  runtime::SearchSpace space;
   runtime::TuningKey key;
   /// The cache file the result went to; empty when it was not stored.
   std::string cachePath;

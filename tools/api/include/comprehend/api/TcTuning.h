@@ -73,6 +73,9 @@ struct TcKnobs {
   bool localTemporaries = false;
   /// A gemm instruction, whose register tiling the backend chooses.
   bool gemm = false;
+  /// A def the mapper lowers from its isl schedule (`tc.schedule` and the
+  /// mapping knobs: fusion, tile sizes, inner mapping).
+  bool schedule = false;
 };
 
 /// Finds the knobs of `def` at `sizes`: a lowering knob counts when setting

@@ -1,0 +1,96 @@
+//===- ExprLowering.h - TC expressions inside an SPMD body ------*- C++ -*-===//
+//
+// Private to frontend-tc/lib/Lowering. Lowers the right-hand side, the
+// subscripts and the builtins of one comprehension to tensor-language
+// instructions at the builder's insertion point, with the statement's index
+// variables bound to `index` values. Shared by the loop lowering
+// (LowerLoops.cpp) and the schedule-driven lowering (LowerSchedule.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef COMPREHEND_TC_LIB_LOWERING_EXPRLOWERING_H
+#define COMPREHEND_TC_LIB_LOWERING_EXPRLOWERING_H
+
+#include "DefLowering.h"
+
+namespace comprehend::tc::lowering {
+
+/// Lowers the expressions of one statement inside its SPMD body.
+class ExprLowerer {
+public:
+  ExprLowerer(DefContext &def, const StmtContext &stmt)
+      : def(def), stmt(stmt), b(def.builder), ctx(b.getContext()) {}
+
+  /// Binds index variable \p var to \p value (of type index).
+  void bindIndex(llvm::StringRef var, ir::Value *value) {
+    indices[var] = value;
+  }
+
+  /// The value of \p expr, of the IR type of its TC type.
+  ir::Value *lowerValue(const Expr &expr);
+  /// The value of \p expr converted to \p type; literals are emitted in
+  /// \p type directly.
+  ir::Value *lowerValueAs(const Expr &expr, ScalarType type);
+  /// The value of the integer expression \p expr as an `index`.
+  ir::Value *lowerIndex(const Expr &expr);
+  /// \p value converted from TC type \p from to TC type \p to.
+  ir::Value *convert(ir::Value *value, ScalarType from, ScalarType to,
+                     Location loc);
+  /// The memref indices of a read or write of \p tensor.
+  std::optional<llvm::SmallVector<ir::Value *, 4>>
+  lowerSubscripts(const TensorBinding &tensor, llvm::ArrayRef<ExprPtr> args,
+                  Location loc);
+  llvm::SmallVector<ir::Value *, 4>
+  lowerLhsSubscripts(const TensorBinding &tensor);
+  /// The memref index of TC dimension \p dim of \p tensor for the TC
+  /// index \p index: shifted by the tensor's lower bound, or for a local
+  /// temporary's group dimension by the group's origin.
+  ir::Value *toMemRefIndex(const TensorBinding &tensor, unsigned dim,
+                           ir::Value *index, Location loc);
+
+  ir::Value *constant(Location loc, ScalarType type, double value);
+  ir::Value *indexConstant(Location loc, int64_t value) {
+    return b.createIndexConstant(loc, value);
+  }
+  bool hasFailed() const { return failedOnce; }
+
+private:
+  ir::Value *lowerBinary(const BinaryExpr &expr);
+  /// The instruction for \p op on operands of one type; null for an
+  /// operator the IR has no instruction for.
+  ir::Value *createBinary(BinaryOp op, Location loc, ir::Value *lhs,
+                          ir::Value *rhs);
+  ir::Value *lowerTernary(const TernaryExpr &expr);
+  ir::Value *lowerApply(const ApplyExpr &expr);
+  ir::Value *lowerBuiltin(const ApplyExpr &expr);
+  ir::Value *fail(Location loc, const llvm::Twine &message) {
+    if (!failedOnce)
+      def.diags.emitError(loc) << message.str();
+    failedOnce = true;
+    return nullptr;
+  }
+  template <class View> ir::Value *create(Location loc, ir::Value *a) {
+    return b.create<View>(loc, a)->getResult(0);
+  }
+  template <class View>
+  ir::Value *create(Location loc, ir::Value *a, ir::Value *c) {
+    return b.create<View>(loc, a, c)->getResult(0);
+  }
+
+  DefContext &def;
+  const StmtContext &stmt;
+  ir::Builder &b;
+  ir::Context &ctx;
+  llvm::StringMap<ir::Value *> indices;
+  bool failedOnce = false;
+};
+
+/// The identity of reduction \p kind for element type \p type.
+double getIdentity(ReductionKind kind, ScalarType type);
+
+/// `acc op value` for reduction \p kind (value itself for None).
+ir::Value *combine(ir::Builder &b, Location loc, ReductionKind kind,
+                   ir::Value *acc, ir::Value *value);
+
+} // namespace comprehend::tc::lowering
+
+#endif // COMPREHEND_TC_LIB_LOWERING_EXPRLOWERING_H

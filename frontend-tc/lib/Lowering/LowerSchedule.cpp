@@ -1,0 +1,607 @@
+//===- LowerSchedule.cpp - The mapper's AST to tensor-language IR ---------===//
+//
+// One kernel of poly::mapSchedule becomes the body of one function:
+//
+//   for c0 in [0, 256) : group 0       %c0 = group_id.x (+ lo)
+//     for c1 in [0, 1024) : work-item  foreach (%c1) = (0), (1024) { ... }
+//     for c1 in [0, 1024) : reduction  %acc = for %c1 ... init(load O) {..}
+//                                      store %acc, O[...]
+//     for / if / stmt                  for / if / load-compute-store
+//
+// Code outside every work-item loop is collective: a statement instance or
+// a loop nest without work-item loops there runs in a `foreach` over one
+// point (one work-item), and `barrier.global` separates consecutive parts
+// of a collective block when a later part touches what an earlier one
+// wrote, or writes what it read. A collective `for` containing work-item
+// loops ends each iteration with a barrier.
+//
+// Loop iterators are non-negative here (the caller checks the ranges), so
+// the IR's truncating `div` / `rem` implement isl's floor division.
+//
+//===----------------------------------------------------------------------===//
+#include "ExprLowering.h"
+
+#include "llvm/ADT/StringSet.h"
+
+using namespace comprehend;
+using namespace comprehend::tc;
+using namespace comprehend::tc::lowering;
+using poly::AstNode;
+using poly::IndexExpr;
+
+namespace {
+
+/// The tensors a subtree writes and reads (by the def's names).
+struct Footprint {
+  llvm::StringSet<> written, read;
+
+  bool conflictsWith(const Footprint &later) const {
+    auto any = [](const llvm::StringSet<> &set,
+                  const llvm::StringSet<> &other) {
+      return llvm::any_of(set, [&](const auto &entry) {
+        return other.contains(entry.first());
+      });
+    };
+    return any(written, later.read) || any(written, later.written) ||
+           any(read, later.written);
+  }
+  void add(const Footprint &other) {
+    for (const auto &entry : other.written)
+      written.insert(entry.first());
+    for (const auto &entry : other.read)
+      read.insert(entry.first());
+  }
+};
+
+class ScheduleLowerer {
+public:
+  ScheduleLowerer(DefContext &def, llvm::ArrayRef<StmtContext> stmts)
+      : def(def), stmts(stmts), b(def.builder) {}
+
+  LogicalResult lowerBlock(const std::vector<AstNode> &nodes, bool collective);
+  /// Creates the local buffers of the parallel reductions in \p node.
+  void createReductionBuffers(const AstNode &node, bool collective);
+
+private:
+  LogicalResult lower(const AstNode &node, bool collective);
+  LogicalResult lowerFor(const AstNode &node, bool collective);
+  LogicalResult lowerWorkItems(const AstNode &node);
+  LogicalResult lowerReduction(const AstNode &node);
+  /// A reduction loop at the group level, spread over its work-items.
+  LogicalResult lowerParallelReduction(const AstNode &node);
+  /// Whether \p node is a reduction that lowerParallelReduction takes.
+  bool isParallelReduction(const AstNode &node) const;
+  LogicalResult lowerIf(const AstNode &node, bool collective);
+  LogicalResult lowerInstance(const AstNode &node);
+  /// Runs \p node in a foreach over one point (one work-item).
+  LogicalResult lowerOnOneWorkItem(const AstNode &node);
+
+  ir::Value *index(const IndexExpr &expr);
+  template <class Inst> ir::Value *binary(const IndexExpr &expr);
+  ir::Value *condition(const poly::AstCondition &condition);
+  ir::Value *constant(int64_t value) {
+    return b.createIndexConstant(loc(), value);
+  }
+  Location loc() const { return stmts.front().stmt.getLoc(); }
+  void footprint(const AstNode &node, Footprint &out);
+  static bool hasWorkItems(const AstNode &node);
+  /// Binds the index variables of statement instance \p node in \p lowerer.
+  void bindInstance(const AstNode &node, ExprLowerer &lowerer);
+
+  DefContext &def;
+  llvm::ArrayRef<StmtContext> stmts;
+  ir::Builder &b;
+  llvm::StringMap<ir::Value *> iterators;
+  /// Per element kind: one partial result per subgroup (local memory).
+  llvm::DenseMap<unsigned, ir::Value *> reductionBuffers;
+};
+
+/// Partial results of a parallel reduction: one per subgroup, so a
+/// work-group may have up to this many subgroups.
+constexpr int64_t kMaxSubgroups = 1024;
+
+} // namespace
+
+bool ScheduleLowerer::hasWorkItems(const AstNode &node) {
+  if (node.kind == AstNode::Kind::For &&
+      node.mapping == AstNode::Mapping::WorkItem)
+    return true;
+  return llvm::any_of(node.children, hasWorkItems) ||
+         llvm::any_of(node.elseChildren, hasWorkItems);
+}
+
+void ScheduleLowerer::footprint(const AstNode &node, Footprint &out) {
+  if (node.kind == AstNode::Kind::Instance) {
+    const StmtContext &stmt = stmts[node.statement];
+    def.scope = stmt.scope;
+    out.written.insert(def.resolve(stmt.stmt.getLhs().name));
+    if (!node.init)
+      collectReads(stmt, out.read);
+    return;
+  }
+  for (const AstNode &child : node.children)
+    footprint(child, out);
+  for (const AstNode &child : node.elseChildren)
+    footprint(child, out);
+}
+
+template <class Inst>
+ir::Value *ScheduleLowerer::binary(const IndexExpr &expr) {
+  ir::Value *lhs = index(expr.getOperands()[0]);
+  ir::Value *rhs = index(expr.getOperands()[1]);
+  if (!lhs || !rhs)
+    return nullptr;
+  return b.create<Inst>(loc(), lhs, rhs)->getResult(0);
+}
+
+ir::Value *ScheduleLowerer::index(const IndexExpr &expr) {
+  using Kind = IndexExpr::Kind;
+  switch (expr.getKind()) {
+  case Kind::Constant:
+    return constant(expr.getValue());
+  case Kind::Var:
+    return iterators.lookup(expr.getName());
+  case Kind::Add:
+    return binary<ir::AddInst>(expr);
+  case Kind::Sub:
+    return binary<ir::SubInst>(expr);
+  case Kind::Mul:
+    return binary<ir::MulInst>(expr);
+  case Kind::FloorDiv:
+    return binary<ir::DivInst>(expr);
+  case Kind::Mod:
+    return binary<ir::RemInst>(expr);
+  case Kind::Min:
+    return binary<ir::MinInst>(expr);
+  case Kind::Max:
+    return binary<ir::MaxInst>(expr);
+  case Kind::Neg: {
+    ir::Value *operand = index(expr.getOperands()[0]);
+    return operand ? b.create<ir::NegInst>(loc(), operand)->getResult(0)
+                   : nullptr;
+  }
+  case Kind::Param:
+  case Kind::Opaque:
+    break;
+  }
+  return nullptr;
+}
+
+ir::Value *ScheduleLowerer::condition(const poly::AstCondition &cond) {
+  using Kind = poly::AstCondition::Kind;
+  Location l = loc();
+  if (cond.kind == Kind::And || cond.kind == Kind::Or) {
+    ir::Value *result = nullptr;
+    for (const poly::AstCondition &operand : cond.operands) {
+      ir::Value *value = condition(operand);
+      if (!value)
+        return nullptr;
+      if (!result)
+        result = value;
+      else if (cond.kind == Kind::And)
+        result = b.create<ir::AndInst>(l, result, value)->getResult(0);
+      else
+        result = b.create<ir::OrInst>(l, result, value)->getResult(0);
+    }
+    return result;
+  }
+  ir::Value *lhs = index(cond.lhs), *rhs = index(cond.rhs);
+  if (!lhs || !rhs)
+    return nullptr;
+  switch (cond.kind) {
+  case Kind::Eq:
+    return b.create<ir::EqualInst>(l, lhs, rhs)->getResult(0);
+  case Kind::Le:
+    return b.create<ir::LessThanEqualInst>(l, lhs, rhs)->getResult(0);
+  case Kind::Lt:
+    return b.create<ir::LessThanInst>(l, lhs, rhs)->getResult(0);
+  case Kind::Ge:
+    return b.create<ir::GreaterThanEqualInst>(l, lhs, rhs)->getResult(0);
+  case Kind::Gt:
+    return b.create<ir::GreaterThanInst>(l, lhs, rhs)->getResult(0);
+  default:
+    return nullptr;
+  }
+}
+
+LogicalResult ScheduleLowerer::lowerBlock(const std::vector<AstNode> &nodes,
+                                          bool collective) {
+  Footprint pending;
+  for (const AstNode &node : nodes) {
+    if (collective) {
+      Footprint current;
+      footprint(node, current);
+      if (pending.conflictsWith(current)) {
+        b.create<ir::BarrierInst>(loc(), /*global=*/true, /*local=*/false);
+        pending = Footprint();
+      }
+      pending.add(current);
+    }
+    if (failed(lower(node, collective)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult ScheduleLowerer::lower(const AstNode &node, bool collective) {
+  switch (node.kind) {
+  case AstNode::Kind::Block:
+    return lowerBlock(node.children, collective);
+  case AstNode::Kind::For:
+    return lowerFor(node, collective);
+  case AstNode::Kind::If:
+    return lowerIf(node, collective);
+  case AstNode::Kind::Instance:
+    return collective ? lowerOnOneWorkItem(node) : lowerInstance(node);
+  }
+  return failure();
+}
+
+LogicalResult ScheduleLowerer::lowerOnOneWorkItem(const AstNode &node) {
+  ir::Region *outer = b.getInsertionRegion();
+  auto foreach =
+      b.create<ir::ForeachInst>(loc(), llvm::ArrayRef<ir::Value *>{constant(0)},
+                                llvm::ArrayRef<ir::Value *>{constant(1)});
+  b.setInsertionPointToEnd(foreach.getBody());
+  LogicalResult result = lower(node, /*collective=*/false);
+  b.setInsertionPointToEnd(*outer);
+  return result;
+}
+
+LogicalResult ScheduleLowerer::lowerFor(const AstNode &node, bool collective) {
+  Location l = loc();
+  if (node.mapping == AstNode::Mapping::Group && collective) {
+    ir::Value *group =
+        b.create<ir::GroupIdInst>(l, static_cast<ir::Comp3>(node.mappedDim))
+            ->getResult(0);
+    ir::Value *lo = index(node.lo);
+    if (!lo)
+      return failure();
+    iterators[node.iterator] =
+        b.create<ir::AddInst>(l, group, lo)->getResult(0);
+    return lowerBlock(node.children, collective);
+  }
+  if (node.mapping == AstNode::Mapping::WorkItem && collective)
+    return lowerWorkItems(node);
+  if (collective && !hasWorkItems(node) && !isParallelReduction(node))
+    return lowerOnOneWorkItem(node);
+  if (node.reduction && !collective)
+    return lowerReduction(node);
+  if (collective && isParallelReduction(node))
+    return lowerParallelReduction(node);
+  ir::Value *lo = index(node.lo), *hi = index(node.hi);
+  if (!lo || !hi)
+    return failure();
+  ir::Value *step = node.step == 1 ? nullptr : constant(node.step);
+  auto loop =
+      b.create<ir::ForInst>(l, lo, hi, step, llvm::ArrayRef<ir::Value *>{});
+  ir::Region *outer = b.getInsertionRegion();
+  iterators[node.iterator] = loop.getBody().getParameter(0);
+  b.setInsertionPointToEnd(loop.getBody());
+  LogicalResult result = lowerBlock(node.children, collective);
+  // The next iteration's work-items may touch what this one wrote.
+  if (collective)
+    b.create<ir::BarrierInst>(l, /*global=*/true, /*local=*/false);
+  b.setInsertionPointToEnd(*outer);
+  return result;
+}
+
+LogicalResult ScheduleLowerer::lowerWorkItems(const AstNode &node) {
+  // The chain of directly nested work-item loops is one foreach; its modes
+  // list the innermost loop first, the one that walks contiguous memory,
+  // so that it lands on the x work-items.
+  llvm::SmallVector<const AstNode *, 3> chain = {&node};
+  while (chain.back()->children.size() == 1 &&
+         chain.back()->children[0].kind == AstNode::Kind::For &&
+         chain.back()->children[0].mapping == AstNode::Mapping::WorkItem)
+    chain.push_back(&chain.back()->children[0]);
+  llvm::SmallVector<ir::Value *, 3> from, to;
+  for (const AstNode *loop : llvm::reverse(chain)) {
+    ir::Value *lo = index(loop->lo), *hi = index(loop->hi);
+    if (!lo || !hi)
+      return failure();
+    from.push_back(lo);
+    to.push_back(hi);
+  }
+  ir::Region *outer = b.getInsertionRegion();
+  auto foreach = b.create<ir::ForeachInst>(loc(), from, to);
+  for (unsigned i = 0; i < chain.size(); ++i)
+    iterators[chain[chain.size() - 1 - i]->iterator] =
+        foreach.getBody().getParameter(i);
+  b.setInsertionPointToEnd(foreach.getBody());
+  LogicalResult result = lowerBlock(chain.back()->children, false);
+  b.setInsertionPointToEnd(*outer);
+  return result;
+}
+
+void ScheduleLowerer::bindInstance(const AstNode &node, ExprLowerer &lowerer) {
+  const StmtContext &stmt = stmts[node.statement];
+  for (unsigned i = 0; i < node.args.size() && i < stmt.ranges.size(); ++i)
+    lowerer.bindIndex(stmt.ranges[i].var, index(node.args[i]));
+}
+
+LogicalResult ScheduleLowerer::lowerInstance(const AstNode &node) {
+  const StmtContext &stmtContext = stmts[node.statement];
+  const ComprehensionStmt &stmt = stmtContext.stmt;
+  Location l = stmt.getLoc();
+  def.scope = stmtContext.scope;
+  const TensorBinding *lhs = def.lookup(stmt.getLhs().name);
+  if (!lhs)
+    return def.diags.emitError(stmt.getLhs().loc)
+           << "unknown tensor '" << stmt.getLhs().name << "'";
+  if (stmt.getReduction() == ReductionKind::None &&
+      !stmt.getReductionVars().empty())
+    return def.diags.emitError(stmt.getOpLoc())
+           << "'=' with reduction indices cannot be lowered; use a reduction "
+              "operator such as '+=!'";
+  ExprLowerer lowerer(def, stmtContext);
+  bindInstance(node, lowerer);
+  llvm::SmallVector<ir::Value *, 4> subscripts =
+      lowerer.lowerLhsSubscripts(*lhs);
+  ReductionKind kind = stmt.getReduction();
+  ir::Value *result = nullptr;
+  if (node.init) {
+    result = lowerer.constant(l, lhs->type, getIdentity(kind, lhs->type));
+  } else {
+    ir::Value *value = lowerer.lowerValueAs(stmt.getRhs(), lhs->type);
+    if (value && kind != ReductionKind::None) {
+      ir::Value *acc =
+          b.create<ir::LoadInst>(l, lhs->memref, subscripts)->getResult(0);
+      value = combine(b, l, kind, acc, value);
+    }
+    result = value;
+  }
+  if (!result || lowerer.hasFailed())
+    return failure();
+  b.create<ir::StoreInst>(stmt.getLhs().loc, result, lhs->memref, subscripts);
+  return success();
+}
+
+LogicalResult ScheduleLowerer::lowerReduction(const AstNode &node) {
+  // `for` carrying the LHS element: load before, combine inside, store
+  // after (the LHS subscripts do not use the loop's iterator).
+  const AstNode &instance = node.children.front();
+  const StmtContext &stmtContext = stmts[instance.statement];
+  const ComprehensionStmt &stmt = stmtContext.stmt;
+  Location l = stmt.getLoc();
+  def.scope = stmtContext.scope;
+  const TensorBinding *lhs = def.lookup(stmt.getLhs().name);
+  if (!lhs)
+    return failure();
+  ExprLowerer outerLowerer(def, stmtContext);
+  unsigned numLhs = stmt.getIndices().size();
+  for (unsigned i = 0; i < numLhs; ++i)
+    outerLowerer.bindIndex(stmtContext.ranges[i].var, index(instance.args[i]));
+  llvm::SmallVector<ir::Value *, 4> subscripts =
+      outerLowerer.lowerLhsSubscripts(*lhs);
+  ir::Value *init =
+      b.create<ir::LoadInst>(l, lhs->memref, subscripts)->getResult(0);
+  ir::Value *lo = index(node.lo), *hi = index(node.hi);
+  if (!lo || !hi)
+    return failure();
+  ir::Value *step = node.step == 1 ? nullptr : constant(node.step);
+  auto loop =
+      b.create<ir::ForInst>(l, lo, hi, step, llvm::ArrayRef<ir::Value *>{init});
+  ir::Region *outer = b.getInsertionRegion();
+  iterators[node.iterator] = loop.getBody().getParameter(0);
+  b.setInsertionPointToEnd(loop.getBody());
+  ExprLowerer lowerer(def, stmtContext);
+  bindInstance(instance, lowerer);
+  ir::Value *value = lowerer.lowerValueAs(stmt.getRhs(), lhs->type);
+  if (!value || lowerer.hasFailed()) {
+    b.setInsertionPointToEnd(*outer);
+    return failure();
+  }
+  ir::Value *next =
+      combine(b, l, stmt.getReduction(), loop.getBody().getParameter(1), value);
+  b.create<ir::YieldInst>(l, llvm::ArrayRef<ir::Value *>{next});
+  b.setInsertionPointToEnd(*outer);
+  b.create<ir::StoreInst>(stmt.getLhs().loc, loop->getResult(0), lhs->memref,
+                          subscripts);
+  return success();
+}
+
+bool ScheduleLowerer::isParallelReduction(const AstNode &node) const {
+  if (node.kind != AstNode::Kind::For || !node.reduction || node.step != 1)
+    return false;
+  const StmtContext &stmt = stmts[node.children.front().statement];
+  // `*` has no subgroup reduction.
+  ReductionKind kind = stmt.stmt.getReduction();
+  if (kind != ReductionKind::Add && kind != ReductionKind::Max &&
+      kind != ReductionKind::Min)
+    return false;
+  def.scope = stmt.scope;
+  const TensorBinding *lhs = def.lookup(stmt.stmt.getLhs().name);
+  return lhs && lhs->type != ScalarType::Bool;
+}
+
+void ScheduleLowerer::createReductionBuffers(const AstNode &node,
+                                             bool collective) {
+  if (collective && isParallelReduction(node)) {
+    const StmtContext &stmt = stmts[node.children.front().statement];
+    def.scope = stmt.scope;
+    const TensorBinding *lhs = def.lookup(stmt.stmt.getLhs().name);
+    unsigned key = static_cast<unsigned>(lhs->kind);
+    if (!reductionBuffers.count(key)) {
+      const auto *type =
+          ir::MemRefType::get(b.getContext(), lhs->kind, {kMaxSubgroups}, {},
+                              ir::AddressSpace::Local);
+      ir::Value *buffer = b.create<ir::AllocaInst>(loc(), type)->getResult(0);
+      reductionBuffers[key] = buffer;
+    }
+    return;
+  }
+  bool inner = collective && !(node.kind == AstNode::Kind::For &&
+                               node.mapping == AstNode::Mapping::WorkItem);
+  for (const AstNode &child : node.children)
+    createReductionBuffers(child, inner);
+  for (const AstNode &child : node.elseChildren)
+    createReductionBuffers(child, inner);
+}
+
+/// The reduction of \p value over a subgroup.
+static ir::Value *subgroupReduce(ir::Builder &b, Location loc,
+                                 ReductionKind kind, ir::Value *value) {
+  switch (kind) {
+  case ReductionKind::Max:
+    return b.create<ir::SubgroupReduceMaxInst>(loc, value)->getResult(0);
+  case ReductionKind::Min:
+    return b.create<ir::SubgroupReduceMinInst>(loc, value)->getResult(0);
+  default:
+    return b.create<ir::SubgroupReduceAddInst>(loc, value)->getResult(0);
+  }
+}
+
+LogicalResult ScheduleLowerer::lowerParallelReduction(const AstNode &node) {
+  // Each work-item accumulates every work-group-size-th iteration, the
+  // subgroups reduce their work-items' partials and leave one per subgroup
+  // in local memory; after a barrier the first subgroup combines those and
+  // one work-item updates the LHS element.
+  const AstNode &instance = node.children.front();
+  const StmtContext &stmtContext = stmts[instance.statement];
+  const ComprehensionStmt &stmt = stmtContext.stmt;
+  ReductionKind kind = stmt.getReduction();
+  Location l = stmt.getLoc();
+  def.scope = stmtContext.scope;
+  const TensorBinding *lhs = def.lookup(stmt.getLhs().name);
+  ir::Value *buffer = reductionBuffers.lookup(static_cast<unsigned>(lhs->kind));
+  ir::Value *lo = index(node.lo), *hi = index(node.hi);
+  if (!lhs || !buffer || !lo || !hi)
+    return failure();
+  ir::Region *outer = b.getInsertionRegion();
+  auto toIndex = [&](ir::Value *value) {
+    return b.create<ir::CastInst>(l, b.getIndexType(), value)->getResult(0);
+  };
+  // Work-item coordinates inside an spmd region.
+  struct Ids {
+    ir::Value *subgroup, *lane, *subgroupSize, *numSubgroups;
+  };
+  auto ids = [&]() {
+    Ids result;
+    result.subgroup =
+        toIndex(b.create<ir::SubgroupLinearIdInst>(l)->getResult(0));
+    result.lane = toIndex(b.create<ir::SubgroupLocalIdInst>(l)->getResult(0));
+    result.subgroupSize =
+        toIndex(b.create<ir::SubgroupSizeInst>(l)->getResult(0));
+    ir::Value *x =
+        toIndex(b.create<ir::NumSubgroupsInst>(l, ir::Comp3::X)->getResult(0));
+    ir::Value *y =
+        toIndex(b.create<ir::NumSubgroupsInst>(l, ir::Comp3::Y)->getResult(0));
+    result.numSubgroups = b.create<ir::MulInst>(l, x, y)->getResult(0);
+    return result;
+  };
+  ExprLowerer identityLowerer(def, stmtContext);
+  auto identity = [&]() {
+    return identityLowerer.constant(l, lhs->type, getIdentity(kind, lhs->type));
+  };
+
+  // Partials.
+  auto partials = b.create<ir::ParallelInst>(l);
+  b.setInsertionPointToEnd(partials.getBody());
+  Ids first = ids();
+  ir::Value *workItem =
+      b.create<ir::AddInst>(
+           l,
+           b.create<ir::MulInst>(l, first.subgroup, first.subgroupSize)
+               ->getResult(0),
+           first.lane)
+          ->getResult(0);
+  ir::Value *workItems =
+      b.create<ir::MulInst>(l, first.numSubgroups, first.subgroupSize)
+          ->getResult(0);
+  ir::Value *start = b.create<ir::AddInst>(l, lo, workItem)->getResult(0);
+  auto loop = b.create<ir::ForInst>(l, start, hi, workItems,
+                                    llvm::ArrayRef<ir::Value *>{identity()});
+  ir::Region *partialRegion = b.getInsertionRegion();
+  iterators[node.iterator] = loop.getBody().getParameter(0);
+  b.setInsertionPointToEnd(loop.getBody());
+  ExprLowerer lowerer(def, stmtContext);
+  bindInstance(instance, lowerer);
+  ir::Value *value = lowerer.lowerValueAs(stmt.getRhs(), lhs->type);
+  if (!value || lowerer.hasFailed()) {
+    b.setInsertionPointToEnd(*outer);
+    return failure();
+  }
+  b.create<ir::YieldInst>(
+      l, llvm::ArrayRef<ir::Value *>{
+             combine(b, l, kind, loop.getBody().getParameter(1), value)});
+  b.setInsertionPointToEnd(*partialRegion);
+  ir::Value *mine = subgroupReduce(b, l, kind, loop->getResult(0));
+  ir::Value *zero = constant(0);
+  auto firstLane = b.create<ir::IfInst>(
+      l, llvm::ArrayRef<const ir::Type *>(),
+      b.create<ir::EqualInst>(l, first.lane, zero)->getResult(0));
+  b.setInsertionPointToEnd(firstLane.getThen());
+  b.create<ir::StoreInst>(l, mine, buffer,
+                          llvm::ArrayRef<ir::Value *>{first.subgroup});
+  b.setInsertionPointToEnd(*outer);
+  b.create<ir::BarrierInst>(l, /*global=*/false, /*local=*/true);
+
+  // Combine.
+  auto total = b.create<ir::ParallelInst>(l);
+  b.setInsertionPointToEnd(total.getBody());
+  Ids second = ids();
+  auto firstSubgroup = b.create<ir::IfInst>(
+      l, llvm::ArrayRef<const ir::Type *>(),
+      b.create<ir::EqualInst>(l, second.subgroup, constant(0))->getResult(0));
+  b.setInsertionPointToEnd(firstSubgroup.getThen());
+  ir::Region *combineRegion = b.getInsertionRegion();
+  auto gather = b.create<ir::ForInst>(l, second.lane, second.numSubgroups,
+                                      second.subgroupSize,
+                                      llvm::ArrayRef<ir::Value *>{identity()});
+  b.setInsertionPointToEnd(gather.getBody());
+  ir::Value *part =
+      b.create<ir::LoadInst>(
+           l, buffer,
+           llvm::ArrayRef<ir::Value *>{gather.getBody().getParameter(0)})
+          ->getResult(0);
+  b.create<ir::YieldInst>(
+      l, llvm::ArrayRef<ir::Value *>{
+             combine(b, l, kind, gather.getBody().getParameter(1), part)});
+  b.setInsertionPointToEnd(*combineRegion);
+  ir::Value *sum = subgroupReduce(b, l, kind, gather->getResult(0));
+  auto writer = b.create<ir::IfInst>(
+      l, llvm::ArrayRef<const ir::Type *>(),
+      b.create<ir::EqualInst>(l, second.lane, constant(0))->getResult(0));
+  b.setInsertionPointToEnd(writer.getThen());
+  ExprLowerer lhsLowerer(def, stmtContext);
+  for (unsigned i = 0; i < stmt.getIndices().size(); ++i)
+    lhsLowerer.bindIndex(stmtContext.ranges[i].var, index(instance.args[i]));
+  llvm::SmallVector<ir::Value *, 4> subscripts =
+      lhsLowerer.lowerLhsSubscripts(*lhs);
+  ir::Value *old =
+      b.create<ir::LoadInst>(l, lhs->memref, subscripts)->getResult(0);
+  b.create<ir::StoreInst>(stmt.getLhs().loc, combine(b, l, kind, old, sum),
+                          lhs->memref, subscripts);
+  b.setInsertionPointToEnd(*outer);
+  // The buffer is free for the next reduction once everyone has read it.
+  b.create<ir::BarrierInst>(l, /*global=*/false, /*local=*/true);
+  return success();
+}
+
+LogicalResult ScheduleLowerer::lowerIf(const AstNode &node, bool collective) {
+  ir::Value *cond = condition(node.condition);
+  if (!cond)
+    return failure();
+  ir::Region *outer = b.getInsertionRegion();
+  auto branch =
+      b.create<ir::IfInst>(loc(), llvm::ArrayRef<const ir::Type *>(), cond);
+  b.setInsertionPointToEnd(branch.getThen());
+  LogicalResult result = lowerBlock(node.children, collective);
+  if (succeeded(result) && !node.elseChildren.empty()) {
+    b.setInsertionPointToEnd(branch.getElse());
+    result = lowerBlock(node.elseChildren, collective);
+  }
+  b.setInsertionPointToEnd(*outer);
+  return result;
+}
+
+LogicalResult lowering::lowerScheduledKernel(DefContext &def,
+                                             llvm::ArrayRef<StmtContext> stmts,
+                                             const poly::MappedKernel &kernel) {
+  def.grid = kernel.grid;
+  def.groupOrigins.clear();
+  ScheduleLowerer lowerer(def, stmts);
+  lowerer.createReductionBuffers(kernel.root, /*collective=*/true);
+  return lowerer.lowerBlock(kernel.root.children, /*collective=*/true);
+}

@@ -1,0 +1,505 @@
+//===- Schedule.cpp - isl scheduler, tiling and mapping of a def ----------===//
+//
+// The scop is the StatementModel of the def with reductions split into init
+// and update statements (scop statement k is `S<k>`; `scopToDef` maps it
+// back). Dependences are computed as in KernelPlan.cpp, self-dependences
+// included: they are what makes a reduction loop sequential. isl's
+// scheduler gets them as validity and coincidence constraints and the
+// read-after-write ones as proximity constraints.
+//
+// Mapping, per kernel (a child of the top-level sequence, or the whole
+// tree): the leading coincident members of the outermost band (at most
+// three) are tiled; the tile loops go to work-groups (mark "group"), the
+// point loops to work-items (mark "work_items"). When every tile is 1 the
+// band is mapped to groups without tiling and the parallel bands below it
+// (one per statement of a fused sequence, say) go to the work-items. The
+// marks survive into isl's AST, where AstTranslation.cpp reads them.
+//
+//===----------------------------------------------------------------------===//
+#include "comprehend/polyhedral/Schedule.h"
+
+#include "AstTranslation.h"
+#include "IslSupport.h"
+#include "StatementModel.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <isl/ast.h>
+#include <isl/ast_build.h>
+#include <isl/flow.h>
+#include <isl/ilp.h>
+#include <isl/options.h>
+#include <isl/printer.h>
+#include <isl/schedule.h>
+#include <isl/schedule_node.h>
+#include <isl/union_map.h>
+#include <isl/union_set.h>
+
+#include <cstdlib>
+
+using namespace comprehend::poly;
+
+static constexpr unsigned long kScheduleMaxOperations = 50'000'000;
+
+static llvm::Error scheduleError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
+}
+
+std::optional<FusionStrategy>
+comprehend::poly::parseFusionStrategy(llvm::StringRef text) {
+  return llvm::StringSwitch<std::optional<FusionStrategy>>(text)
+      .Case("max", FusionStrategy::Max)
+      .Case("outer", FusionStrategy::KeepOuterParallel)
+      .Case("none", FusionStrategy::None)
+      .Default(std::nullopt);
+}
+
+llvm::StringRef
+comprehend::poly::getFusionStrategyName(FusionStrategy strategy) {
+  switch (strategy) {
+  case FusionStrategy::Max:
+    return "max";
+  case FusionStrategy::KeepOuterParallel:
+    return "outer";
+  case FusionStrategy::None:
+    return "none";
+  }
+  return "max";
+}
+
+namespace {
+
+/// The scop's statements: each def statement's init (if any) and update.
+struct Scop {
+  llvm::SmallVector<ScheduledStatement, 8> stmts;
+  llvm::SmallVector<ScopStatement, 8> origin;
+};
+
+Scop splitReductions(llvm::ArrayRef<ScheduledStatement> stmts) {
+  Scop scop;
+  for (unsigned index = 0; index < stmts.size(); ++index) {
+    const ScheduledStatement &stmt = stmts[index];
+    if (stmt.reduction && stmt.hasInit) {
+      ScheduledStatement init;
+      init.lhsTensor = stmt.lhsTensor;
+      init.lhsIndices = stmt.lhsIndices;
+      for (const std::string &var : stmt.lhsIndices) {
+        unsigned pos = llvm::find(stmt.iterators, var) - stmt.iterators.begin();
+        init.iterators.push_back(var);
+        init.lo.push_back(stmt.lo[pos]);
+        init.hi.push_back(stmt.hi[pos]);
+      }
+      scop.stmts.push_back(std::move(init));
+      scop.origin.push_back({index, /*init=*/true, false, {}});
+    }
+    ScheduledStatement update = stmt;
+    update.readsLhs = stmt.readsLhs || stmt.reduction;
+    llvm::SmallVector<unsigned, 4> lhsPositions;
+    for (const std::string &var : stmt.lhsIndices)
+      lhsPositions.push_back(llvm::find(stmt.iterators, var) -
+                             stmt.iterators.begin());
+    scop.stmts.push_back(std::move(update));
+    scop.origin.push_back(
+        {index, /*init=*/false, stmt.reduction, std::move(lhsPositions)});
+  }
+  return scop;
+}
+
+/// Every dependence of the sequential schedule, self-dependences included;
+/// `flow` gets the read-after-write ones.
+isl::union_map computeDependences(const StatementModel &model,
+                                  isl::union_map &flow) {
+  isl::union_map all = isl::manage(
+      isl_union_map_empty(isl_union_map_get_space(model.schedule.get())));
+  flow = all;
+  for (const auto &[tensor, accesses] : model.accesses) {
+    isl::union_map raw = isl::union_access_info(accesses.reads)
+                             .set_must_source(accesses.writes)
+                             .set_schedule_map(model.schedule)
+                             .compute_flow()
+                             .may_dependence();
+    isl::union_map war = isl::union_access_info(accesses.writes)
+                             .set_may_source(accesses.reads)
+                             .set_schedule_map(model.schedule)
+                             .compute_flow()
+                             .may_dependence();
+    isl::union_map waw = isl::union_access_info(accesses.writes)
+                             .set_must_source(accesses.writes)
+                             .set_schedule_map(model.schedule)
+                             .compute_flow()
+                             .may_dependence();
+    flow = flow.unite(raw);
+    all = all.unite(raw).unite(war).unite(waw);
+  }
+  return all;
+}
+
+void setFusionOptions(isl_ctx *ctx, FusionStrategy fusion) {
+  isl_options_set_schedule_serialize_sccs(ctx, fusion == FusionStrategy::None);
+  isl_options_set_schedule_whole_component(ctx, 0);
+  bool outer = fusion == FusionStrategy::KeepOuterParallel;
+  isl_options_set_schedule_maximize_coincidence(ctx, outer);
+  isl_options_set_schedule_outer_coincidence(ctx, outer);
+  // Tile loops count tiles and point loops keep the original iterators, so
+  // that subscripts stay simple.
+  isl_options_set_tile_scale_tile_loops(ctx, 0);
+  isl_options_set_tile_shift_point_loops(ctx, 0);
+}
+
+/// The mark above a mapped band: `<kind>_<depth>_<members>` (isl reads an
+/// id's name as an identifier), where depth
+/// is the band's schedule depth. isl's AST names the loop of schedule
+/// dimension d `c<d>`, so the mark tells which loops below it belong to
+/// the band (isl drops loops that run once).
+std::string markName(llvm::StringRef kind,
+                     const isl::schedule_node_band &band) {
+  return kind.str() + "_" +
+         std::to_string(isl_schedule_node_get_schedule_depth(band.get())) +
+         "_" + std::to_string(band.n_member());
+}
+
+/// Places the group and work-item marks in one kernel's subtree.
+class Mapper {
+public:
+  Mapper(const ScheduleOptions &options, const StatementModel &model,
+         const Scop &scop, const isl::union_map &dependences)
+      : options(options), model(model), scop(scop), dependences(dependences) {}
+
+  /// Maps the kernel whose subtree starts at \p node; returns the node at
+  /// the same position.
+  isl::schedule_node mapKernel(isl::schedule_node node);
+  /// Outer fusion: one kernel whose groups each run one value of every
+  /// statement's first LHS index, the statements in textual order below.
+  /// Returns the schedule when the dependences allow it and the work below
+  /// the groups has parallelism for the work-items.
+  std::optional<isl::schedule> fuseOuter(const isl::union_set &domain);
+
+private:
+  isl::schedule_node mapInside(isl::schedule_node node);
+  static unsigned numLeadingCoincident(const isl::schedule_node_band &band) {
+    unsigned count = 0;
+    while (count < band.n_member() && band.member_get_coincident(count))
+      ++count;
+    return count;
+  }
+  static bool hasParallelBand(const isl::schedule_node &node);
+  static llvm::SmallVector<int64_t, 4>
+  extents(const isl::schedule_node_band &band);
+  /// Below \p band (one point per group), the statements in textual order,
+  /// each with a band over its iterators that \p band does not fix; nullopt
+  /// when that order violates a dependence. \p worthIt tells whether the
+  /// work below then has parallel loops or long reductions for the
+  /// work-items.
+  std::optional<isl::schedule_node>
+  textualInner(const isl::schedule_node_band &band, bool &worthIt);
+  bool isCoincident(unsigned stmt, const isl::map &outer, unsigned dim);
+
+  const ScheduleOptions &options;
+  const StatementModel &model;
+  const Scop &scop;
+  const isl::union_map &dependences;
+};
+
+std::optional<isl::schedule> Mapper::fuseOuter(const isl::union_set &domain) {
+  isl::union_map outer =
+      isl::manage(isl_union_map_empty(isl_union_set_get_space(domain.get())));
+  for (unsigned stmt = 0; stmt < scop.stmts.size(); ++stmt) {
+    if (scop.stmts[stmt].lhsIndices.empty())
+      return std::nullopt;
+    outer = outer.unite(isl::union_map(
+        lhsProjection(model.domains[stmt], scop.stmts[stmt], 1)));
+  }
+  isl::union_map sameGroup = outer.apply_range(outer.reverse());
+  if (!dependences.is_subset(sameGroup))
+    return std::nullopt;
+  isl::schedule schedule = isl::manage(isl_schedule_insert_partial_schedule(
+      isl_schedule_from_domain(domain.copy()),
+      isl_multi_union_pw_aff_from_union_map(outer.copy())));
+  auto band = schedule.root().child(0).as<isl::schedule_node_band>();
+  band = band.member_set_coincident(0, true).set_permutable(true);
+  bool worthIt = false;
+  std::optional<isl::schedule_node> inner = textualInner(band, worthIt);
+  if (!inner || !worthIt)
+    return std::nullopt;
+  return inner->schedule();
+}
+
+bool Mapper::isCoincident(unsigned stmt, const isl::map &outer, unsigned dim) {
+  // Self-dependences of the statement between instances of one group must
+  // keep iterator `dim`.
+  const isl::set &domain = model.domains[stmt];
+  isl::union_map self = dependences.intersect_domain(isl::union_set(domain))
+                            .intersect_range(isl::union_set(domain));
+  isl::map sameGroup = outer.apply_range(outer.reverse());
+  isl::map equal = isl::manage(isl_map_equate(
+      isl_map_universe(isl_space_map_from_set(domain.space().release())),
+      isl_dim_in, dim, isl_dim_out, dim));
+  return self.intersect(isl::union_map(sameGroup))
+      .is_subset(isl::union_map(equal));
+}
+
+std::optional<isl::schedule_node>
+Mapper::textualInner(const isl::schedule_node_band &band, bool &worthIt) {
+  worthIt = false;
+  isl::union_set domain = isl::manage(isl_schedule_node_get_domain(band.get()));
+  isl::multi_union_pw_aff partial = band.get_partial_schedule();
+  isl::union_map outer =
+      isl::manage(isl_union_map_from_multi_union_pw_aff(partial.copy()));
+  isl::union_set_list filters(band.ctx(), scop.stmts.size());
+  llvm::SmallVector<unsigned, 8> members;
+  for (unsigned stmt = 0; stmt < scop.stmts.size(); ++stmt) {
+    isl::set stmtDomain = model.domains[stmt];
+    if (domain.intersect(isl::union_set(stmtDomain)).is_empty())
+      continue;
+    filters = filters.add(isl::union_set(stmtDomain));
+    members.push_back(stmt);
+  }
+  isl::schedule_node node =
+      isl::manage(isl_schedule_node_cut(band.child(0).release()));
+  if (members.size() > 1)
+    node = node.insert_sequence(filters);
+  for (unsigned i = 0; i < members.size(); ++i) {
+    unsigned stmt = members[i];
+    const isl::set &stmtDomain = model.domains[stmt];
+    isl::map stmtOuter = isl::manage(isl_map_from_union_map(
+        outer.intersect_domain(isl::union_set(stmtDomain)).release()));
+    // The iterators the group does not fix, in order.
+    unsigned numDims = numSetDims(stmtDomain);
+    isl::space stmtSpace = stmtDomain.space();
+    isl_map *inner = isl_map_from_domain(isl_set_universe(stmtSpace.copy()));
+    llvm::SmallVector<unsigned, 4> dims;
+    for (unsigned dim = 0; dim < numDims; ++dim) {
+      isl::map fixed = stmtOuter.reverse().apply_range(isl::manage(
+          isl_map_from_pw_aff(dimPwAff(stmtDomain.space(), dim).release())));
+      if (fixed.is_single_valued())
+        continue;
+      dims.push_back(dim);
+      inner = isl_map_flat_range_product(
+          inner,
+          isl_map_from_pw_aff(dimPwAff(stmtDomain.space(), dim).release()));
+    }
+    isl::schedule_node leaf =
+        members.size() > 1 ? node.child(i).child(0) : node;
+    if (dims.empty()) {
+      isl_map_free(inner);
+      node = members.size() > 1 ? leaf.parent().parent() : leaf;
+      continue;
+    }
+    isl::map innerMap = isl::manage(inner).intersect_domain(stmtDomain);
+    auto innerBand = leaf.insert_partial_schedule(
+                             isl::manage(isl_multi_union_pw_aff_from_union_map(
+                                 isl_union_map_from_map(innerMap.release()))))
+                         .as<isl::schedule_node_band>();
+    for (unsigned member = 0; member < dims.size(); ++member)
+      if (isCoincident(stmt, stmtOuter, dims[member]))
+        innerBand = innerBand.member_set_coincident(member, true);
+    llvm::SmallVector<int64_t, 4> extent = extents(innerBand);
+    // Worth a group per point when a loop nest below has a parallel loop
+    // or a reduction long enough to occupy the work-items.
+    if ((innerBand.member_get_coincident(0) || scop.origin[stmt].reduction) &&
+        extent[0] >= options.groupWork)
+      worthIt = true;
+    node = members.size() > 1 ? innerBand.parent().parent()
+                              : isl::schedule_node(innerBand);
+  }
+  node = node.parent();
+  // Valid when every dependence goes forward in the new order.
+  isl::union_map order = node.schedule().get_map();
+  isl::union_map forward =
+      isl::manage(isl_union_map_lex_lt_union_map(order.copy(), order.copy()));
+  if (!dependences.is_subset(forward))
+    return std::nullopt;
+  return node;
+}
+
+bool Mapper::hasParallelBand(const isl::schedule_node &node) {
+  if (node.isa<isl::schedule_node_band>() &&
+      node.as<isl::schedule_node_band>().member_get_coincident(0))
+    return true;
+  for (int child = 0, e = node.n_children(); child < e; ++child)
+    if (hasParallelBand(node.child(child)))
+      return true;
+  return false;
+}
+
+llvm::SmallVector<int64_t, 4>
+Mapper::extents(const isl::schedule_node_band &band) {
+  llvm::SmallVector<int64_t, 4> result;
+  isl::multi_union_pw_aff partial =
+      band.get_partial_schedule().intersect_domain(
+          isl::manage(isl_schedule_node_get_domain(band.get())));
+  isl::multi_val lo =
+      isl::manage(isl_multi_union_pw_aff_min_multi_val(partial.copy()));
+  isl::multi_val hi =
+      isl::manage(isl_multi_union_pw_aff_max_multi_val(partial.copy()));
+  for (unsigned member = 0; member < band.n_member(); ++member) {
+    isl::val min = lo.at(member), max = hi.at(member);
+    result.push_back(min.is_int() && max.is_int()
+                         ? max.get_num_si() - min.get_num_si() + 1
+                         : -1);
+  }
+  return result;
+}
+
+isl::schedule_node Mapper::mapKernel(isl::schedule_node node) {
+  if (!node.isa<isl::schedule_node_band>())
+    return mapInside(node);
+  auto band = node.as<isl::schedule_node_band>();
+  unsigned groupDims = std::min(3u, numLeadingCoincident(band));
+  if (groupDims == 0)
+    return mapInside(node);
+  if (band.n_member() > groupDims)
+    band = band.split(groupDims);
+  llvm::SmallVector<int64_t, 4> extent = extents(band);
+  bool innerParallel = false;
+  std::optional<isl::schedule_node> textual;
+  if (options.innerMapping) {
+    textual = textualInner(band, innerParallel);
+    if (!textual)
+      innerParallel = false;
+  }
+  if (!innerParallel)
+    textual.reset();
+  llvm::SmallVector<int64_t, 4> tiles(groupDims, 1);
+  int64_t budget = std::max<int64_t>(1, options.groupWork);
+  for (unsigned dim = groupDims; dim-- > 0;) {
+    if (dim < options.tileSizes.size() && options.tileSizes[dim] > 0) {
+      tiles[dim] = options.tileSizes[dim];
+      continue;
+    }
+    if (innerParallel)
+      continue;
+    int64_t size = extent[dim] > 0 ? std::min(extent[dim], budget) : budget;
+    tiles[dim] = std::max<int64_t>(1, size);
+    budget = std::max<int64_t>(1, budget / tiles[dim]);
+  }
+  for (unsigned dim = 0; dim < groupDims; ++dim)
+    if (extent[dim] > 0)
+      tiles[dim] = std::min(tiles[dim], extent[dim]);
+  if (llvm::all_of(tiles, [](int64_t tile) { return tile == 1; })) {
+    if (textual)
+      band = textual->as<isl::schedule_node_band>();
+    isl::schedule_node mark = band.insert_mark(markName("group", band));
+    return mapInside(mark.child(0).child(0)).parent().parent();
+  }
+  isl::multi_val sizes = isl::manage(
+      isl_multi_val_zero(isl_schedule_node_band_get_space(band.get())));
+  for (unsigned dim = 0; dim < groupDims; ++dim)
+    sizes = sizes.set_at(dim, isl::val(band.ctx(), tiles[dim]));
+  isl::schedule_node tiled = band.tile(sizes);
+  isl::schedule_node point = tiled.child(0).insert_mark(
+      markName("work_items", tiled.child(0).as<isl::schedule_node_band>()));
+  return point.parent().insert_mark(
+      markName("group", point.parent().as<isl::schedule_node_band>()));
+}
+
+isl::schedule_node Mapper::mapInside(isl::schedule_node node) {
+  if (node.isa<isl::schedule_node_band>()) {
+    auto band = node.as<isl::schedule_node_band>();
+    unsigned parallel = numLeadingCoincident(band);
+    if (parallel > 0) {
+      if (band.n_member() > parallel)
+        band = band.split(parallel);
+      return band.insert_mark(markName("work_items", band));
+    }
+  }
+  for (int child = 0, e = node.n_children(); child < e; ++child)
+    node = mapInside(node.child(child)).parent();
+  return node;
+}
+
+template <typename T, typename Printer>
+std::string islText(T *value, Printer print) {
+  char *text = print(value);
+  std::string result = text ? text : "";
+  free(text);
+  return result;
+}
+
+std::string scheduleBlockText(const isl::schedule &schedule) {
+  isl_printer *printer = isl_printer_to_str(schedule.ctx().get());
+  printer = isl_printer_set_yaml_style(printer, ISL_YAML_STYLE_BLOCK);
+  printer = isl_printer_print_schedule(printer, schedule.get());
+  char *text = isl_printer_get_str(printer);
+  isl_printer_free(printer);
+  std::string result = text ? text : "";
+  free(text);
+  return result;
+}
+
+} // namespace
+
+llvm::Expected<MappedSchedule>
+comprehend::poly::mapSchedule(llvm::ArrayRef<std::string> params,
+                              llvm::ArrayRef<ScheduledStatement> stmts,
+                              const ScheduleOptions &options) {
+  if (stmts.empty())
+    return scheduleError("a def without statements has no schedule");
+  IslContext ctx;
+  MaxOperationsGuard guard(ctx, kScheduleMaxOperations);
+  setFusionOptions(ctx.getRaw(), options.fusion);
+  Scop scop = splitReductions(stmts);
+  try {
+    llvm::Expected<StatementModel> model =
+        buildStatementModel(ctx, params, scop.stmts);
+    if (!model)
+      return model.takeError();
+    isl::union_set domain = isl::manage(
+        isl_union_set_empty(isl_union_map_get_space(model->schedule.get())));
+    for (const isl::set &stmtDomain : model->domains)
+      domain = domain.unite(stmtDomain);
+    isl::union_map flow;
+    isl::union_map dependences = computeDependences(*model, flow);
+    isl::set context = makeParamContext(
+        makeParamSpace(ctx, params),
+        llvm::SmallVector<std::optional<int64_t>, 4>(params.size()));
+
+    isl::schedule_constraints constraints =
+        isl::schedule_constraints::on_domain(domain)
+            .set_context(context)
+            .set_validity(dependences)
+            .set_coincidence(dependences)
+            .set_proximity(flow);
+    isl::schedule schedule = constraints.compute_schedule();
+
+    // Map every kernel: the children of a top-level sequence (or set), or
+    // the whole tree.
+    Mapper mapper(options, *model, scop, dependences);
+    // Outer fusion only where isl left several kernels: it saves launches
+    // and the global round trips of temporaries between them, but gives
+    // fewer groups than a kernel isl fused by itself.
+    isl::schedule_node first = schedule.root().child(0);
+    bool severalKernels = first.isa<isl::schedule_node_sequence>() ||
+                          first.isa<isl::schedule_node_set>();
+    if (options.fusion == FusionStrategy::Max && options.innerMapping &&
+        severalKernels)
+      if (std::optional<isl::schedule> fused = mapper.fuseOuter(domain))
+        schedule = *fused;
+    isl::schedule_node top = schedule.root().child(0);
+    if (top.isa<isl::schedule_node_sequence>() ||
+        top.isa<isl::schedule_node_set>()) {
+      for (int child = 0, e = top.n_children(); child < e; ++child)
+        top = mapper.mapKernel(top.child(child).child(0)).parent().parent();
+    } else {
+      top = mapper.mapKernel(top);
+    }
+    schedule = top.schedule();
+
+    isl::ast_build build = isl::ast_build::from_context(context);
+    isl::ast_node ast = build.node_from(schedule);
+
+    MappedSchedule result;
+    result.scheduleTree = scheduleBlockText(schedule);
+    result.astText = islText(ast.get(), isl_ast_node_to_C_str);
+    llvm::Expected<llvm::SmallVector<MappedKernel, 2>> kernels =
+        translateAst(ast, params, scop.origin);
+    if (!kernels)
+      return kernels.takeError();
+    result.kernels = std::move(*kernels);
+    return result;
+  } catch (const isl::exception &error) {
+    return scheduleError(llvm::Twine("scheduling failed in isl: ") +
+                         error.what());
+  }
+}

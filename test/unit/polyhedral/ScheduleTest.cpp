@@ -1,0 +1,172 @@
+//===- ScheduleTest.cpp - isl scheduler, mapping and AST translation ------===//
+#include "comprehend/polyhedral/Schedule.h"
+
+#include "TestSupport.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+using namespace comprehend::poly;
+using namespace comprehend::poly::test;
+
+namespace {
+
+/// `lhs(lhsIndices) [op]= reads` over `iterators[d] in [0, extents[d])`.
+ScheduledStatement box(llvm::StringRef lhs, std::vector<std::string> lhsIndices,
+                       std::vector<std::pair<std::string, int64_t>> ranges,
+                       std::vector<TensorAccess> reads,
+                       bool reduction = false) {
+  ScheduledStatement stmt;
+  stmt.lhsTensor = lhs.str();
+  stmt.lhsIndices.assign(lhsIndices.begin(), lhsIndices.end());
+  for (auto &[var, extent] : ranges) {
+    stmt.iterators.push_back(var);
+    stmt.lo.push_back(C(0));
+    stmt.hi.push_back(C(extent));
+  }
+  stmt.reads.assign(reads.begin(), reads.end());
+  stmt.reduction = stmt.hasInit = reduction;
+  return stmt;
+}
+
+/// softmax over N x D rows, as the TC example writes it.
+std::vector<ScheduledStatement> softmax(int64_t n, int64_t d) {
+  return {box("mx", {"n"}, {{"n", n}, {"d", d}}, {read("X", {V("n"), V("d")})},
+              true),
+          box("e", {"n", "d"}, {{"n", n}, {"d", d}},
+              {read("X", {V("n"), V("d")}), read("mx", {V("n")})}),
+          box("s", {"n"}, {{"n", n}, {"d", d}}, {read("e", {V("n"), V("d")})},
+              true),
+          box("Y", {"n", "d"}, {{"n", n}, {"d", d}},
+              {read("e", {V("n"), V("d")}), read("s", {V("n")})})};
+}
+
+MappedSchedule map(llvm::ArrayRef<ScheduledStatement> stmts,
+                   const ScheduleOptions &options = {}) {
+  llvm::Expected<MappedSchedule> result = mapSchedule({}, stmts, options);
+  if (!result) {
+    ADD_FAILURE() << llvm::toString(result.takeError());
+    return {};
+  }
+  return std::move(*result);
+}
+
+std::string text(const AstNode &node) {
+  std::string result;
+  llvm::raw_string_ostream os(result);
+  print(node, os);
+  return result;
+}
+
+TEST(ScheduleTest, FusionStrategiesParseAndPrint) {
+  for (FusionStrategy strategy :
+       {FusionStrategy::Max, FusionStrategy::KeepOuterParallel,
+        FusionStrategy::None})
+    EXPECT_EQ(parseFusionStrategy(getFusionStrategyName(strategy)), strategy);
+  EXPECT_EQ(parseFusionStrategy("most"), std::nullopt);
+}
+
+TEST(ScheduleTest, ElementwiseIsTiledOntoGroupsAndWorkItems) {
+  std::vector<ScheduledStatement> stmts = {
+      box("O", {"i"}, {{"i", 100}}, {read("A", {V("i")})})};
+  ScheduleOptions options;
+  options.tileSizes = {32};
+  MappedSchedule schedule = map(stmts, options);
+  ASSERT_EQ(schedule.kernels.size(), 1u);
+  EXPECT_EQ(schedule.kernels[0].grid, (std::array<int64_t, 3>{4, 1, 1}));
+  EXPECT_EQ(text(schedule.kernels[0].root),
+            "for c0 in [0, 4) : group 0 {\n"
+            "  for c1 in [32 * c0, min(99, 32 * c0 + 31) + 1) : work-item 0 {\n"
+            "    stmt0(c1)\n"
+            "  }\n"
+            "}\n");
+  EXPECT_NE(schedule.scheduleTree.find("mark: \"group_0_1\""),
+            std::string::npos);
+  EXPECT_NE(schedule.astText.find("// work_items_1_1"), std::string::npos);
+}
+
+TEST(ScheduleTest, SoftmaxFusesIntoOneKernelWithRowReductions) {
+  MappedSchedule schedule = map(softmax(8, 64));
+  ASSERT_EQ(schedule.kernels.size(), 1u);
+  EXPECT_EQ(schedule.kernels[0].grid, (std::array<int64_t, 3>{8, 1, 1}));
+  EXPECT_EQ(text(schedule.kernels[0].root),
+            "for c0 in [0, 8) : group 0 {\n"
+            "  init0(c0)\n"
+            "  for c1 in [0, 64) : reduction {\n"
+            "    stmt0(c0, c1)\n"
+            "  }\n"
+            "  for c1 in [0, 64) : work-item 0 {\n"
+            "    stmt1(c0, c1)\n"
+            "  }\n"
+            "  init2(c0)\n"
+            "  for c1 in [0, 64) : reduction {\n"
+            "    stmt2(c0, c1)\n"
+            "  }\n"
+            "  for c1 in [0, 64) : work-item 0 {\n"
+            "    stmt3(c0, c1)\n"
+            "  }\n"
+            "}\n");
+}
+
+TEST(ScheduleTest, WithoutInnerMappingRowsGoToWorkItems) {
+  // isl's own schedule: rows tiled onto groups and work-items, the loops
+  // over d inside each work-item; the reduction carries its accumulator.
+  ScheduleOptions options;
+  options.innerMapping = false;
+  MappedSchedule schedule = map(softmax(256, 16), options);
+  ASSERT_FALSE(schedule.kernels.empty());
+  std::string first = text(schedule.kernels[0].root);
+  EXPECT_NE(first.find(": group 0"), std::string::npos) << first;
+  EXPECT_NE(first.find(": work-item 0"), std::string::npos) << first;
+  EXPECT_NE(first.find(": reduction"), std::string::npos) << first;
+  EXPECT_EQ(schedule.kernels[0].grid[0], 4) << first;
+}
+
+TEST(ScheduleTest, NoFusionKeepsStatementsApart) {
+  ScheduleOptions options;
+  options.fusion = FusionStrategy::None;
+  MappedSchedule schedule = map(softmax(8, 64), options);
+  // Each statement (and each init) is a kernel of its own.
+  EXPECT_EQ(schedule.kernels.size(), 6u);
+}
+
+TEST(ScheduleTest, ReductionLoopsAreNeverWorkItems) {
+  // O(i) +=! A(i, k): k carries the reduction and must stay sequential
+  // in a work-item or be reduced in parallel, never a plain work-item loop.
+  std::vector<ScheduledStatement> stmts = {box(
+      "O", {"i"}, {{"i", 3}, {"k", 5}}, {read("A", {V("i"), V("k")})}, true)};
+  for (FusionStrategy fusion :
+       {FusionStrategy::Max, FusionStrategy::KeepOuterParallel,
+        FusionStrategy::None})
+    for (bool inner : {false, true}) {
+      ScheduleOptions options;
+      options.fusion = fusion;
+      options.innerMapping = inner;
+      options.tileSizes = {3};
+      MappedSchedule schedule = map(stmts, options);
+      for (const MappedKernel &kernel : schedule.kernels) {
+        std::string code = text(kernel.root);
+        EXPECT_EQ(code.find("for c2 in [0, 5) : work-item"), std::string::npos)
+            << code;
+        EXPECT_EQ(code.find("for c1 in [0, 5) : work-item"), std::string::npos)
+            << code;
+      }
+    }
+}
+
+TEST(ScheduleTest, ShiftedReadsGiveAffineSubscripts) {
+  // O(i) = A(i + 2) over i < 6 with a tile of 4: the instance gets the
+  // iterator, bounds use min.
+  std::vector<ScheduledStatement> stmts = {
+      box("O", {"i"}, {{"i", 6}}, {read("A", {V("i") + 2})})};
+  ScheduleOptions options;
+  options.tileSizes = {4};
+  MappedSchedule schedule = map(stmts, options);
+  ASSERT_EQ(schedule.kernels.size(), 1u);
+  EXPECT_EQ(schedule.kernels[0].grid[0], 2);
+  EXPECT_NE(text(schedule.kernels[0].root).find("min(5, 4 * c0 + 3)"),
+            std::string::npos);
+}
+
+} // namespace
