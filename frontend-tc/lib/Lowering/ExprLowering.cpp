@@ -363,6 +363,24 @@ ir::Value *ExprLowerer::lowerBuiltin(const ApplyExpr &expr) {
 /// The identity of reduction \p kind for element type \p type. Min and max
 /// start from the largest finite values so that the constants print and
 /// parse in every type.
+const TensorBinding *
+lowering::lookupLhsForLowering(DefContext &def, const ComprehensionStmt &stmt) {
+  const TensorBinding *lhs = def.lookup(stmt.getLhs().name);
+  if (!lhs) {
+    def.diags.emitError(stmt.getLhs().loc)
+        << "unknown tensor '" << stmt.getLhs().name << "'";
+    return nullptr;
+  }
+  if (stmt.getReduction() == ReductionKind::None &&
+      !stmt.getReductionVars().empty()) {
+    def.diags.emitError(stmt.getOpLoc())
+        << "'=' with reduction indices cannot be lowered; use a reduction "
+           "operator such as '+=!'";
+    return nullptr;
+  }
+  return lhs;
+}
+
 double lowering::getIdentity(ReductionKind kind, ScalarType type) {
   auto largest = [&]() -> double {
     switch (type) {

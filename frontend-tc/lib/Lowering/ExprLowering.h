@@ -84,6 +84,12 @@ private:
   bool failedOnce = false;
 };
 
+/// The binding of \p stmt's LHS tensor, after the checks every lowering of
+/// a loop statement makes; null (with a diagnostic) when it cannot be
+/// lowered.
+const TensorBinding *lookupLhsForLowering(DefContext &def,
+                                          const ComprehensionStmt &stmt);
+
 /// The identity of reduction \p kind for element type \p type.
 double getIdentity(ReductionKind kind, ScalarType type);
 

@@ -30,15 +30,9 @@ LogicalResult lowering::lowerAsLoops(DefContext &def,
   const ComprehensionStmt &stmt = stmtContext.stmt;
   ir::Builder &b = def.builder;
   Location loc = stmt.getLoc();
-  const TensorBinding *lhs = def.lookup(stmt.getLhs().name);
+  const TensorBinding *lhs = lookupLhsForLowering(def, stmt);
   if (!lhs)
-    return def.diags.emitError(stmt.getLhs().loc)
-           << "unknown tensor '" << stmt.getLhs().name << "'";
-  if (stmt.getReduction() == ReductionKind::None &&
-      !stmt.getReductionVars().empty())
-    return def.diags.emitError(stmt.getOpLoc())
-           << "'=' with reduction indices cannot be lowered; use a reduction "
-              "operator such as '+=!'";
+    return failure();
 
   ExprLowerer lowerer(def, stmtContext);
   ir::Region *outer = b.getInsertionRegion();

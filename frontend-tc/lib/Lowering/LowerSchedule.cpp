@@ -325,15 +325,9 @@ LogicalResult ScheduleLowerer::lowerInstance(const AstNode &node) {
   const ComprehensionStmt &stmt = stmtContext.stmt;
   Location l = stmt.getLoc();
   def.scope = stmtContext.scope;
-  const TensorBinding *lhs = def.lookup(stmt.getLhs().name);
+  const TensorBinding *lhs = lookupLhsForLowering(def, stmt);
   if (!lhs)
-    return def.diags.emitError(stmt.getLhs().loc)
-           << "unknown tensor '" << stmt.getLhs().name << "'";
-  if (stmt.getReduction() == ReductionKind::None &&
-      !stmt.getReductionVars().empty())
-    return def.diags.emitError(stmt.getOpLoc())
-           << "'=' with reduction indices cannot be lowered; use a reduction "
-              "operator such as '+=!'";
+    return failure();
   ExprLowerer lowerer(def, stmtContext);
   bindInstance(node, lowerer);
   llvm::SmallVector<ir::Value *, 4> subscripts =

@@ -1,5 +1,7 @@
 //===- TcTunerTest.cpp - Autotuning TC defs through the API ---------------===//
 #include "comprehend/api/TcTuner.h"
+#include "comprehend/api/TcTuning.h"
+#include "comprehend/backend/CoreInfo.h"
 #include "comprehend/runtime/TuningCache.h"
 #include "comprehend/tc/Frontend.h"
 
@@ -138,3 +140,21 @@ TEST(TcTunerTest, StaleCachedConfigurationFallsBackToTheDefaults) {
 }
 
 } // namespace
+
+TEST(TcTuningTest, TheMapperKnobsAreSearchedOnlyWithTheMapper) {
+  std::optional<backend::CoreInfo> core =
+      backend::CoreInfo::getPreset("pocl-cpu");
+  ASSERT_TRUE(core);
+  backend::KernelInfo defaults;
+  defaults.workGroupSize = {16, 1};
+  TcKnobs knobs;
+  knobs.schedule = true;
+  auto space = makeTcSearchSpace(knobs, *core, defaults);
+  ASSERT_TRUE(bool(space)) << llvm::toString(space.takeError());
+  runtime::Configuration config = space->getDefault();
+  EXPECT_TRUE(space->isLegal(config));
+  config["tc.fusion"] = 2;
+  EXPECT_FALSE(space->isLegal(config));
+  config["tc.schedule"] = 1;
+  EXPECT_TRUE(space->isLegal(config));
+}

@@ -253,6 +253,21 @@ api::makeTcSearchSpace(const TcKnobs &knobs, const backend::CoreInfo &core,
     for (llvm::StringLiteral tile : llvm::ArrayRef(kTileSizes).take_front(2))
       if (llvm::Error error = space->addParameter(tile, tiles, 0))
         return error;
+    // Without the mapper its knobs change nothing: only their defaults are
+    // legal then, so no evaluation is spent on a copy of the same kernel.
+    space->addConstraint(
+        [](const Configuration &config) -> std::optional<std::string> {
+          if (config.at(std::string(kSchedule)) != 0)
+            return std::nullopt;
+          bool atDefaults = config.at(std::string(kFusion)) == 0 &&
+                            config.at(std::string(kInnerMapping)) == 1;
+          for (llvm::StringLiteral tile :
+               llvm::ArrayRef(kTileSizes).take_front(2))
+            atDefaults = atDefaults && config.at(std::string(tile)) == 0;
+          if (atDefaults)
+            return std::nullopt;
+          return std::string("the mapper's knobs need tc.schedule = 1");
+        });
   }
   if (knobs.gemm) {
     // 0 is the compiler's own choice (which depends on the problem sizes),
