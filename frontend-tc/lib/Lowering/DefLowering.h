@@ -38,6 +38,10 @@ struct TensorBinding {
   /// index, 0 for a global memref. Subscripts of these dimensions are made
   /// relative to the group's origin (DefContext::groupOrigins).
   unsigned sliceDims = 0;
+  /// For a temporary the mapper keeps in local memory: the TC dimensions
+  /// (bit d for dimension d) that every access subscripts with the group's
+  /// own coordinate, so that the group's slice has one element there.
+  unsigned localFixedDims = 0;
 };
 
 /// The concrete half-open range of one index variable of a statement.
@@ -186,6 +190,24 @@ poly::ScheduledStatement toScheduled(const DefContext &def,
 LogicalResult lowerScheduledKernel(DefContext &def,
                                    llvm::ArrayRef<StmtContext> stmts,
                                    const poly::MappedKernel &kernel);
+
+/// A temporary of one mapped kernel that lives in local memory.
+struct PromotedTensor {
+  std::string name;
+  /// The group's slice in TC order: 1 on the fixed dimensions.
+  llvm::SmallVector<int64_t, 4> sliceShape;
+  /// See TensorBinding::localFixedDims.
+  unsigned fixedDims = 0;
+};
+
+/// The temporaries of kernel \p kernelIndex of \p kernels that can live in
+/// local memory (PromoteTemporaries.cpp): touched by no other kernel, every
+/// access inside the group loops, none reading an incoming value, in the
+/// def's order while their slices fit in \p localMemoryBytes.
+llvm::SmallVector<PromotedTensor, 2>
+findPromotedTemporaries(DefContext &def, llvm::ArrayRef<StmtContext> stmts,
+                        llvm::ArrayRef<poly::MappedKernel> kernels,
+                        unsigned kernelIndex, int64_t localMemoryBytes);
 
 /// Collects the tensors \p stmt reads (right-hand side and `where` lets),
 /// by their names in the def (resolved through the statement's scope).

@@ -111,6 +111,9 @@ ExprLowerer::lowerSubscripts(const TensorBinding &tensor,
 
 ir::Value *ExprLowerer::toMemRefIndex(const TensorBinding &tensor, unsigned dim,
                                       ir::Value *index, Location loc) {
+  // The group's own coordinate: the slice holds one element there.
+  if (tensor.localFixedDims & (1u << dim))
+    return indexConstant(loc, 0);
   // A local temporary holds the group's slice: its group dimensions are
   // subscripted by the statement's group indices (see placeLocalTensors),
   // relative to the group's origin.
@@ -138,6 +141,8 @@ ExprLowerer::lowerLhsSubscripts(const TensorBinding &tensor) {
 }
 
 ir::Value *ExprLowerer::lowerValue(const Expr &expr) {
+  if (ir::Value *value = values.lookup(&expr))
+    return value;
   Location loc = expr.getLoc();
   ScalarType type = expr.getType();
   switch (expr.getKind()) {
@@ -426,4 +431,120 @@ ir::Value *lowering::combine(ir::Builder &b, Location loc, ReductionKind kind,
     break;
   }
   return value;
+}
+
+namespace {
+
+/// Finds the invariant subexpressions of one right-hand side.
+class InvariantFinder {
+public:
+  InvariantFinder(const DefContext &def, const llvm::StringSet<> &variant,
+                  const llvm::StringSet<> &written,
+                  llvm::SmallVectorImpl<const Expr *> &out)
+      : def(def), variant(variant), written(written), out(out) {}
+
+  /// Whether \p expr is invariant; collects the largest invariant
+  /// subexpressions below a variant one.
+  bool visit(const Expr &expr) {
+    llvm::SmallVector<const Expr *, 3> operands;
+    bool invariant = true;
+    switch (expr.getKind()) {
+    case Expr::Kind::IntLit:
+    case Expr::Kind::FloatLit:
+    case Expr::Kind::DimAccess:
+      return true;
+    case Expr::Kind::Ident: {
+      const auto &ident = llvm::cast<IdentExpr>(expr);
+      switch (ident.getRef()) {
+      case IdentExpr::Ref::Index:
+        return !variant.contains(ident.getName());
+      case IdentExpr::Ref::Size:
+        return true;
+      case IdentExpr::Ref::Tensor:
+        return !written.contains(def.resolve(ident.getName()));
+      default:
+        return false;
+      }
+    }
+    case Expr::Kind::Unary:
+      operands.push_back(&llvm::cast<UnaryExpr>(expr).getOperand());
+      break;
+    case Expr::Kind::Cast:
+      operands.push_back(&llvm::cast<CastExpr>(expr).getOperand());
+      break;
+    case Expr::Kind::Binary: {
+      const auto &binary = llvm::cast<BinaryExpr>(expr);
+      operands = {&binary.getLhs(), &binary.getRhs()};
+      break;
+    }
+    case Expr::Kind::Ternary: {
+      const auto &ternary = llvm::cast<TernaryExpr>(expr);
+      operands = {&ternary.getCond(), &ternary.getTrueValue(),
+                  &ternary.getFalseValue()};
+      break;
+    }
+    case Expr::Kind::Apply: {
+      const auto &apply = llvm::cast<ApplyExpr>(expr);
+      // A read's subscripts are index expressions, never hoisted alone.
+      if (apply.isTensorRead()) {
+        if (written.contains(def.resolve(apply.getCallee().name)))
+          return false;
+        for (const ExprPtr &arg : apply.getArgs())
+          if (!isInvariantIndex(*arg))
+            return false;
+        return true;
+      }
+      for (const ExprPtr &arg : apply.getArgs())
+        operands.push_back(arg.get());
+      break;
+    }
+    }
+    llvm::SmallVector<bool, 3> invariants;
+    for (const Expr *operand : operands) {
+      invariants.push_back(visit(*operand));
+      invariant &= invariants.back();
+    }
+    if (!invariant)
+      for (unsigned i = 0; i < operands.size(); ++i)
+        if (invariants[i] && computes(*operands[i]))
+          out.push_back(operands[i]);
+    return invariant;
+  }
+
+private:
+  bool isInvariantIndex(const Expr &expr) {
+    llvm::SmallVector<const Expr *, 4> ignored;
+    return InvariantFinder(def, variant, written, ignored).visit(expr);
+  }
+  /// Whether hoisting \p expr saves work: it applies an operator.
+  static bool computes(const Expr &expr) {
+    switch (expr.getKind()) {
+    case Expr::Kind::Unary:
+    case Expr::Kind::Binary:
+    case Expr::Kind::Ternary:
+      return true;
+    case Expr::Kind::Apply:
+      return !llvm::cast<ApplyExpr>(expr).isTensorRead();
+    case Expr::Kind::Cast:
+      return computes(llvm::cast<CastExpr>(expr).getOperand());
+    default:
+      return false;
+    }
+  }
+
+  const DefContext &def;
+  const llvm::StringSet<> &variant, &written;
+  llvm::SmallVectorImpl<const Expr *> &out;
+};
+
+} // namespace
+
+void lowering::collectInvariantSubexprs(
+    const DefContext &def, const StmtContext &stmt,
+    const llvm::StringSet<> &variant, const llvm::StringSet<> &written,
+    llvm::SmallVectorImpl<const Expr *> &out) {
+  InvariantFinder finder(def, variant, written, out);
+  // A wholly invariant right-hand side stays where it is: its statement
+  // still runs once per point.
+  finder.visit(stmt.stmt.getRhs());
 }

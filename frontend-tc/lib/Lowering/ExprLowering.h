@@ -24,6 +24,9 @@ public:
   void bindIndex(llvm::StringRef var, ir::Value *value) {
     indices[var] = value;
   }
+  /// Uses \p value, computed earlier, for the right-hand side's
+  /// subexpression \p expr (see collectInvariantSubexprs).
+  void bindValue(const Expr *expr, ir::Value *value) { values[expr] = value; }
 
   /// The value of \p expr, of the IR type of its TC type.
   ir::Value *lowerValue(const Expr &expr);
@@ -81,8 +84,19 @@ private:
   ir::Builder &b;
   ir::Context &ctx;
   llvm::StringMap<ir::Value *> indices;
+  llvm::DenseMap<const Expr *, ir::Value *> values;
   bool failedOnce = false;
 };
+
+/// The largest subexpressions of \p stmt's right-hand side that compute
+/// something (an operator or a builtin, not a lone read or literal) from
+/// none of the index variables \p variant and none of the tensors
+/// \p written (names in the def): they are invariant in loops over those
+/// variables and can be computed once before them.
+void collectInvariantSubexprs(const DefContext &def, const StmtContext &stmt,
+                              const llvm::StringSet<> &variant,
+                              const llvm::StringSet<> &written,
+                              llvm::SmallVectorImpl<const Expr *> &out);
 
 /// The binding of \p stmt's LHS tensor, after the checks every lowering of
 /// a loop statement makes; null (with a diagnostic) when it cannot be

@@ -116,6 +116,12 @@ private:
                              llvm::ArrayRef<StmtContext> stmts,
                              const llvm::StringSet<> &locals,
                              llvm::StringRef name, LoweredDef &result);
+  /// Allocates the local-memory slice \p sliceShape (TC order) of
+  /// temporary \p name at the insertion point and binds the tensor to it.
+  TensorBinding *createLocalTemporary(llvm::StringRef name,
+                                      llvm::ArrayRef<int64_t> sliceShape);
+  /// Removes the temporaries in local memory from the parameter table.
+  void dropLocalTensors(LoweredDef &result);
   LogicalResult checkOptions();
   LogicalResult checkSizes();
   LogicalResult declareTensors(const DefRanges &ranges, LoweredDef &result);
@@ -237,6 +243,7 @@ ir::Function &DefLowerer::createKernel(llvm::ArrayRef<unsigned> statements,
     auto &[tensorName, binding] = context.tensors.begin()[i];
     binding.memref = nullptr;
     binding.sliceDims = 0;
+    binding.localFixedDims = 0;
     if (!used.contains(tensorName))
       continue;
     params.push_back({tensorName, getMemRefType(out.getContext(), binding.kind,
@@ -262,15 +269,8 @@ LogicalResult DefLowerer::lowerLaunch(const Launch &launch,
   // Local temporaries: one alloca of the group's slice each, created
   // before the statement that first touches it.
   auto createAlloca = [&](const LocalTensor &local) {
-    TensorBinding &binding = context.tensors.find(local.name)->second;
-    llvm::SmallVector<int64_t, 4> reversed(local.sliceShape.rbegin(),
-                                           local.sliceShape.rend());
-    const auto *type = ir::MemRefType::get(
-        out.getContext(), binding.kind, reversed, {}, ir::AddressSpace::Local);
-    binding.memref =
-        builder.create<ir::AllocaInst>(def.getLoc(), type)->getResult(0);
-    binding.memref->setName(local.name);
-    binding.sliceDims = local.sliceDims;
+    createLocalTemporary(local.name, local.sliceShape)->sliceDims =
+        local.sliceDims;
   };
   for (const LocalTensor &local : launch.localTensors)
     localTensorNames.insert(local.name);
@@ -307,6 +307,21 @@ LogicalResult DefLowerer::lowerLaunch(const Launch &launch,
   }
   kernel.grid = context.grid;
   return success(ok);
+}
+
+TensorBinding *
+DefLowerer::createLocalTemporary(llvm::StringRef name,
+                                 llvm::ArrayRef<int64_t> sliceShape) {
+  TensorBinding &binding = context.tensors.find(name)->second;
+  llvm::SmallVector<int64_t, 4> reversed(sliceShape.rbegin(),
+                                         sliceShape.rend());
+  const auto *type = ir::MemRefType::get(out.getContext(), binding.kind,
+                                         reversed, {}, ir::AddressSpace::Local);
+  binding.memref =
+      builder.create<ir::AllocaInst>(def.getLoc(), type)->getResult(0);
+  binding.memref->setName(name);
+  localTensorNames.insert(name);
+  return &binding;
 }
 
 std::optional<StmtContext>
@@ -554,7 +569,15 @@ std::optional<LoweredDef> DefLowerer::run() {
               llvm::for_each(node.elseChildren, collect);
             };
         collect(schedule->kernels[index].root);
-        createKernel(used, stmts, {}, name, result);
+        llvm::SmallVector<PromotedTensor, 2> promoted = findPromotedTemporaries(
+            context, stmts, schedule->kernels, index, options.localMemoryBytes);
+        llvm::StringSet<> locals;
+        for (const PromotedTensor &tensor : promoted)
+          locals.insert(tensor.name);
+        createKernel(used, stmts, locals, name, result);
+        for (const PromotedTensor &tensor : promoted)
+          createLocalTemporary(tensor.name, tensor.sliceShape)->localFixedDims =
+              tensor.fixedDims;
         if (failed(
                 lowerScheduledKernel(context, stmts, schedule->kernels[index])))
           ok = false;
@@ -563,6 +586,7 @@ std::optional<LoweredDef> DefLowerer::run() {
       if (!ok)
         return std::nullopt;
       result.fromSchedule = true;
+      dropLocalTensors(result);
       return result;
     }
     // Defs the mapper does not take keep the statement-wise lowering.
@@ -583,6 +607,11 @@ std::optional<LoweredDef> DefLowerer::run() {
   }
   if (!ok)
     return std::nullopt;
+  dropLocalTensors(result);
+  return result;
+}
+
+void DefLowerer::dropLocalTensors(LoweredDef &result) {
   // Local temporaries are no parameters: drop them from the caller's table
   // and renumber the kernels' references.
   llvm::SmallVector<unsigned, 8> newIndex;
@@ -596,7 +625,6 @@ std::optional<LoweredDef> DefLowerer::run() {
   for (LoweredKernel &kernel : result.kernels)
     for (unsigned &index : kernel.tensorIndices)
       index = newIndex[index];
-  return result;
 }
 
 LogicalResult tc::printSchedule(const Program &program, const Def &def,

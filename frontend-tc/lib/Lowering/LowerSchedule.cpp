@@ -35,15 +35,22 @@ namespace {
 struct Footprint {
   llvm::StringSet<> written, read;
 
-  bool conflictsWith(const Footprint &later) const {
-    auto any = [](const llvm::StringSet<> &set,
-                  const llvm::StringSet<> &other) {
-      return llvm::any_of(set, [&](const auto &entry) {
-        return other.contains(entry.first());
-      });
+  /// The barrier that must separate this part from \p later: global for
+  /// the tensors in global memory they share, local for those in local
+  /// memory (\p isLocal tells which).
+  template <class IsLocal>
+  Barrier barrierBefore(const Footprint &later, IsLocal isLocal) const {
+    Barrier barrier;
+    auto add = [&](const llvm::StringSet<> &set,
+                   const llvm::StringSet<> &other) {
+      for (const auto &entry : set)
+        if (other.contains(entry.first()))
+          (isLocal(entry.first()) ? barrier.local : barrier.global) = true;
     };
-    return any(written, later.read) || any(written, later.written) ||
-           any(read, later.written);
+    add(written, later.read);
+    add(written, later.written);
+    add(read, later.written);
+    return barrier;
   }
   void add(const Footprint &other) {
     for (const auto &entry : other.written)
@@ -75,6 +82,12 @@ private:
   LogicalResult lowerInstance(const AstNode &node);
   /// Runs \p node in a foreach over one point (one work-item).
   LogicalResult lowerOnOneWorkItem(const AstNode &node);
+  /// Computes the subexpressions of the statements directly in the body
+  /// of the work-item loops \p chain that do not depend on those loops,
+  /// once per work-item before them (PoCL, for one, does not hoist the
+  /// builtins out of its work-item loops: `rsqrt(var(n) + eps)` of layer
+  /// norm costs more than the memory traffic when computed per point).
+  void hoistInvariants(llvm::ArrayRef<const AstNode *> chain);
 
   ir::Value *index(const IndexExpr &expr);
   template <class Inst> ir::Value *binary(const IndexExpr &expr);
@@ -84,6 +97,19 @@ private:
   }
   Location loc() const { return stmts.front().stmt.getLoc(); }
   void footprint(const AstNode &node, Footprint &out);
+  /// Whether tensor \p name lives in local memory in this kernel.
+  bool isLocal(llvm::StringRef name) const {
+    auto it = def.tensors.find(name);
+    if (it == def.tensors.end() || !it->second.memref)
+      return false;
+    const auto *type =
+        llvm::dyn_cast<ir::MemRefType>(it->second.memref->getType());
+    return type && type->getAddressSpace() == ir::AddressSpace::Local;
+  }
+  void createBarrier(Barrier barrier) {
+    if (barrier)
+      b.create<ir::BarrierInst>(loc(), barrier.global, barrier.local);
+  }
   static bool hasWorkItems(const AstNode &node);
   /// Binds the index variables of statement instance \p node in \p lowerer.
   void bindInstance(const AstNode &node, ExprLowerer &lowerer);
@@ -94,6 +120,10 @@ private:
   llvm::StringMap<ir::Value *> iterators;
   /// Per element kind: one partial result per subgroup (local memory).
   llvm::DenseMap<unsigned, ir::Value *> reductionBuffers;
+  /// Per statement instance: its subexpressions computed before its loops.
+  llvm::DenseMap<const AstNode *,
+                 llvm::SmallVector<std::pair<const Expr *, ir::Value *>, 2>>
+      hoisted;
 };
 
 /// Partial results of a parallel reduction: one per subgroup, so a
@@ -211,8 +241,10 @@ LogicalResult ScheduleLowerer::lowerBlock(const std::vector<AstNode> &nodes,
     if (collective) {
       Footprint current;
       footprint(node, current);
-      if (pending.conflictsWith(current)) {
-        b.create<ir::BarrierInst>(loc(), /*global=*/true, /*local=*/false);
+      Barrier barrier = pending.barrierBefore(
+          current, [&](llvm::StringRef name) { return isLocal(name); });
+      if (barrier) {
+        createBarrier(barrier);
         pending = Footprint();
       }
       pending.add(current);
@@ -280,8 +312,15 @@ LogicalResult ScheduleLowerer::lowerFor(const AstNode &node, bool collective) {
   b.setInsertionPointToEnd(loop.getBody());
   LogicalResult result = lowerBlock(node.children, collective);
   // The next iteration's work-items may touch what this one wrote.
-  if (collective)
-    b.create<ir::BarrierInst>(l, /*global=*/true, /*local=*/false);
+  if (collective) {
+    Footprint body;
+    footprint(node, body);
+    Barrier barrier = body.barrierBefore(
+        body, [&](llvm::StringRef name) { return isLocal(name); });
+    if (!barrier)
+      barrier.global = true;
+    createBarrier(barrier);
+  }
   b.setInsertionPointToEnd(*outer);
   return result;
 }
@@ -303,6 +342,7 @@ LogicalResult ScheduleLowerer::lowerWorkItems(const AstNode &node) {
     from.push_back(lo);
     to.push_back(hi);
   }
+  hoistInvariants(chain);
   ir::Region *outer = b.getInsertionRegion();
   auto foreach = b.create<ir::ForeachInst>(loc(), from, to);
   for (unsigned i = 0; i < chain.size(); ++i)
@@ -318,6 +358,45 @@ void ScheduleLowerer::bindInstance(const AstNode &node, ExprLowerer &lowerer) {
   const StmtContext &stmt = stmts[node.statement];
   for (unsigned i = 0; i < node.args.size() && i < stmt.ranges.size(); ++i)
     lowerer.bindIndex(stmt.ranges[i].var, index(node.args[i]));
+  for (auto [expr, value] : hoisted.lookup(&node))
+    lowerer.bindValue(expr, value);
+}
+
+void ScheduleLowerer::hoistInvariants(llvm::ArrayRef<const AstNode *> chain) {
+  // Only where the body surely runs: a hoisted read must not touch what no
+  // point of the loops would.
+  for (const AstNode *loop : chain)
+    if (loop->lo.getKind() != IndexExpr::Kind::Constant ||
+        loop->hi.getKind() != IndexExpr::Kind::Constant ||
+        loop->lo.getValue() >= loop->hi.getValue())
+      return;
+  llvm::StringSet<> loopIterators;
+  for (const AstNode *loop : chain)
+    loopIterators.insert(loop->iterator);
+  Footprint body;
+  footprint(*chain.back(), body);
+  for (const AstNode &node : chain.back()->children) {
+    if (node.kind != AstNode::Kind::Instance || node.init)
+      continue;
+    const StmtContext &stmt = stmts[node.statement];
+    def.scope = stmt.scope;
+    llvm::StringSet<> variant;
+    for (unsigned i = 0; i < node.args.size() && i < stmt.ranges.size(); ++i)
+      for (const std::string &var : node.args[i].getVariables())
+        if (loopIterators.contains(var))
+          variant.insert(stmt.ranges[i].var);
+    llvm::SmallVector<const Expr *, 2> invariants;
+    collectInvariantSubexprs(def, stmt, variant, body.written, invariants);
+    if (invariants.empty())
+      continue;
+    ExprLowerer lowerer(def, stmt);
+    for (unsigned i = 0; i < node.args.size() && i < stmt.ranges.size(); ++i)
+      if (!variant.contains(stmt.ranges[i].var))
+        lowerer.bindIndex(stmt.ranges[i].var, index(node.args[i]));
+    for (const Expr *expr : invariants)
+      if (ir::Value *value = lowerer.lowerValue(*expr))
+        hoisted[&node].push_back({expr, value});
+  }
 }
 
 LogicalResult ScheduleLowerer::lowerInstance(const AstNode &node) {
