@@ -220,6 +220,14 @@ void collectReads(const StmtContext &stmt, llvm::StringSet<> &reads);
 bool lowerAsBlas(DefContext &def, const StmtContext &stmt, bool dryRun = false,
                  unsigned groupDims = 0);
 
+/// Tries to lower the convolution-like \p stmt (an output index shifted by
+/// a reduction index in one read) to gemms over views of its operands, one
+/// work-group per point of its batch indices (ConvAsGemm.cpp). Returns
+/// false, emitting nothing, when it has no such form; with \p dryRun only
+/// answers. The statement must be alone in its launch.
+bool lowerAsConvGemm(DefContext &def, const StmtContext &stmt,
+                     bool dryRun = false);
+
 /// Lowers \p stmt to a `foreach` over its LHS indices with `for` loops over
 /// its reduction indices. Reports unsupported expressions and fails.
 LogicalResult lowerAsLoops(DefContext &def, const StmtContext &stmt);

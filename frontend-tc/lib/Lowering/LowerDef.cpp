@@ -122,6 +122,12 @@ private:
                                       llvm::ArrayRef<int64_t> sliceShape);
   /// Removes the temporaries in local memory from the parameter table.
   void dropLocalTensors(LoweredDef &result);
+  /// Whether \p stmt is lowered to gemms over views (lowerAsConvGemm).
+  bool isConvGemm(const StmtContext &stmt) {
+    context.scope = stmt.scope;
+    return options.matchBlas && options.convAsGemm &&
+           lowerAsConvGemm(context, stmt, /*dryRun=*/true);
+  }
   LogicalResult checkOptions();
   LogicalResult checkSizes();
   LogicalResult declareTensors(const DefRanges &ranges, LoweredDef &result);
@@ -289,8 +295,10 @@ LogicalResult DefLowerer::lowerLaunch(const Launch &launch,
     for (const LocalTensor &local : launch.localTensors)
       if (local.firstUse == pos)
         createAlloca(local);
+    bool alone = launch.statements.size() == 1;
     if (!(options.matchBlas && launch.tile == 1 &&
           lowerAsBlas(context, stmt)) &&
+        !(alone && isConvGemm(stmt) && lowerAsConvGemm(context, stmt)) &&
         failed(lowerAsLoops(context, stmt)))
       ok = false;
     // A local temporary dies after its last use when a later alloca may
@@ -503,7 +511,7 @@ DefLowerer::mapDef(llvm::ArrayRef<StmtContext> stmts, bool keepBlas) {
     collectReads(stmt, reads);
     if (keepBlas && options.matchBlas &&
         !stmt.stmt.getReductionVars().empty() && reads.size() >= 2 &&
-        lowerAsBlas(context, stmt, /*dryRun=*/true))
+        (lowerAsBlas(context, stmt, /*dryRun=*/true) || isConvGemm(stmt)))
       return error("a statement of '" + stmt.stmt.getLhs().name +
                    "' is lowered to a BLAS instruction");
     for (const IndexRange &range : stmt.ranges)
@@ -593,10 +601,30 @@ std::optional<LoweredDef> DefLowerer::run() {
     llvm::consumeError(schedule.takeError());
   }
 
-  // isl decides which statements share a launch; one launch keeps the
-  // def's name, several are numbered in launch order.
-  llvm::SmallVector<Launch, 2> launches =
-      planLaunches(context, stmts, options.matchBlas, options.localMemoryBytes);
+  // isl decides which statements share a launch, except that a
+  // convolution lowered to gemms takes a launch of its own; one launch
+  // keeps the def's name, several are numbered in launch order.
+  llvm::SmallVector<Launch, 2> launches;
+  for (unsigned first = 0; first < stmts.size();) {
+    unsigned last = first;
+    while (last < stmts.size() && !isConvGemm(stmts[last]))
+      ++last;
+    if (last > first)
+      for (Launch &launch : planLaunches(
+               context,
+               llvm::ArrayRef<StmtContext>(stmts).slice(first, last - first),
+               options.matchBlas, options.localMemoryBytes)) {
+        for (unsigned &index : launch.statements)
+          index += first;
+        launches.push_back(std::move(launch));
+      }
+    if (last < stmts.size()) {
+      Launch &alone = launches.emplace_back();
+      alone.statements.push_back(last);
+      alone.barrierBefore.push_back({});
+    }
+    first = last + 1;
+  }
   bool ok = true;
   for (unsigned index = 0; index < launches.size(); ++index) {
     std::string name = def.getName().name.str();

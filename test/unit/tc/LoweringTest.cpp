@@ -327,12 +327,15 @@ def normalize(float(N) A, float(N) Z) -> (B) {
       0u);
   EXPECT_TRUE(succeeded(ir::verify(lowered.program, lowered.source.diags)));
 
-  // conv2d: the bias statement reads what the same work-item wrote, so
-  // both share one launch over (n, m) without a barrier.
+  // conv2d as loops: the bias statement reads what the same work-item
+  // wrote, so both share one launch over (n, m) without a barrier.
   Lowered conv(readExample("conv2d.tc"));
+  LoweringOptions loops;
+  loops.convAsGemm = false;
   result = conv.lower(
       "conv2d",
-      {{"N", 2}, {"C", 3}, {"H", 7}, {"W", 9}, {"M", 5}, {"KH", 3}, {"KW", 2}});
+      {{"N", 2}, {"C", 3}, {"H", 7}, {"W", 9}, {"M", 5}, {"KH", 3}, {"KW", 2}},
+      loops);
   ASSERT_TRUE(result);
   ASSERT_EQ(result->kernels.size(), 1u);
   EXPECT_EQ(result->kernels[0].function->getName(), "conv2d");
@@ -340,6 +343,35 @@ def normalize(float(N) A, float(N) Z) -> (B) {
   EXPECT_EQ(
       countKind(result->kernels[0].function->getBody(), ir::InstKind::Barrier),
       0u);
+}
+
+TEST(LoweringTest, ConvolutionIsGemmsOverViewsInALaunchOfItsOwn) {
+  Lowered conv(readExample("conv2d.tc"));
+  std::optional<LoweredDef> result = conv.lower(
+      "conv2d",
+      {{"N", 2}, {"C", 3}, {"H", 7}, {"W", 9}, {"M", 5}, {"KH", 3}, {"KW", 2}});
+  ASSERT_TRUE(result);
+  ASSERT_EQ(result->kernels.size(), 2u);
+  // One group per (n, h); gemm for (kh, kw) = (0, 0), then a loop over the
+  // other 5 points, each a gemm; no loop nest over the output.
+  const ir::Function &gemms = *result->kernels[0].function;
+  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{2, 5, 1}));
+  EXPECT_EQ(countKind(gemms.getBody(), ir::InstKind::Gemm), 2u);
+  EXPECT_EQ(countKind(gemms.getBody(), ir::InstKind::For), 1u);
+  EXPECT_EQ(countKind(gemms.getBody(), ir::InstKind::Foreach), 0u);
+  EXPECT_EQ(countKind(gemms.getBody(), ir::InstKind::Subview), 6u);
+  // The bias is the second launch, which neither reads I nor W1.
+  EXPECT_EQ(result->kernels[1].function->getNumParameters(), 2u);
+  EXPECT_TRUE(succeeded(ir::verify(conv.program, conv.source.diags)));
+
+  // A strided convolution (`2 * h + kh`) has no such form.
+  Lowered strided(readExample("strided_conv.tc"));
+  result = strided.lower(
+      "strided_conv",
+      {{"N", 2}, {"C", 3}, {"H", 9}, {"W", 9}, {"M", 4}, {"KH", 3}, {"KW", 3}});
+  ASSERT_TRUE(result);
+  for (const LoweredKernel &kernel : result->kernels)
+    EXPECT_EQ(countKind(kernel.function->getBody(), ir::InstKind::Gemm), 0u);
 }
 
 TEST(LoweringTest, ShiftedOutputRecordsItsLowerBound) {

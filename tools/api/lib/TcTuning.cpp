@@ -49,6 +49,7 @@ constexpr llvm::StringLiteral kLocalTemporaries = "tc.local_temporaries";
 constexpr llvm::StringLiteral kSchedule = "tc.schedule";
 constexpr llvm::StringLiteral kFusion = "tc.fusion";
 constexpr llvm::StringLiteral kInnerMapping = "tc.inner_mapping";
+constexpr llvm::StringLiteral kConvGemm = "tc.conv_gemm";
 constexpr llvm::StringLiteral kTileSizes[] = {"tc.tile0", "tc.tile1",
                                               "tc.tile2"};
 constexpr llvm::StringLiteral kGemmRows = "gemm.rows";
@@ -108,7 +109,7 @@ llvm::Error api::applyCompileConfiguration(const Configuration &config,
       continue;
     }
     if (name == kLocalTemporaries || name == kSchedule ||
-        name == kInnerMapping) {
+        name == kInnerMapping || name == kConvGemm) {
       if (value != 0 && value != 1)
         return runtime::makeInputError("'" + name + "' must be 0 or 1, not " +
                                        llvm::Twine(value));
@@ -132,6 +133,7 @@ llvm::Error api::applyCompileConfiguration(const Configuration &config,
   lowering.groupWork = lookupOr(config, kGroupWork, lowering.groupWork);
   lowering.useSchedule = lookupOr(config, kSchedule, lowering.useSchedule) != 0;
   lowering.innerMapping = lookupOr(config, kInnerMapping, 1) != 0;
+  lowering.convAsGemm = lookupOr(config, kConvGemm, lowering.convAsGemm) != 0;
   static constexpr poly::FusionStrategy fusions[] = {
       poly::FusionStrategy::Max, poly::FusionStrategy::KeepOuterParallel,
       poly::FusionStrategy::None};
@@ -194,6 +196,8 @@ TcKnobs api::findTcKnobs(const tc::Program &program, const tc::Def &def,
                                    ? 0
                                    : tc::LoweringOptions().localMemoryBytes;
   });
+  knobs.convGemm =
+      changes([](tc::LoweringOptions &options) { options.convAsGemm = false; });
   for (const ir::Function &function : defaultLowering)
     knobs.gemm |= containsKind(function.getBody(), ir::InstKind::Gemm);
   {
@@ -230,6 +234,11 @@ api::makeTcSearchSpace(const TcKnobs &knobs, const backend::CoreInfo &core,
     const int64_t onOff[] = {0, 1};
     if (llvm::Error error = space->addParameter(
             kLocalTemporaries, onOff, core.dedicatedLocalMemory ? 1 : 0))
+      return error;
+  }
+  if (knobs.convGemm) {
+    const int64_t onOff[] = {0, 1};
+    if (llvm::Error error = space->addParameter(kConvGemm, onOff, 1))
       return error;
   }
   if (knobs.groupWork) {

@@ -89,6 +89,11 @@ struct LoweringOptions {
   /// Recognise BLAS-like statements (gemm, gemv, ...); when false every
   /// statement takes the loop path (for testing both against each other).
   bool matchBlas = true;
+  /// Lower convolution-like contractions (an output index shifted by a
+  /// reduction index, `I(n, c, h + kh, w + kw) * W1(m, c, kh, kw)`) to
+  /// gemms over views of the operands in a launch of their own
+  /// (`tc.conv_gemm`), rather than to loops. Needs matchBlas.
+  bool convAsGemm = true;
   /// The block of the output memref (rows = mode 0, cols = mode 1, i.e. the
   /// last and the second-to-last TC index of the LHS) that one work-group
   /// computes when a BLAS statement owns the launch grid: the statement is

@@ -8,6 +8,8 @@
 //                                  BLAS statement (frontend-tc lowering)
 //   tc.group_work                  LHS points per work-group of a loop
 //                                  statement (frontend-tc lowering)
+//   tc.conv_gemm                   0/1: a convolution as gemms over views
+//                                  of its operands, or loops (frontend-tc)
 //   tc.local_temporaries           0/1: temporaries in global or local
 //                                  memory (default: local only where the
 //                                  core has dedicated local memory)
@@ -71,6 +73,8 @@ struct TcKnobs {
   bool groupWork = false;
   /// A temporary that may live in local memory.
   bool localTemporaries = false;
+  /// A convolution that may be lowered to gemms over views (tc.conv_gemm).
+  bool convGemm = false;
   /// A gemm instruction, whose register tiling the backend chooses.
   bool gemm = false;
   /// A def the mapper lowers from its isl schedule (`tc.schedule` and the

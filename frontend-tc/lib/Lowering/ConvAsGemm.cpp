@@ -1,0 +1,353 @@
+//===- ConvAsGemm.cpp - Convolutions as gemm over strided views -----------===//
+//
+// A contraction of two tensors whose subscripts shift an output index by a
+// reduction index, such as
+//
+//   O(n, m, h, w) +=! I(n, c, h + kh, w + kw) * W1(m, c, kh, kw)
+//
+// is, for fixed outer reduction indices (kh, kw) and batch indices (n, h),
+// one matrix product over views of the operands, without an im2col copy:
+//
+//   O[n, :, h, :] (M x OW) += W1[:, :, kh, kw] (M x C) * I[n, :, h+kh,
+//   kw:kw+OW] (C x OW)
+//
+// The gemm's output columns `j` are the last LHS index (contiguous in O and,
+// shifted, in I), its rows `i` an LHS index that only the other operand
+// reads, and its reduction `k` a reduction index both operands read as is.
+// The other LHS indices go on `group_id` (one group per point, at most
+// three); the other reduction indices are a sequential loop around the gemm
+// that accumulates into the group's output block (beta = 1), the first
+// iteration overwriting it for `op=!` (beta = 0).
+//
+//===----------------------------------------------------------------------===//
+#include "DefLowering.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace comprehend;
+using namespace comprehend::tc;
+using namespace comprehend::tc::lowering;
+
+namespace {
+
+/// One subscript: the sum of one or two index variables.
+using Subscript = llvm::SmallVector<llvm::StringRef, 2>;
+
+struct ConvRead {
+  llvm::StringRef tensor;
+  const TensorBinding *binding = nullptr;
+  llvm::SmallVector<Subscript, 4> subscripts;
+
+  bool uses(llvm::StringRef var) const {
+    return llvm::any_of(subscripts, [&](const Subscript &subscript) {
+      return llvm::is_contained(subscript, var);
+    });
+  }
+  /// Whether \p var is a whole subscript of its own.
+  bool usesPlain(llvm::StringRef var) const {
+    return llvm::any_of(subscripts, [&](const Subscript &subscript) {
+      return subscript.size() == 1 && subscript[0] == var;
+    });
+  }
+};
+
+bool collectSubscript(const Expr &expr, Subscript &out) {
+  if (const auto *ident = llvm::dyn_cast<IdentExpr>(&expr)) {
+    if (ident->getRef() != IdentExpr::Ref::Index)
+      return false;
+    out.push_back(ident->getName());
+    return true;
+  }
+  const auto *sum = llvm::dyn_cast<BinaryExpr>(&expr);
+  return sum && sum->getOp() == BinaryOp::Add &&
+         collectSubscript(sum->getLhs(), out) &&
+         collectSubscript(sum->getRhs(), out) && out.size() <= 2;
+}
+
+/// Flattens a product into literal factors and reads with sum subscripts.
+bool collectFactors(const DefContext &def, const Expr &expr, double &alpha,
+                    llvm::SmallVectorImpl<ConvRead> &reads) {
+  if (const auto *binary = llvm::dyn_cast<BinaryExpr>(&expr))
+    return binary->getOp() == BinaryOp::Mul &&
+           collectFactors(def, binary->getLhs(), alpha, reads) &&
+           collectFactors(def, binary->getRhs(), alpha, reads);
+  if (const auto *literal = llvm::dyn_cast<FloatLitExpr>(&expr)) {
+    alpha *= literal->getValue();
+    return true;
+  }
+  if (const auto *literal = llvm::dyn_cast<IntLitExpr>(&expr)) {
+    alpha *= static_cast<double>(literal->getValue());
+    return true;
+  }
+  const auto *apply = llvm::dyn_cast<ApplyExpr>(&expr);
+  if (!apply || !apply->isTensorRead())
+    return false;
+  ConvRead read;
+  read.tensor = apply->getCallee().name;
+  read.binding = def.lookup(read.tensor);
+  if (!read.binding)
+    return false;
+  for (const ExprPtr &arg : apply->getArgs())
+    if (!collectSubscript(*arg, read.subscripts.emplace_back()))
+      return false;
+  reads.push_back(std::move(read));
+  return true;
+}
+
+/// The statement's gemm: which index plays which part.
+struct ConvForm {
+  double alpha = 1;
+  llvm::SmallVector<ConvRead, 2> reads;
+  /// Index of the read holding `i` (P) and the one holding `j` (Q).
+  unsigned p = 0, q = 1;
+  llvm::StringRef i, j, k;
+  llvm::SmallVector<llvm::StringRef, 3> batch;
+  llvm::SmallVector<llvm::StringRef, 3> outer;
+};
+
+std::optional<ConvForm> match(const DefContext &def, const StmtContext &stmt) {
+  const ComprehensionStmt &comp = stmt.stmt;
+  if (comp.getReduction() != ReductionKind::Add ||
+      comp.getReductionVars().empty())
+    return std::nullopt;
+  if (llvm::any_of(comp.getWheres(), [](const WhereClause &where) {
+        return where.getKind() != WhereClause::Kind::Range;
+      }))
+    return std::nullopt;
+  const TensorBinding *lhs = def.lookup(comp.getLhs().name);
+  if (!lhs || !isFloatingPoint(lhs->type) || comp.getIndices().size() < 2)
+    return std::nullopt;
+  ConvForm form;
+  if (!collectFactors(def, comp.getRhs(), form.alpha, form.reads) ||
+      form.reads.size() != 2)
+    return std::nullopt;
+  for (const ConvRead &read : form.reads)
+    if (read.tensor == comp.getLhs().name || read.binding->type != lhs->type ||
+        read.subscripts.size() != read.binding->shape.size())
+      return std::nullopt;
+  // The LHS covers its tensor exactly.
+  llvm::SmallVector<llvm::StringRef, 4> lhsVars;
+  for (unsigned d = 0; d < comp.getIndices().size(); ++d) {
+    const Ident &index = comp.getIndices()[d];
+    const IndexRange *range = stmt.lookup(index.name);
+    if (!range || range->lo != lhs->lowerBounds[d] ||
+        range->hi - range->lo != lhs->shape[d] ||
+        llvm::is_contained(lhsVars, index.name))
+      return std::nullopt;
+    lhsVars.push_back(index.name);
+  }
+  form.j = lhsVars.back();
+  form.q = form.reads[0].uses(form.j) ? 0 : 1;
+  form.p = 1 - form.q;
+  const ConvRead &p = form.reads[form.p], &q = form.reads[form.q];
+  if (!q.uses(form.j) || p.uses(form.j))
+    return std::nullopt;
+  for (llvm::StringRef var : llvm::drop_end(lhsVars)) {
+    if (p.usesPlain(var) && !q.uses(var))
+      form.i = var;
+  }
+  for (llvm::StringRef var : comp.getReductionVars())
+    if (form.k.empty() && p.usesPlain(var) && q.usesPlain(var))
+      form.k = var;
+  if (form.i.empty() || form.k.empty())
+    return std::nullopt;
+  for (llvm::StringRef var : llvm::drop_end(lhsVars))
+    if (var != form.i)
+      form.batch.push_back(var);
+  for (llvm::StringRef var : comp.getReductionVars())
+    if (var != form.k)
+      form.outer.push_back(var);
+  // A shift is what makes it a convolution; a plain product is lowerAsBlas'.
+  bool shifted = llvm::any_of(q.subscripts, [](const Subscript &subscript) {
+    return subscript.size() == 2;
+  });
+  if (!shifted || form.batch.size() > 3)
+    return std::nullopt;
+  // Every subscript holds at most one of the gemm's indices, and each read
+  // holds its two once.
+  auto isCore = [&](llvm::StringRef var) {
+    return var == form.i || var == form.j || var == form.k;
+  };
+  for (const ConvRead &read : form.reads) {
+    unsigned cores = 0;
+    for (const Subscript &subscript : read.subscripts) {
+      unsigned count = llvm::count_if(subscript, isCore);
+      if (count > 1)
+        return std::nullopt;
+      cores += count;
+    }
+    if (cores != 2)
+      return std::nullopt;
+  }
+  return form;
+}
+
+/// Emits the subviews and gemms of one matched statement.
+class ConvEmitter {
+public:
+  ConvEmitter(DefContext &def, const StmtContext &stmt, const ConvForm &form)
+      : def(def), stmt(stmt), form(form), b(def.builder),
+        loc(stmt.stmt.getLoc()) {}
+
+  void emit();
+
+private:
+  ir::Value *index(int64_t value) { return b.createIndexConstant(loc, value); }
+  ir::Value *add(ir::Value *lhs, ir::Value *rhs) {
+    return b.create<ir::AddInst>(loc, lhs, rhs)->getResult(0);
+  }
+  ir::Value *add(ir::Value *lhs, int64_t rhs) {
+    return rhs == 0 ? lhs : add(lhs, index(rhs));
+  }
+  /// The view of \p tensor, subscripted by \p subscripts, on which the
+  /// gemm's indices range and every other index is fixed at its value.
+  ir::Value *view(const TensorBinding &tensor,
+                  llvm::ArrayRef<Subscript> subscripts);
+  /// Whether the TC dimensions holding \p first and \p second come in that
+  /// order.
+  static bool inOrder(llvm::ArrayRef<Subscript> subscripts,
+                      llvm::StringRef first, llvm::StringRef second);
+  void emitGemm(double beta);
+
+  DefContext &def;
+  const StmtContext &stmt;
+  const ConvForm &form;
+  ir::Builder &b;
+  Location loc;
+  /// The values of the batch and outer indices.
+  llvm::StringMap<ir::Value *> values;
+};
+
+} // namespace
+
+ir::Value *ConvEmitter::view(const TensorBinding &tensor,
+                             llvm::ArrayRef<Subscript> subscripts) {
+  ir::Context &ctx = b.getContext();
+  const auto *type = llvm::cast<ir::MemRefType>(tensor.memref->getType());
+  unsigned order = type->getOrder();
+  llvm::SmallVector<int64_t, 4> staticOffsets(order, ir::kDynamic),
+      staticSizes(order), shape, stride;
+  llvm::SmallVector<ir::Value *, 4> offsets;
+  for (unsigned mode = 0; mode < order; ++mode) {
+    unsigned dim = order - 1 - mode;
+    const Subscript &subscript = subscripts[dim];
+    // offset = the fixed part of the subscript + the gemm index's start,
+    // relative to where the tensor's storage starts.
+    int64_t start = -tensor.lowerBounds[dim];
+    ir::Value *offset = nullptr;
+    int64_t extent = 0;
+    for (llvm::StringRef var : subscript) {
+      if (var == form.i || var == form.j || var == form.k) {
+        const IndexRange *range = stmt.lookup(var);
+        start += range->lo;
+        extent = range->hi - range->lo;
+        continue;
+      }
+      offset = offset ? add(offset, values.lookup(var)) : values.lookup(var);
+    }
+    offset = offset ? add(offset, start) : index(start);
+    offsets.push_back(offset);
+    staticSizes[mode] = extent;
+    if (extent == 0)
+      continue;
+    shape.push_back(extent);
+    stride.push_back(type->getStride(mode));
+  }
+  const auto *resultType =
+      ir::MemRefType::get(ctx, type->getElementKind(), shape, stride);
+  return b
+      .create<ir::SubviewInst>(loc, resultType, tensor.memref, offsets,
+                               llvm::ArrayRef<ir::Value *>{}, staticOffsets,
+                               staticSizes)
+      ->getResult(0);
+}
+
+bool ConvEmitter::inOrder(llvm::ArrayRef<Subscript> subscripts,
+                          llvm::StringRef first, llvm::StringRef second) {
+  auto position = [&](llvm::StringRef var) {
+    return llvm::find_if(subscripts,
+                         [&](const Subscript &subscript) {
+                           return llvm::is_contained(subscript, var);
+                         }) -
+           subscripts.begin();
+  };
+  return position(first) < position(second);
+}
+
+void ConvEmitter::emitGemm(double beta) {
+  const ComprehensionStmt &comp = stmt.stmt;
+  const TensorBinding *lhs = def.lookup(comp.getLhs().name);
+  llvm::SmallVector<Subscript, 4> lhsSubscripts;
+  for (const Ident &index : comp.getIndices())
+    lhsSubscripts.push_back({index.name});
+  const ConvRead &p = form.reads[form.p], &q = form.reads[form.q];
+  // Column-major C' (J x I) = op(Q') (J x K) * op(P') (K x I), as in
+  // BlasPatterns.cpp: Q(k, j) and P(i, k) need no transpose.
+  ir::Value *c = view(*lhs, lhsSubscripts);
+  ir::Value *a = view(*q.binding, q.subscripts);
+  ir::Value *bMatrix = view(*p.binding, p.subscripts);
+  auto transpose = [](bool inOrder) {
+    return inOrder ? ir::Transpose::N : ir::Transpose::T;
+  };
+  const ir::Type *elementType = getIrType(b.getContext(), lhs->type);
+  ir::Value *alphaValue = b.createConstant(loc, form.alpha, elementType);
+  ir::Value *betaValue = b.createConstant(loc, beta, elementType);
+  b.create<ir::GemmInst>(loc, alphaValue, a, bMatrix, betaValue, c,
+                         /*atomic=*/false,
+                         transpose(inOrder(q.subscripts, form.k, form.j)),
+                         transpose(inOrder(p.subscripts, form.i, form.k)));
+}
+
+void ConvEmitter::emit() {
+  for (unsigned axis = 0; axis < form.batch.size(); ++axis) {
+    llvm::StringRef var = form.batch[axis];
+    const IndexRange *range = stmt.lookup(var);
+    ir::Value *group =
+        b.create<ir::GroupIdInst>(loc, static_cast<ir::Comp3>(axis))
+            ->getResult(0);
+    values[var] = add(group, range->lo);
+    def.grid[axis] = range->hi - range->lo;
+  }
+  int64_t points = 1;
+  for (llvm::StringRef var : form.outer) {
+    const IndexRange *range = stmt.lookup(var);
+    points *= range->hi - range->lo;
+  }
+  // Binds the outer indices to the point \p r of their flattened range
+  // (the last index fastest).
+  auto bindOuter = [&](ir::Value *r) {
+    for (llvm::StringRef var : llvm::reverse(form.outer)) {
+      const IndexRange *range = stmt.lookup(var);
+      int64_t extent = range->hi - range->lo;
+      ir::Value *rest =
+          b.create<ir::RemInst>(loc, r, index(extent))->getResult(0);
+      values[var] = add(rest, range->lo);
+      r = b.create<ir::DivInst>(loc, r, index(extent))->getResult(0);
+    }
+  };
+  // `op=!` overwrites the block with the first point's product.
+  int64_t first = 0;
+  if (stmt.stmt.hasInit()) {
+    bindOuter(index(0));
+    emitGemm(0.0);
+    first = 1;
+  }
+  if (first >= points)
+    return;
+  auto loop = b.create<ir::ForInst>(loc, index(first), index(points), nullptr,
+                                    llvm::ArrayRef<ir::Value *>{});
+  ir::Region *outer = b.getInsertionRegion();
+  b.setInsertionPointToEnd(loop.getBody());
+  bindOuter(loop.getBody().getParameter(0));
+  emitGemm(1.0);
+  b.setInsertionPointToEnd(*outer);
+}
+
+bool lowering::lowerAsConvGemm(DefContext &def, const StmtContext &stmt,
+                               bool dryRun) {
+  std::optional<ConvForm> form = match(def, stmt);
+  if (!form || dryRun)
+    return bool(form);
+  ConvEmitter(def, stmt, *form).emit();
+  return true;
+}
