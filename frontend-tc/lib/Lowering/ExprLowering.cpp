@@ -511,13 +511,15 @@ public:
     return invariant;
   }
 
+  /// Whether hoisting \p expr saves work: it applies an operator.
+  static bool computes(const Expr &expr);
+
 private:
   bool isInvariantIndex(const Expr &expr) {
     llvm::SmallVector<const Expr *, 4> ignored;
     return InvariantFinder(def, variant, written, ignored).visit(expr);
   }
-  /// Whether hoisting \p expr saves work: it applies an operator.
-  static bool computes(const Expr &expr) {
+  static bool computesImpl(const Expr &expr) {
     switch (expr.getKind()) {
     case Expr::Kind::Unary:
     case Expr::Kind::Binary:
@@ -526,7 +528,7 @@ private:
     case Expr::Kind::Apply:
       return !llvm::cast<ApplyExpr>(expr).isTensorRead();
     case Expr::Kind::Cast:
-      return computes(llvm::cast<CastExpr>(expr).getOperand());
+      return computesImpl(llvm::cast<CastExpr>(expr).getOperand());
     default:
       return false;
     }
@@ -539,12 +541,14 @@ private:
 
 } // namespace
 
+bool InvariantFinder::computes(const Expr &expr) { return computesImpl(expr); }
+
 void lowering::collectInvariantSubexprs(
     const DefContext &def, const StmtContext &stmt,
     const llvm::StringSet<> &variant, const llvm::StringSet<> &written,
     llvm::SmallVectorImpl<const Expr *> &out) {
   InvariantFinder finder(def, variant, written, out);
-  // A wholly invariant right-hand side stays where it is: its statement
-  // still runs once per point.
-  finder.visit(stmt.stmt.getRhs());
+  const Expr &rhs = stmt.stmt.getRhs();
+  if (finder.visit(rhs) && InvariantFinder::computes(rhs))
+    out.push_back(&rhs);
 }

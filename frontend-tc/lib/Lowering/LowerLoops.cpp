@@ -21,6 +21,8 @@
 //===----------------------------------------------------------------------===//
 #include "ExprLowering.h"
 
+#include "llvm/ADT/StringSet.h"
+
 using namespace comprehend;
 using namespace comprehend::tc;
 using namespace comprehend::tc::lowering;
@@ -114,6 +116,26 @@ LogicalResult lowering::lowerAsLoops(DefContext &def,
     }
     from.push_back(lowerer.indexConstant(loc, stmtContext.ranges[d].lo));
     to.push_back(lowerer.indexConstant(loc, stmtContext.ranges[d].hi));
+  }
+  // What depends on none of the foreach's and the reductions' indices is
+  // computed once per work-item before them (as the mapper does).
+  bool nonEmpty = llvm::all_of(stmtContext.ranges, [](const IndexRange &range) {
+    return range.lo < range.hi;
+  });
+  if (!tiled && nonEmpty) {
+    llvm::StringSet<> variant, written;
+    for (unsigned d : loopDims)
+      variant.insert(stmtContext.ranges[d].var);
+    for (const IndexRange &range :
+         llvm::ArrayRef<IndexRange>(stmtContext.ranges)
+             .drop_front(lhsIndices.size()))
+      variant.insert(range.var);
+    written.insert(def.resolve(stmt.getLhs().name));
+    llvm::SmallVector<const Expr *, 2> invariants;
+    collectInvariantSubexprs(def, stmtContext, variant, written, invariants);
+    for (const Expr *expr : invariants)
+      if (ir::Value *value = lowerer.lowerValue(*expr))
+        lowerer.bindValue(expr, value);
   }
   auto foreach = b.create<ir::ForeachInst>(loc, from, to);
   ir::Region &body = foreach.getBody();

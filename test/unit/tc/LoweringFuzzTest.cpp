@@ -173,6 +173,26 @@ std::string DefGenerator::expr(const VarSet &vars, VarSet &covered,
 
 void DefGenerator::statement() {
   VarSet all = {0, 1, 2, 3};
+  // A convolution-like contraction, `j` shifted by the reduction index `l`
+  // in one read (the gemm-over-views lowering), operands in either order.
+  if (chance(8)) {
+    std::string shifted = "A" + std::to_string(inputs.size());
+    inputs.push_back("float(K, N) " + shifted);
+    std::string filter = "A" + std::to_string(inputs.size());
+    bool transposed = chance(50);
+    inputs.push_back(
+        std::string(transposed ? "float(K, M, L) " : "float(M, K, L) ") +
+        filter);
+    std::string a = shifted + (chance(50) ? "(k, j + l)" : "(k, l + j)");
+    std::string b = filter + (transposed ? "(k, i, l)" : "(i, k, l)");
+    std::string rhs = chance(50) ? a + " * " + b : b + " * " + a;
+    if (chance(30))
+      rhs = "2 * " + rhs;
+    Written w{"T" + std::to_string(written.size()), {0, 1}, chance(75)};
+    body += "  " + w.name + "(i, j) +=! " + rhs + "\n";
+    written.push_back(std::move(w));
+    return;
+  }
   // An update of an earlier result (reduction without `!`) or a new one.
   if (!written.empty() && chance(25)) {
     const Written &w = written[pick(written.size())];
@@ -267,6 +287,7 @@ std::string DefGenerator::generate() {
     if (w.output)
       outputs += (outputs.empty() ? "" : ", ") + w.name;
   options.matchBlas = !chance(25);
+  options.convAsGemm = !chance(25);
   const int64_t blocks[] = {0, 0, 1, 2, 3};
   options.blockRows = blocks[pick(5)];
   options.blockCols = blocks[pick(5)];
@@ -462,6 +483,7 @@ void runBatches(runtime::Runtime &rt, unsigned seed, bool favourTemporaries,
         ir::print(*kernel.function, kernelOs);
       ADD_FAILURE() << where << ": " << failure
                     << "options: matchBlas=" << options[d].matchBlas
+                    << " convAsGemm=" << options[d].convAsGemm
                     << " blockRows=" << options[d].blockRows
                     << " blockCols=" << options[d].blockCols
                     << " groupWork=" << options[d].groupWork
