@@ -525,7 +525,42 @@ DefLowerer::mapDef(llvm::ArrayRef<StmtContext> stmts, bool keepBlas) {
                                    options.tileSizes.end());
   scheduleOptions.groupWork = context.groupWork;
   scheduleOptions.innerMapping = options.innerMapping;
-  return poly::mapSchedule({}, scheduled, scheduleOptions);
+  llvm::Expected<poly::MappedSchedule> schedule =
+      poly::mapSchedule({}, scheduled, scheduleOptions);
+  if (!schedule)
+    return schedule;
+  // TC reads a reduction's own LHS on its right-hand side as it was before
+  // the statement. The lowering keeps that only where one reduction loop
+  // holds nothing but the update (its accumulator is stored after the
+  // loop); elsewhere each iteration would see the earlier ones' updates.
+  llvm::SmallVector<bool, 8> readsOwnLhs;
+  for (const poly::ScheduledStatement &stmt : scheduled)
+    readsOwnLhs.push_back(
+        stmt.reduction &&
+        llvm::any_of(stmt.reads, [&](const poly::TensorAccess &access) {
+          return access.tensor == stmt.lhsTensor;
+        }));
+  std::function<bool(const poly::AstNode &, const poly::AstNode *)> safe =
+      [&](const poly::AstNode &node, const poly::AstNode *parent) {
+        if (node.kind == poly::AstNode::Kind::Instance)
+          return node.init || !readsOwnLhs[node.statement] ||
+                 (stmts[node.statement].ranges.size() ==
+                      stmts[node.statement].stmt.getIndices().size() + 1 &&
+                  parent && parent->kind == poly::AstNode::Kind::For &&
+                  parent->reduction && parent->children.size() == 1);
+        return llvm::all_of(node.children,
+                            [&](const poly::AstNode &child) {
+                              return safe(child, &node);
+                            }) &&
+               llvm::all_of(node.elseChildren, [&](const poly::AstNode &child) {
+                 return safe(child, &node);
+               });
+      };
+  for (const poly::MappedKernel &kernel : schedule->kernels)
+    if (!safe(kernel.root, nullptr))
+      return error("a reduction that reads its own LHS is not alone in its "
+                   "reduction loop");
+  return schedule;
 }
 
 LogicalResult DefLowerer::printSchedule(llvm::raw_ostream &os) {
