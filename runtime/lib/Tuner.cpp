@@ -222,14 +222,21 @@ comprehend::runtime::tune(const SearchSpace &space, TuningTarget &target,
   result.bestAfter = std::move(run.bestAfter);
   result.table = run.table;
 
+  // Finalists: the fastest candidates that measured faster than the
+  // default. One that measured slower would need the confirmation rounds
+  // to reverse the order by more than their margin, and a far slower one
+  // (a hopeless probe) costs its slowness in every round.
   std::vector<Configuration> configs = {defaults};
   for (const auto &[config, ms] : result.search.measured)
-    if (config != defaults && configs.size() <= options.numFinalists)
+    if (config != defaults && configs.size() <= options.numFinalists &&
+        ms < run.defaultMs)
       configs.push_back(config);
   result.search.best = defaults;
   result.search.bestMs = result.search.defaultMs;
   if (configs.size() == 1) {
-    result.verdict = "no candidate other than the default ran correctly";
+    result.verdict = result.search.measured.size() > 1
+                         ? "the default kept: no candidate measured faster"
+                         : "no candidate other than the default ran correctly";
   } else if (options.maxConfirmRounds == 0) {
     result.search.best = configs[1];
     result.search.bestMs = result.search.measured.front().second;

@@ -83,8 +83,9 @@ private:
   /// Runs \p node in a foreach over one point (one work-item).
   LogicalResult lowerOnOneWorkItem(const AstNode &node);
   /// Computes the subexpressions of the statements directly in the body
-  /// of the work-item loops \p chain that do not depend on those loops,
-  /// once per work-item before them (PoCL, for one, does not hoist the
+  /// of the loops \p chain (work-item loops, or one loop inside a
+  /// work-item) that do not depend on those loops, once per work-item
+  /// before them (PoCL, for one, does not hoist the
   /// builtins out of its work-item loops: `rsqrt(var(n) + eps)` of layer
   /// norm costs more than the memory traffic when computed per point).
   void hoistInvariants(llvm::ArrayRef<const AstNode *> chain);
@@ -305,6 +306,8 @@ LogicalResult ScheduleLowerer::lowerFor(const AstNode &node, bool collective) {
   if (!lo || !hi)
     return failure();
   ir::Value *step = node.step == 1 ? nullptr : constant(node.step);
+  if (!collective)
+    hoistInvariants({&node});
   auto loop =
       b.create<ir::ForInst>(l, lo, hi, step, llvm::ArrayRef<ir::Value *>{});
   ir::Region *outer = b.getInsertionRegion();
@@ -433,6 +436,7 @@ LogicalResult ScheduleLowerer::lowerInstance(const AstNode &node) {
 LogicalResult ScheduleLowerer::lowerReduction(const AstNode &node) {
   // `for` carrying the LHS element: load before, combine inside, store
   // after (the LHS subscripts do not use the loop's iterator).
+  hoistInvariants({&node});
   const AstNode &instance = node.children.front();
   const StmtContext &stmtContext = stmts[instance.statement];
   const ComprehensionStmt &stmt = stmtContext.stmt;

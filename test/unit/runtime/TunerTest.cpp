@@ -71,7 +71,26 @@ TEST(TunerTest, AClearGainIsConfirmed) {
   EXPECT_EQ(result->search.best.at("x"), 5);
   EXPECT_NEAR(result->search.bestMs, 0.5, 1e-9);
   EXPECT_EQ(result->table.size(), 8u);
-  EXPECT_EQ(result->finalists.size(), 4u);
+  // The default and the one candidate that measured faster.
+  EXPECT_EQ(result->finalists.size(), 2u);
+}
+
+TEST(TunerTest, SlowerCandidatesAreNotConfirmed) {
+  // x = 7 is 50 times slower; the others are as fast as the default. None
+  // is a finalist, so no confirmation round pays for x = 7's launches.
+  FakeTarget target;
+  target.cost = [](int64_t x, unsigned) { return x == 7 ? 50.0 : 1.0; };
+  TunerOptions options;
+  options.search.maxEvaluations = 0;
+  options.exhaustive = true;
+  options.repeat = 3;
+  auto result = tune(makeSpace(), target, options);
+  ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
+  EXPECT_FALSE(result->improved);
+  EXPECT_TRUE(result->finalists.empty());
+  EXPECT_EQ(result->confirmRounds, 0u);
+  EXPECT_EQ(result->verdict, "the default kept: no candidate measured faster");
+  EXPECT_EQ(result->search.best, result->search.defaultConfig);
 }
 
 TEST(TunerTest, AGainThatDoesNotReproduceKeepsTheDefault) {
