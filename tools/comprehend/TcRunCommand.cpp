@@ -63,6 +63,11 @@ using llvm::StringRef;
 namespace comprehend::tools {
 
 namespace {
+/// `run` warns when a cached configuration's median exceeds the default's
+/// time recorded at tuning by more than this factor (timings on a shared
+/// machine vary by a few percent).
+constexpr double kSlowCachedMargin = 1.1;
+
 /// An error message that ends the command with exit code 1.
 struct InputError {
   std::string message;
@@ -497,6 +502,19 @@ int runTcFile() {
       }
     }
   }
+
+  // A tuned configuration that now runs slower than the default did when
+  // it was tuned: another machine, another driver, or a loaded one.
+  double cachedDefaultMs = (*kernel)->getCachedDefaultMs();
+  if ((*kernel)->getConfigSource() == api::ConfigSource::TuningCache &&
+      cachedDefaultMs > 0 &&
+      timing->getMedianKernelMs() > kSlowCachedMargin * cachedDefaultMs)
+    llvm::errs() << "warning: the tuned configuration ran in "
+                 << llvm::format("%.4f", timing->getMedianKernelMs())
+                 << " ms, slower than the default's "
+                 << llvm::format("%.4f", cachedDefaultMs)
+                 << " ms when it was tuned; if the machine is not busy, "
+                    "tune again ('comprehend tune')\n";
 
   const DeviceInfo &device = (*runtime)->getDevice().getInfo();
   if (Json) {

@@ -110,6 +110,7 @@ TcKernel::compile(runtime::Runtime &runtime, const tc::Program &program,
             cache.lookup(kernel->key)) {
       kernel->config = record->config;
       kernel->configSource = ConfigSource::TuningCache;
+      kernel->cachedDefaultMs = record->defaultMs;
     }
   }
 
@@ -128,6 +129,7 @@ TcKernel::compile(runtime::Runtime &runtime, const tc::Program &program,
       llvm::consumeError(std::move(error));
     kernel->config.clear();
     kernel->configSource = ConfigSource::Default;
+    kernel->cachedDefaultMs = 0;
     loweringOptions = defaultLowering;
     compileOptions = defaultCompile;
   }

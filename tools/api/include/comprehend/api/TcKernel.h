@@ -138,6 +138,9 @@ public:
   /// its default) and where it came from.
   const runtime::Configuration &getConfig() const { return config; }
   ConfigSource getConfigSource() const { return configSource; }
+  /// For a configuration from the tuning cache: the default's time when it
+  /// was tuned (0 when the entry does not record it).
+  double getCachedDefaultMs() const { return cachedDefaultMs; }
   /// The kernels' launches (one per LoweredKernel), for inspection.
   const tc::LoweredDef &getLoweredDef() const { return lowered; }
   /// The entry the tuning cache files this def under.
@@ -191,6 +194,7 @@ private:
   bool incomingOverwritten = false;
   runtime::Configuration config;
   ConfigSource configSource = ConfigSource::Default;
+  double cachedDefaultMs = 0;
   runtime::TuningKey key;
 };
 
