@@ -344,8 +344,13 @@ void ConvEmitter::emit() {
 }
 
 bool lowering::lowerAsConvGemm(DefContext &def, const StmtContext &stmt,
-                               bool dryRun) {
+                               bool dryRun, bool force) {
   std::optional<ConvForm> form = match(def, stmt);
+  if (form && !force) {
+    const IndexRange *k = stmt.lookup(form->k);
+    if (k->hi - k->lo < kMinConvGemmReduction)
+      form.reset();
+  }
   if (!form || dryRun)
     return bool(form);
   ConvEmitter(def, stmt, *form).emit();

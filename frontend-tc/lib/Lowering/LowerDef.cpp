@@ -125,8 +125,9 @@ private:
   /// Whether \p stmt is lowered to gemms over views (lowerAsConvGemm).
   bool isConvGemm(const StmtContext &stmt) {
     context.scope = stmt.scope;
-    return options.matchBlas && options.convAsGemm &&
-           lowerAsConvGemm(context, stmt, /*dryRun=*/true);
+    return options.matchBlas && options.convAsGemm.value_or(true) &&
+           lowerAsConvGemm(context, stmt, /*dryRun=*/true,
+                           /*force=*/options.convAsGemm.has_value());
   }
   LogicalResult checkOptions();
   LogicalResult checkSizes();
@@ -298,7 +299,8 @@ LogicalResult DefLowerer::lowerLaunch(const Launch &launch,
     bool alone = launch.statements.size() == 1;
     if (!(options.matchBlas && launch.tile == 1 &&
           lowerAsBlas(context, stmt)) &&
-        !(alone && isConvGemm(stmt) && lowerAsConvGemm(context, stmt)) &&
+        !(alone && isConvGemm(stmt) &&
+          lowerAsConvGemm(context, stmt, /*dryRun=*/false, /*force=*/true)) &&
         failed(lowerAsLoops(context, stmt)))
       ok = false;
     // A local temporary dies after its last use when a later alloca may

@@ -347,9 +347,12 @@ def normalize(float(N) A, float(N) Z) -> (B) {
 
 TEST(LoweringTest, ConvolutionIsGemmsOverViewsInALaunchOfItsOwn) {
   Lowered conv(readExample("conv2d.tc"));
+  LoweringOptions forced;
+  forced.convAsGemm = true;
   std::optional<LoweredDef> result = conv.lower(
       "conv2d",
-      {{"N", 2}, {"C", 3}, {"H", 7}, {"W", 9}, {"M", 5}, {"KH", 3}, {"KW", 2}});
+      {{"N", 2}, {"C", 3}, {"H", 7}, {"W", 9}, {"M", 5}, {"KH", 3}, {"KW", 2}},
+      forced);
   ASSERT_TRUE(result);
   ASSERT_EQ(result->kernels.size(), 2u);
   // One group per (n, h); gemm for (kh, kw) = (0, 0), then a loop over the
@@ -364,11 +367,30 @@ TEST(LoweringTest, ConvolutionIsGemmsOverViewsInALaunchOfItsOwn) {
   EXPECT_EQ(result->kernels[1].function->getNumParameters(), 2u);
   EXPECT_TRUE(succeeded(ir::verify(conv.program, conv.source.diags)));
 
+  // By default only from kMinConvGemmReduction input channels on.
+  Lowered few(readExample("conv2d.tc"));
+  result = few.lower(
+      "conv2d",
+      {{"N", 2}, {"C", 7}, {"H", 7}, {"W", 9}, {"M", 5}, {"KH", 3}, {"KW", 2}});
+  ASSERT_TRUE(result);
+  EXPECT_EQ(
+      countKind(result->kernels[0].function->getBody(), ir::InstKind::Gemm),
+      0u);
+  Lowered many(readExample("conv2d.tc"));
+  result = many.lower(
+      "conv2d",
+      {{"N", 2}, {"C", 8}, {"H", 7}, {"W", 9}, {"M", 5}, {"KH", 3}, {"KW", 2}});
+  ASSERT_TRUE(result);
+  EXPECT_EQ(
+      countKind(result->kernels[0].function->getBody(), ir::InstKind::Gemm),
+      2u);
+
   // A strided convolution (`2 * h + kh`) has no such form.
   Lowered strided(readExample("strided_conv.tc"));
   result = strided.lower(
       "strided_conv",
-      {{"N", 2}, {"C", 3}, {"H", 9}, {"W", 9}, {"M", 4}, {"KH", 3}, {"KW", 3}});
+      {{"N", 2}, {"C", 3}, {"H", 9}, {"W", 9}, {"M", 4}, {"KH", 3}, {"KW", 3}},
+      forced);
   ASSERT_TRUE(result);
   for (const LoweredKernel &kernel : result->kernels)
     EXPECT_EQ(countKind(kernel.function->getBody(), ir::InstKind::Gemm), 0u);

@@ -133,7 +133,8 @@ llvm::Error api::applyCompileConfiguration(const Configuration &config,
   lowering.groupWork = lookupOr(config, kGroupWork, lowering.groupWork);
   lowering.useSchedule = lookupOr(config, kSchedule, lowering.useSchedule) != 0;
   lowering.innerMapping = lookupOr(config, kInnerMapping, 1) != 0;
-  lowering.convAsGemm = lookupOr(config, kConvGemm, lowering.convAsGemm) != 0;
+  if (config.count(std::string(kConvGemm)))
+    lowering.convAsGemm = lookupOr(config, kConvGemm, 1) != 0;
   static constexpr poly::FusionStrategy fusions[] = {
       poly::FusionStrategy::Max, poly::FusionStrategy::KeepOuterParallel,
       poly::FusionStrategy::None};
@@ -196,8 +197,13 @@ TcKnobs api::findTcKnobs(const tc::Program &program, const tc::Def &def,
                                    ? 0
                                    : tc::LoweringOptions().localMemoryBytes;
   });
-  knobs.convGemm =
+  // The default follows a cost rule: the knob's default is what it chose.
+  bool convOff =
       changes([](tc::LoweringOptions &options) { options.convAsGemm = false; });
+  bool convOn =
+      changes([](tc::LoweringOptions &options) { options.convAsGemm = true; });
+  knobs.convGemm = convOff || convOn;
+  knobs.convGemmDefault = convOff;
   for (const ir::Function &function : defaultLowering)
     knobs.gemm |= containsKind(function.getBody(), ir::InstKind::Gemm);
   {
@@ -238,7 +244,8 @@ api::makeTcSearchSpace(const TcKnobs &knobs, const backend::CoreInfo &core,
   }
   if (knobs.convGemm) {
     const int64_t onOff[] = {0, 1};
-    if (llvm::Error error = space->addParameter(kConvGemm, onOff, 1))
+    if (llvm::Error error =
+            space->addParameter(kConvGemm, onOff, knobs.convGemmDefault))
       return error;
   }
   if (knobs.groupWork) {

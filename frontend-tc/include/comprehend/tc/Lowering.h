@@ -92,8 +92,10 @@ struct LoweringOptions {
   /// Lower convolution-like contractions (an output index shifted by a
   /// reduction index, `I(n, c, h + kh, w + kw) * W1(m, c, kh, kw)`) to
   /// gemms over views of the operands in a launch of their own
-  /// (`tc.conv_gemm`), rather than to loops. Needs matchBlas.
-  bool convAsGemm = true;
+  /// (`tc.conv_gemm`), rather than to loops. Needs matchBlas. Unset: where
+  /// the gemms' reduction (the channels) has at least 8 iterations
+  /// (docs/lowering.md).
+  std::optional<bool> convAsGemm;
   /// The block of the output memref (rows = mode 0, cols = mode 1, i.e. the
   /// last and the second-to-last TC index of the LHS) that one work-group
   /// computes when a BLAS statement owns the launch grid: the statement is

@@ -73,8 +73,10 @@ struct TcKnobs {
   bool groupWork = false;
   /// A temporary that may live in local memory.
   bool localTemporaries = false;
-  /// A convolution that may be lowered to gemms over views (tc.conv_gemm).
+  /// A convolution that may be lowered to gemms over views (tc.conv_gemm),
+  /// and whether the default lowering does (the cost rule's choice).
   bool convGemm = false;
+  bool convGemmDefault = false;
   /// A gemm instruction, whose register tiling the backend chooses.
   bool gemm = false;
   /// A def the mapper lowers from its isl schedule (`tc.schedule` and the
