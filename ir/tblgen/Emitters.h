@@ -27,6 +27,8 @@ void emitTraits(const llvm::RecordKeeper &records, llvm::raw_ostream &os);
 void emitFolds(llvm::ArrayRef<InstSpec> insts, llvm::raw_ostream &os);
 /// InstSpirv.inc: the SPIR-V opcodes of scalar forms, one row per kind.
 void emitSpirv(llvm::ArrayRef<InstSpec> insts, llvm::raw_ostream &os);
+/// InstCustomFormats.inc: the COMPREHEND_CUSTOM_FORMAT(Name) X-macro list.
+void emitCustomFormats(llvm::ArrayRef<InstSpec> insts, llvm::raw_ostream &os);
 /// docs/instructions.md.
 void emitDocs(llvm::ArrayRef<InstSpec> insts, llvm::raw_ostream &os);
 

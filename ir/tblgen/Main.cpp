@@ -27,6 +27,7 @@ enum class Action {
   Traits,
   Folds,
   Spirv,
+  CustomFormats,
   Docs
 };
 
@@ -45,6 +46,8 @@ cl::opt<Action> action(
         clEnumValN(Action::Traits, "gen-inst-traits", "InstTraits.inc"),
         clEnumValN(Action::Folds, "gen-inst-folds", "InstFolds.h.inc"),
         clEnumValN(Action::Spirv, "gen-inst-spirv", "InstSpirv.inc"),
+        clEnumValN(Action::CustomFormats, "gen-inst-custom-formats",
+                   "InstCustomFormats.inc"),
         clEnumValN(Action::Docs, "gen-inst-docs", "instructions.md")));
 
 bool generate(raw_ostream &os, RecordKeeper &records) {
@@ -76,6 +79,9 @@ bool generate(raw_ostream &os, RecordKeeper &records) {
     break;
   case Action::Spirv:
     emitSpirv(insts, os);
+    break;
+  case Action::CustomFormats:
+    emitCustomFormats(insts, os);
     break;
   case Action::Docs:
     emitDocs(insts, os);
