@@ -32,10 +32,11 @@ namespace {
 
 /// The constant value of \p value if a `constant` instruction defines it.
 std::optional<ir::ConstantValue> getConstant(const ir::Value *value) {
-  const ir::Instruction *def = value->getDefiningInstruction();
-  if (!def || def->getKind() != InstKind::Constant)
+  auto constant =
+      llvm::dyn_cast_or_null<ir::ConstantInst>(value->getDefiningInstruction());
+  if (!constant)
     return std::nullopt;
-  return def->getConstant(0);
+  return constant.getValue();
 }
 
 std::optional<int64_t> getInteger(const ir::Value *value) {

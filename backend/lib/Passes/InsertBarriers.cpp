@@ -204,7 +204,7 @@ private:
       llvm::SmallVector<const ir::Value *, 4> all(inside.writes.begin(),
                                                   inside.writes.end());
       all.append(inside.reads.begin(), inside.reads.end());
-      ir::Region &body = inst.getRegion(0);
+      ir::Region &body = ir::ForInst(&inst).getBody();
       ir::Instruction *yield =
           !body.empty() && body.back().getKind() == InstKind::Yield
               ? &body.back()

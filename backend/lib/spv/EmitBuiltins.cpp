@@ -159,7 +159,10 @@ LogicalResult FunctionEmitter::emitBuiltinInst(ir::Instruction &inst) {
     return emitCast(fromI32 ? ScalarKind::I32 : ScalarKind::I64, target,
                     i64Value);
   };
-  auto mode = [&] { return static_cast<unsigned>(inst.getInteger(0)); };
+  // group_id, num_groups, num_subgroups, subgroup_id: the component.
+  auto mode = [&] {
+    return static_cast<unsigned>(llvm::cast<ir::Builtin3View>(&inst).getMode());
+  };
   switch (kind) {
   case InstKind::GroupId:
     setValue(result,

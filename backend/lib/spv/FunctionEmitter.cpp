@@ -202,7 +202,7 @@ LogicalResult FunctionEmitter::emitInstruction(ir::Instruction &inst) {
   switch (inst.getKind()) {
   case InstKind::Parallel:
     // Every work-item runs the SPMD region; nothing to distribute.
-    return emitRegion(inst.getRegion(0));
+    return emitRegion(ir::ParallelInst(&inst).getBody());
   case InstKind::For:
     return emitFor(ir::ForInst(&inst));
   case InstKind::If:
