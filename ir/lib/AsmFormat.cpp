@@ -2,6 +2,7 @@
 #include "AsmFormat.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 
 #include <array>
 #include <optional>
@@ -108,6 +109,16 @@ bool FormatSplitter::addCustom() {
   if (close == llvm::StringRef::npos)
     return fail("expected '>' in 'custom<...>'");
   FormatElement element{FormatElement::Kind::Custom, rest.take_front(close)};
+  std::optional<CustomFormat> hook =
+      llvm::StringSwitch<std::optional<CustomFormat>>(element.text)
+#define COMPREHEND_CUSTOM_FORMAT(Name) .Case(#Name, CustomFormat::Name)
+#include "comprehend/ir/InstCustomFormats.inc"
+          .Default(std::nullopt);
+  // The enumerators come from these very formats (InstCustomFormats.inc),
+  // so this only fails for a format built outside the table.
+  if (!hook)
+    return fail("no hooks for 'custom<" + element.text + ">'");
+  element.index = static_cast<unsigned>(*hook);
   rest = rest.drop_front(close + 1).ltrim();
   if (rest.consume_front("(")) {
     while (true) {

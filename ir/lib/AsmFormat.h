@@ -39,7 +39,8 @@ struct FormatElement {
     Type,      ///< index: a result whose type is written as `: type`
     AttrDict,  ///< index: the dictionary property, optional `{...}`
     AttrDictWithKeyword, ///< index: the same, written `attributes {...}`
-    Custom               ///< text: the hook name; args: its `$name` arguments
+    Custom ///< text: the hook name, index: its CustomFormat; args: its
+           ///< `$name` arguments
   };
   FormatElement(Kind kind, llvm::StringRef text, unsigned index = 0)
       : kind(kind), text(text), index(index) {}
@@ -49,6 +50,13 @@ struct FormatElement {
   unsigned index;
   llvm::SmallVector<unsigned, 4> indices;
   llvm::SmallVector<llvm::StringRef, 4> args;
+};
+
+/// One enumerator per distinct `custom<Name>` of the table's formats; the
+/// parser and printer dispatch on it to their parseName / printName hooks.
+enum class CustomFormat : uint8_t {
+#define COMPREHEND_CUSTOM_FORMAT(Name) Name,
+#include "comprehend/ir/InstCustomFormats.inc"
 };
 
 /// A format split into elements.

@@ -25,6 +25,8 @@ public:
   LogicalResult parseConstant();
   LogicalResult parseFor();
   LogicalResult parseIf();
+  LogicalResult parseForeach() { return parseForeach(/*tiled=*/false); }
+  LogicalResult parseForeachTile() { return parseForeach(/*tiled=*/true); }
   LogicalResult parseForeach(bool tiled);
   LogicalResult parseSubview();
   LogicalResult parseExpand();
@@ -411,23 +413,11 @@ LogicalResult Parser::parseCustom(Instruction &inst,
                                   const FormatElement &element,
                                   PendingOperands &operands) {
   CustomParser hooks(*this, inst, operands);
-  llvm::StringRef name = element.text;
-  if (name == "Constant")
-    return hooks.parseConstant();
-  if (name == "For")
-    return hooks.parseFor();
-  if (name == "If")
-    return hooks.parseIf();
-  if (name == "Foreach")
-    return hooks.parseForeach(/*tiled=*/false);
-  if (name == "ForeachTile")
-    return hooks.parseForeach(/*tiled=*/true);
-  if (name == "Subview")
-    return hooks.parseSubview();
-  if (name == "Expand")
-    return hooks.parseExpand();
-  if (name == "CoopApply")
-    return hooks.parseCoopApply();
-  return emitError(inst.getLoc()) << "no parser for 'custom<" << name
-                                  << ">' of '" << inst.getName() << "'";
+  switch (static_cast<CustomFormat>(element.index)) {
+#define COMPREHEND_CUSTOM_FORMAT(Name)                                         \
+  case CustomFormat::Name:                                                     \
+    return hooks.parse##Name();
+#include "comprehend/ir/InstCustomFormats.inc"
+  }
+  llvm_unreachable("AsmFormat resolves every custom format");
 }

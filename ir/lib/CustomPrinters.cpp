@@ -23,6 +23,8 @@ public:
   void printConstant();
   void printFor();
   void printIf();
+  void printForeach() { printForeach(/*tiled=*/false); }
+  void printForeachTile() { printForeach(/*tiled=*/true); }
   void printForeach(bool tiled);
   void printSubview();
   void printExpand();
@@ -204,22 +206,11 @@ void CustomPrinter::printCoopApply() {
 void AsmPrinter::printCustom(const Instruction &inst,
                              const FormatElement &element) {
   CustomPrinter hooks(*this, inst);
-  llvm::StringRef name = element.text;
-  if (name == "Constant")
-    return hooks.printConstant();
-  if (name == "For")
-    return hooks.printFor();
-  if (name == "If")
-    return hooks.printIf();
-  if (name == "Foreach")
-    return hooks.printForeach(/*tiled=*/false);
-  if (name == "ForeachTile")
-    return hooks.printForeach(/*tiled=*/true);
-  if (name == "Subview")
-    return hooks.printSubview();
-  if (name == "Expand")
-    return hooks.printExpand();
-  if (name == "CoopApply")
-    return hooks.printCoopApply();
-  emit(("<custom<" + name + ">>").str());
+  switch (static_cast<CustomFormat>(element.index)) {
+#define COMPREHEND_CUSTOM_FORMAT(Name)                                         \
+  case CustomFormat::Name:                                                     \
+    return hooks.print##Name();
+#include "comprehend/ir/InstCustomFormats.inc"
+  }
+  llvm_unreachable("AsmFormat resolves every custom format");
 }

@@ -22,6 +22,10 @@ llvm::StringRef comprehend::ir::getMnemonic(InstKind kind) {
   return getDescriptor(kind).mnemonic;
 }
 
+bool comprehend::ir::hasTrait(InstKind kind, InstTrait trait) {
+  return getDescriptor(kind).hasTrait(trait);
+}
+
 std::optional<unsigned>
 InstDescriptor::findProperty(llvm::StringRef name) const {
   for (unsigned i = 0; i < properties.size(); ++i)

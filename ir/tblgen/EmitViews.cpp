@@ -112,6 +112,123 @@ static std::string buildParams(const InstSpec &inst, bool withDefaults) {
   return os.str();
 }
 
+/// The accessors of operands, results, properties and regions.
+static void emitAccessors(const InstSpec &inst, raw_ostream &os,
+                          bool withProps) {
+  for (unsigned i = 0; i < inst.operands.size(); ++i) {
+    const ValueSpec &operand = inst.operands[i];
+    std::string getter = "get" + toUpperCamel(operand.name);
+    if (operand.arity == Arity::Variadic)
+      os << "  llvm::ArrayRef<Value *> " << getter
+         << "() const { return inst->getOperandGroup(" << i << "); }\n";
+    else if (operand.arity == Arity::Optional)
+      os << "  Value *" << getter << "() const {\n"
+         << "    llvm::ArrayRef<Value *> group = inst->getOperandGroup(" << i
+         << ");\n    return group.empty() ? nullptr : group.front();\n  }\n";
+    else
+      os << "  Value *" << getter << "() const { return inst->getOperandGroup("
+         << i << ").front(); }\n";
+  }
+  for (const ValueSpec &result : inst.results) {
+    std::string getter = "get" + toUpperCamel(result.name);
+    if (result.arity == Arity::Variadic)
+      os << "  llvm::ArrayRef<Value *> " << getter
+         << "() const { return inst->getResults(); }\n";
+    else
+      os << "  Value *" << getter
+         << "() const { return inst->getResult(0); }\n";
+  }
+  for (unsigned i = 0; withProps && i < inst.props.size(); ++i) {
+    const PropSpec &prop = inst.props[i];
+    std::string camel = toUpperCamel(prop.name);
+    std::string type = propParamType(prop);
+    if (prop.kind == "Flag")
+      os << "  bool is" << camel << "() const { return inst->getFlag(" << i
+         << "); }\n";
+    else if (prop.kind == "Enum")
+      os << "  " << type << " get" << camel << "() const {\n"
+         << "    return static_cast<" << type << ">(inst->getInteger(" << i
+         << "));\n  }\n";
+    else if (prop.kind == "Integer")
+      os << "  int64_t get" << camel << "() const { return inst->getInteger("
+         << i << "); }\n";
+    else if (prop.kind == "IntegerList")
+      os << "  llvm::ArrayRef<int64_t> get" << camel
+         << "() const { return inst->getIntegerList(" << i << "); }\n";
+    else if (prop.kind == "Constant")
+      os << "  const ConstantValue &get" << camel
+         << "() const { return inst->getConstant(" << i << "); }\n";
+    else
+      os << "  const DictionaryAttr *get" << camel
+         << "() const { return inst->getDictionary(" << i << "); }\n";
+    os << "  void set" << camel << "(" << type << " value) const {\n"
+       << "    inst->setProperty(" << i << ", " << propStore(prop, "value")
+       << ");\n  }\n";
+  }
+  for (unsigned i = 0; i < inst.regions.size(); ++i)
+    os << "  Region &get" << toUpperCamel(inst.regions[i].name)
+       << "() const { return inst->getRegion(" << i << "); }\n";
+}
+
+static bool sameValues(ArrayRef<ValueSpec> a, ArrayRef<ValueSpec> b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(),
+                    [](const ValueSpec &x, const ValueSpec &y) {
+                      return x.name == y.name && x.arity == y.arity;
+                    });
+}
+
+static bool sameProps(ArrayRef<PropSpec> a, ArrayRef<PropSpec> b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(),
+                    [](const PropSpec &x, const PropSpec &y) {
+                      return x.name == y.name && x.kind == y.kind &&
+                             x.cppType == y.cppType;
+                    });
+}
+
+/// A view per TableGen class whose instructions share their operands and
+/// results (`ArithBinaryView` for add, sub, ...), so code handling the
+/// family by trait still reads operands by name. Properties and regions
+/// are included when they agree too.
+static void emitFamilyViews(ArrayRef<InstSpec> insts, raw_ostream &os) {
+  std::vector<std::string> families;
+  for (const InstSpec &inst : insts)
+    for (const std::string &cls : inst.classes)
+      if (!llvm::is_contained(families, cls))
+        families.push_back(cls);
+  for (const std::string &family : families) {
+    std::vector<const InstSpec *> members;
+    for (const InstSpec &inst : insts)
+      if (llvm::is_contained(inst.classes, family))
+        members.push_back(&inst);
+    const InstSpec &first = *members.front();
+    bool sameShape = members.size() > 1;
+    bool withProps = true;
+    for (const InstSpec *member : members) {
+      sameShape &= sameValues(member->operands, first.operands) &&
+                   sameValues(member->results, first.results) &&
+                   member->regions.size() == first.regions.size();
+      withProps &= sameProps(member->props, first.props);
+    }
+    if (!sameShape)
+      continue;
+    os << "\n/// Any instruction of the `" << family << "` family:";
+    for (const InstSpec *member : members)
+      os << " `" << member->mnemonic << "`";
+    os << ".\nclass " << family << "View : public InstView {\npublic:\n"
+       << "  using InstView::InstView;\n"
+       << "  static bool classof(const Instruction *inst) {\n"
+       << "    switch (inst->getKind()) {\n";
+    for (const InstSpec *member : members)
+      os << "    case InstKind::" << member->kindName << ":\n";
+    os << "      return true;\n    default:\n      return false;\n    }\n"
+       << "  }\n\n";
+    emitAccessors(first, os, withProps);
+    os << "};\n";
+  }
+}
+
 void comprehend::tblgen::emitViewDecls(ArrayRef<InstSpec> insts,
                                        raw_ostream &os) {
   os << "// Generated by comprehend-tblgen from Instructions.td. Do not "
@@ -128,62 +245,10 @@ void comprehend::tblgen::emitViewDecls(ArrayRef<InstSpec> insts,
        << "  static std::unique_ptr<Instruction> build(Context &ctx, "
           "Location loc"
        << buildParams(inst, true) << ");\n\n";
-    for (unsigned i = 0; i < inst.operands.size(); ++i) {
-      const ValueSpec &operand = inst.operands[i];
-      std::string getter = "get" + toUpperCamel(operand.name);
-      if (operand.arity == Arity::Variadic)
-        os << "  llvm::ArrayRef<Value *> " << getter
-           << "() const { return inst->getOperandGroup(" << i << "); }\n";
-      else if (operand.arity == Arity::Optional)
-        os << "  Value *" << getter << "() const {\n"
-           << "    llvm::ArrayRef<Value *> group = inst->getOperandGroup(" << i
-           << ");\n    return group.empty() ? nullptr : group.front();\n  }\n";
-      else
-        os << "  Value *" << getter
-           << "() const { return inst->getOperandGroup(" << i
-           << ").front(); }\n";
-    }
-    for (const ValueSpec &result : inst.results) {
-      std::string getter = "get" + toUpperCamel(result.name);
-      if (result.arity == Arity::Variadic)
-        os << "  llvm::ArrayRef<Value *> " << getter
-           << "() const { return inst->getResults(); }\n";
-      else
-        os << "  Value *" << getter
-           << "() const { return inst->getResult(0); }\n";
-    }
-    for (unsigned i = 0; i < inst.props.size(); ++i) {
-      const PropSpec &prop = inst.props[i];
-      std::string camel = toUpperCamel(prop.name);
-      std::string type = propParamType(prop);
-      if (prop.kind == "Flag")
-        os << "  bool is" << camel << "() const { return inst->getFlag(" << i
-           << "); }\n";
-      else if (prop.kind == "Enum")
-        os << "  " << type << " get" << camel << "() const {\n"
-           << "    return static_cast<" << type << ">(inst->getInteger(" << i
-           << "));\n  }\n";
-      else if (prop.kind == "Integer")
-        os << "  int64_t get" << camel << "() const { return inst->getInteger("
-           << i << "); }\n";
-      else if (prop.kind == "IntegerList")
-        os << "  llvm::ArrayRef<int64_t> get" << camel
-           << "() const { return inst->getIntegerList(" << i << "); }\n";
-      else if (prop.kind == "Constant")
-        os << "  const ConstantValue &get" << camel
-           << "() const { return inst->getConstant(" << i << "); }\n";
-      else
-        os << "  const DictionaryAttr *get" << camel
-           << "() const { return inst->getDictionary(" << i << "); }\n";
-      os << "  void set" << camel << "(" << type << " value) const {\n"
-         << "    inst->setProperty(" << i << ", " << propStore(prop, "value")
-         << ");\n  }\n";
-    }
-    for (unsigned i = 0; i < inst.regions.size(); ++i)
-      os << "  Region &get" << toUpperCamel(inst.regions[i].name)
-         << "() const { return inst->getRegion(" << i << "); }\n";
+    emitAccessors(inst, os, true);
     os << "};\n";
   }
+  emitFamilyViews(insts, os);
 }
 
 /// The expression computing a result type in build().

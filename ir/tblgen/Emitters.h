@@ -21,6 +21,14 @@ void emitViewDefs(llvm::ArrayRef<InstSpec> insts, llvm::raw_ostream &os);
 void emitVerifier(llvm::ArrayRef<InstSpec> insts, llvm::raw_ostream &os);
 /// InstVerifyHooks.h.inc: declarations of the verify hooks.
 void emitVerifyHookDecls(llvm::ArrayRef<InstSpec> insts, llvm::raw_ostream &os);
+/// InstTraits.inc: the COMPREHEND_TRAIT(Name, Doc) X-macro list.
+void emitTraits(const llvm::RecordKeeper &records, llvm::raw_ostream &os);
+/// InstFolds.h.inc: the scalar semantics (constant folding).
+void emitFolds(llvm::ArrayRef<InstSpec> insts, llvm::raw_ostream &os);
+/// InstSpirv.inc: the SPIR-V opcodes of scalar forms, one row per kind.
+void emitSpirv(llvm::ArrayRef<InstSpec> insts, llvm::raw_ostream &os);
+/// InstCustomFormats.inc: the COMPREHEND_CUSTOM_FORMAT(Name) X-macro list.
+void emitCustomFormats(llvm::ArrayRef<InstSpec> insts, llvm::raw_ostream &os);
 /// docs/instructions.md.
 void emitDocs(llvm::ArrayRef<InstSpec> insts, llvm::raw_ostream &os);
 

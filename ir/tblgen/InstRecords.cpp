@@ -218,6 +218,22 @@ std::vector<WhereSpec> readWhere(const Record *record) {
   return relations;
 }
 
+/// Marks the operands named in `reads`, `writes` and `viewSource`.
+void readEffects(const Record *record, InstSpec &spec) {
+  auto find = [&](StringRef name) -> ValueSpec & {
+    for (ValueSpec &operand : spec.operands)
+      if (operand.name == name)
+        return operand;
+    PrintFatalError(record->getLoc(), "no operand '" + name + "'");
+  };
+  for (StringRef name : record->getValueAsListOfStrings("reads"))
+    find(name).reads = true;
+  for (StringRef name : record->getValueAsListOfStrings("writes"))
+    find(name).writes = true;
+  if (StringRef name = record->getValueAsString("viewSource"); !name.empty())
+    find(name).viewSource = true;
+}
+
 } // namespace
 
 std::vector<InstSpec>
@@ -252,7 +268,46 @@ comprehend::tblgen::readInstructions(const RecordKeeper &records) {
     spec.terminator = record->getValueAsBit("terminator");
     if (spec.results.size() > 1)
       PrintFatalError(record->getLoc(), "at most one result group");
+    for (const auto &[superClass, range] : record->getSuperClasses())
+      if (superClass->getName() != "Inst")
+        spec.classes.push_back(superClass->getName().str());
+    for (const Record *trait : record->getValueAsListOfDefs("traits"))
+      spec.traits.push_back(trait->getName().str());
+    readEffects(record, spec);
+    spec.intFold = record->getValueAsString("intFold").str();
+    spec.intFoldIf = record->getValueAsString("intFoldIf").str();
+    spec.realFold = record->getValueAsString("realFold").str();
+    spec.boolFold = record->getValueAsString("boolFold").str();
+    spec.compare = record->getValueAsString("compare").str();
+    spec.spirvInt = record->getValueAsString("spirvInt").str();
+    spec.spirvFloat = record->getValueAsString("spirvFloat").str();
+    spec.spirvBool = record->getValueAsString("spirvBool").str();
+    spec.spirvExt = record->getValueAsBit("spirvExt");
     insts.push_back(std::move(spec));
   }
+  // `combine` names an instruction by mnemonic; resolve it to its kind.
+  for (InstSpec &spec : insts) {
+    std::string combine = spec.record->getValueAsString("combine").str();
+    if (combine.empty())
+      continue;
+    auto it = llvm::find_if(insts, [&](const InstSpec &other) {
+      return other.mnemonic == combine;
+    });
+    if (it == insts.end())
+      PrintFatalError(spec.record->getLoc(),
+                      "combine: no instruction '" + combine + "'");
+    spec.combine = it->kindName;
+  }
   return insts;
+}
+
+std::vector<const Record *>
+comprehend::tblgen::readTraits(const RecordKeeper &records) {
+  std::vector<Record *> defs = records.getAllDerivedDefinitions("Trait");
+  llvm::sort(defs, [](const Record *a, const Record *b) {
+    return a->getID() < b->getID();
+  });
+  if (defs.size() > 64)
+    PrintFatalError("at most 64 traits (InstDescriptor::traits is a mask)");
+  return {defs.begin(), defs.end()};
 }

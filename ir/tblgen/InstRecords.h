@@ -40,6 +40,11 @@ struct ValueSpec {
   std::string name;
   Arity arity = Arity::Single;
   Constraint constraint;
+  /// Operands: whether the instruction reads / writes the memref's
+  /// elements, and whether a memref result refers to this operand's memory.
+  bool reads = false;
+  bool writes = false;
+  bool viewSource = false;
 };
 
 struct PropSpec {
@@ -91,7 +96,18 @@ struct InstSpec {
   std::string buildHook;
   bool pure = false;
   bool terminator = false;
+  std::vector<std::string> traits; // Trait def names
+  /// The TableGen classes the record derives from, other than Inst
+  /// (`ArithBinary`), outermost last.
+  std::vector<std::string> classes;
+  std::string combine; // kind name of the combining instruction
+  std::string intFold, intFoldIf, realFold, boolFold, compare;
+  std::string spirvInt, spirvFloat, spirvBool;
+  bool spirvExt = false;
 };
+
+/// All Trait defs in definition order.
+std::vector<const llvm::Record *> readTraits(const llvm::RecordKeeper &records);
 
 /// All instructions in definition order.
 std::vector<InstSpec> readInstructions(const llvm::RecordKeeper &records);

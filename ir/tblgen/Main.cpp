@@ -24,6 +24,10 @@ enum class Action {
   ViewDefs,
   Verifier,
   VerifyHooks,
+  Traits,
+  Folds,
+  Spirv,
+  CustomFormats,
   Docs
 };
 
@@ -39,6 +43,11 @@ cl::opt<Action> action(
         clEnumValN(Action::Verifier, "gen-inst-verifier", "InstVerify.cpp.inc"),
         clEnumValN(Action::VerifyHooks, "gen-inst-verify-hooks",
                    "InstVerifyHooks.h.inc"),
+        clEnumValN(Action::Traits, "gen-inst-traits", "InstTraits.inc"),
+        clEnumValN(Action::Folds, "gen-inst-folds", "InstFolds.h.inc"),
+        clEnumValN(Action::Spirv, "gen-inst-spirv", "InstSpirv.inc"),
+        clEnumValN(Action::CustomFormats, "gen-inst-custom-formats",
+                   "InstCustomFormats.inc"),
         clEnumValN(Action::Docs, "gen-inst-docs", "instructions.md")));
 
 bool generate(raw_ostream &os, RecordKeeper &records) {
@@ -61,6 +70,18 @@ bool generate(raw_ostream &os, RecordKeeper &records) {
     break;
   case Action::VerifyHooks:
     emitVerifyHookDecls(insts, os);
+    break;
+  case Action::Traits:
+    emitTraits(records, os);
+    break;
+  case Action::Folds:
+    emitFolds(insts, os);
+    break;
+  case Action::Spirv:
+    emitSpirv(insts, os);
+    break;
+  case Action::CustomFormats:
+    emitCustomFormats(insts, os);
     break;
   case Action::Docs:
     emitDocs(insts, os);

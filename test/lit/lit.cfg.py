@@ -11,6 +11,11 @@ config.test_exec_root = os.path.join(config.comprehend_binary_dir, "test", "lit"
 
 comprehend = os.path.join(config.comprehend_binary_dir, "tools", "comprehend", "comprehend")
 config.substitutions.append(("%comprehend", comprehend))
+# The instruction table generator, for its diagnostics on malformed records.
+config.substitutions.append(("%tblgen", os.path.join(
+    config.comprehend_binary_dir, "ir", "tblgen", "comprehend-tblgen")))
+config.substitutions.append(("%ir-td-dir", os.path.join(
+    config.comprehend_source_dir, "ir", "include", "comprehend", "ir")))
 config.substitutions.append(("%spirv-val", config.spirv_val))
 config.substitutions.append(("%examples", os.path.join(config.comprehend_source_dir, "examples")))
 

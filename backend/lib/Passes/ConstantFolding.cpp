@@ -18,6 +18,7 @@
 #include "comprehend/ir/Attributes.h"
 #include "comprehend/ir/Builder.h"
 #include "comprehend/ir/Function.h"
+#include "comprehend/ir/InstSemantics.h"
 
 #include <cmath>
 #include <optional>
@@ -31,10 +32,11 @@ namespace {
 
 /// The constant value of \p value if a `constant` instruction defines it.
 std::optional<ir::ConstantValue> getConstant(const ir::Value *value) {
-  const ir::Instruction *def = value->getDefiningInstruction();
-  if (!def || def->getKind() != InstKind::Constant)
+  auto constant =
+      llvm::dyn_cast_or_null<ir::ConstantInst>(value->getDefiningInstruction());
+  if (!constant)
     return std::nullopt;
-  return def->getConstant(0);
+  return constant.getValue();
 }
 
 std::optional<int64_t> getInteger(const ir::Value *value) {
@@ -48,90 +50,7 @@ std::optional<int64_t> getInteger(const ir::Value *value) {
 
 /// Wraps \p value to the width of the integer kind \p kind (sign-extended).
 int64_t wrap(int64_t value, ScalarKind kind) {
-  unsigned bits = 8 * ir::getSizeInBytes(kind);
-  if (bits >= 64)
-    return value;
-  uint64_t mask = (uint64_t(1) << bits) - 1;
-  uint64_t truncated = static_cast<uint64_t>(value) & mask;
-  uint64_t sign = uint64_t(1) << (bits - 1);
-  return static_cast<int64_t>((truncated ^ sign) - sign);
-}
-
-std::optional<int64_t> foldInteger(InstKind kind, ScalarKind scalar, int64_t a,
-                                   int64_t b) {
-  auto ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
-  unsigned bits = 8 * ir::getSizeInBytes(scalar);
-  switch (kind) {
-  case InstKind::Add:
-    return wrap(static_cast<int64_t>(ua + ub), scalar);
-  case InstKind::Sub:
-    return wrap(static_cast<int64_t>(ua - ub), scalar);
-  case InstKind::Mul:
-    return wrap(static_cast<int64_t>(ua * ub), scalar);
-  case InstKind::Div:
-  case InstKind::Rem:
-    if (b == 0 || (b == -1 && a == wrap(int64_t(1) << (bits - 1), scalar)))
-      return std::nullopt; // undefined at run time: leave it there
-    return kind == InstKind::Div ? a / b : a % b;
-  case InstKind::Max:
-    return std::max(a, b);
-  case InstKind::Min:
-    return std::min(a, b);
-  case InstKind::Shl:
-    if (b < 0 || b >= bits)
-      return std::nullopt;
-    return wrap(static_cast<int64_t>(ua << b), scalar);
-  case InstKind::Shr:
-    if (b < 0 || b >= bits)
-      return std::nullopt;
-    return a >> b;
-  case InstKind::And:
-    return a & b;
-  case InstKind::Or:
-    return a | b;
-  case InstKind::Xor:
-    return a ^ b;
-  default:
-    return std::nullopt;
-  }
-}
-
-std::optional<double> foldFloat(InstKind kind, double a, double b) {
-  switch (kind) {
-  case InstKind::Add:
-    return a + b;
-  case InstKind::Sub:
-    return a - b;
-  case InstKind::Mul:
-    return a * b;
-  case InstKind::Div:
-    return a / b;
-  case InstKind::Max:
-    return std::fmax(a, b);
-  case InstKind::Min:
-    return std::fmin(a, b);
-  default:
-    return std::nullopt;
-  }
-}
-
-template <typename T> std::optional<bool> compare(InstKind kind, T a, T b) {
-  switch (kind) {
-  case InstKind::Equal:
-    return a == b;
-  case InstKind::NotEqual:
-    return a != b;
-  case InstKind::GreaterThan:
-    return a > b;
-  case InstKind::GreaterThanEqual:
-    return a >= b;
-  case InstKind::LessThan:
-    return a < b;
-  case InstKind::LessThanEqual:
-    return a <= b;
-  default:
-    return std::nullopt;
-  }
+  return ir::wrapToWidth(value, 8 * ir::getSizeInBytes(kind));
 }
 
 bool isFoldableKind(ScalarKind kind) {
@@ -151,7 +70,8 @@ private:
   void foldRegion(ir::Region &region) {
     for (auto it = region.begin(); it != region.end();) {
       ir::Instruction &inst = *it++;
-      if (inst.getKind() == InstKind::If && foldIf(region, inst))
+      if (auto ifInst = llvm::dyn_cast<ir::IfInst>(&inst);
+          ifInst && foldIf(region, ifInst))
         continue;
       for (ir::Region *nested : inst.getRegions())
         foldRegion(*nested);
@@ -180,18 +100,18 @@ private:
   }
 
   /// Inlines the taken region of an `if` on a constant condition.
-  bool foldIf(ir::Region &region, ir::Instruction &inst) {
+  bool foldIf(ir::Region &region, ir::IfInst inst) {
     std::optional<ir::ConstantValue> condition =
-        getConstant(inst.getOperand(0));
+        getConstant(inst.getCondition());
     if (!condition)
       return false;
     bool taken = std::get<bool>(*condition);
-    if (!taken && inst.getNumRegions() < 2 && inst.getNumResults() != 0)
+    if (!taken && inst->getNumRegions() < 2 && inst->getNumResults() != 0)
       return false;
     ir::Region *chosen =
-        taken ? &inst.getRegion(0)
-              : (inst.getNumRegions() > 1 ? &inst.getRegion(1) : nullptr);
-    auto position = region.getIterator(&inst);
+        taken ? &inst.getThen()
+              : (inst->getNumRegions() > 1 ? &inst.getElse() : nullptr);
+    auto position = region.getIterator(inst);
     llvm::SmallVector<ir::Value *, 4> yielded;
     if (chosen) {
       while (!chosen->empty()) {
@@ -203,9 +123,9 @@ private:
         region.insert(position, chosen->remove(&first));
       }
     }
-    for (auto [result, value] : llvm::zip(inst.getResults(), yielded))
+    for (auto [result, value] : llvm::zip(inst->getResults(), yielded))
       result->replaceAllUsesWith(value);
-    region.erase(&inst);
+    region.erase(inst);
     return true;
   }
 
@@ -214,13 +134,13 @@ private:
     const ir::Type *resultType = inst.getResult(0)->getType();
     switch (kind) {
     case InstKind::Size: {
-      auto *memref =
-          llvm::dyn_cast<ir::MemRefType>(inst.getOperand(0)->getType());
-      int64_t mode = inst.getInteger(0);
-      if (memref && !memref->isDynamicShape(static_cast<unsigned>(mode)))
-        return ir::ConstantValue(memref->getShape(static_cast<unsigned>(mode)));
-      auto *group =
-          llvm::dyn_cast<ir::GroupType>(inst.getOperand(0)->getType());
+      ir::SizeInst size(&inst);
+      const ir::Type *tensorType = size.getTensor()->getType();
+      auto mode = static_cast<unsigned>(size.getMode());
+      auto *memref = llvm::dyn_cast<ir::MemRefType>(tensorType);
+      if (memref && !memref->isDynamicShape(mode))
+        return ir::ConstantValue(memref->getShape(mode));
+      auto *group = llvm::dyn_cast<ir::GroupType>(tensorType);
       if (group && !ir::isDynamic(group->getSize()))
         return ir::ConstantValue(group->getSize());
       return std::nullopt;
@@ -235,7 +155,8 @@ private:
       if (!size || !wgs)
         return std::nullopt;
       int64_t counts[3] = {(*wgs)[0] / *size, (*wgs)[1], 1};
-      return ir::ConstantValue(counts[inst.getInteger(0)]);
+      return ir::ConstantValue(
+          counts[static_cast<unsigned>(ir::NumSubgroupsInst(&inst).getMode())]);
     }
     default:
       break;
@@ -253,7 +174,7 @@ private:
       operands.push_back(*value);
     }
     auto *operandType =
-        llvm::dyn_cast<ir::ScalarType>(inst.getOperand(0)->getType());
+        llvm::dyn_cast<ir::ScalarType>(inst.getOperands().front()->getType());
 
     if (kind == InstKind::Cast) {
       if (!operandType || !isFoldableKind(operandType->getScalarKind()) ||
@@ -272,33 +193,24 @@ private:
       return ir::ConstantValue(wrap(static_cast<int64_t>(real), to));
     }
 
+    auto toConstant = [](auto result) {
+      return result ? std::optional<ir::ConstantValue>(*result) : std::nullopt;
+    };
     if (isBool && operands.size() == 2 && operandType) {
       if (!isFoldableKind(operandType->getScalarKind()))
         return std::nullopt;
-      std::optional<bool> result;
       if (ir::isInteger(operandType->getScalarKind()))
-        result = compare(kind, std::get<int64_t>(operands[0]),
-                         std::get<int64_t>(operands[1]));
-      else
-        result = compare(kind, std::get<double>(operands[0]),
-                         std::get<double>(operands[1]));
-      return result ? std::optional<ir::ConstantValue>(*result) : std::nullopt;
+        return toConstant(ir::foldCompare(kind, std::get<int64_t>(operands[0]),
+                                          std::get<int64_t>(operands[1])));
+      return toConstant(ir::foldCompare(kind, std::get<double>(operands[0]),
+                                        std::get<double>(operands[1])));
     }
     if (isBool) {
       bool a = std::get<bool>(operands[0]);
-      if (kind == InstKind::Not)
-        return ir::ConstantValue(!a);
-      bool b = std::get<bool>(operands[1]);
-      switch (kind) {
-      case InstKind::And:
-        return ir::ConstantValue(a && b);
-      case InstKind::Or:
-        return ir::ConstantValue(a || b);
-      case InstKind::Xor:
-        return ir::ConstantValue(a != b);
-      default:
-        return std::nullopt;
-      }
+      if (operands.size() == 1)
+        return toConstant(ir::foldBoolUnary(kind, a));
+      return toConstant(
+          ir::foldBoolBinary(kind, a, std::get<bool>(operands[1])));
     }
 
     ScalarKind scalar = scalarType->getScalarKind();
@@ -306,32 +218,18 @@ private:
         operandType->getScalarKind() != scalar)
       return std::nullopt;
     if (ir::isInteger(scalar)) {
+      unsigned bits = 8 * ir::getSizeInBytes(scalar);
       int64_t a = std::get<int64_t>(operands[0]);
-      if (operands.size() == 1) {
-        if (kind == InstKind::Neg)
-          return ir::ConstantValue(
-              wrap(static_cast<int64_t>(0 - uint64_t(a)), scalar));
-        if (kind == InstKind::Not)
-          return ir::ConstantValue(wrap(~a, scalar));
-        if (kind == InstKind::Abs)
-          return ir::ConstantValue(
-              wrap(a < 0 ? static_cast<int64_t>(0 - uint64_t(a)) : a, scalar));
-        return std::nullopt;
-      }
-      std::optional<int64_t> result =
-          foldInteger(kind, scalar, a, std::get<int64_t>(operands[1]));
-      return result ? std::optional<ir::ConstantValue>(*result) : std::nullopt;
+      if (operands.size() == 1)
+        return toConstant(ir::foldIntegerUnary(kind, a, bits));
+      return toConstant(
+          ir::foldIntegerBinary(kind, a, std::get<int64_t>(operands[1]), bits));
     }
     double a = std::get<double>(operands[0]);
-    if (operands.size() == 1) {
-      if (kind == InstKind::Neg)
-        return ir::ConstantValue(-a);
-      if (kind == InstKind::Abs)
-        return ir::ConstantValue(std::fabs(a));
-      return std::nullopt;
-    }
     std::optional<double> result =
-        foldFloat(kind, a, std::get<double>(operands[1]));
+        operands.size() == 1
+            ? ir::foldRealUnary(kind, a)
+            : ir::foldRealBinary(kind, a, std::get<double>(operands[1]));
     if (!result)
       return std::nullopt;
     return ir::ConstantValue(roundTo(scalar, *result));
@@ -349,11 +247,13 @@ private:
     auto *type = llvm::dyn_cast<ir::ScalarType>(inst.getResult(0)->getType());
     if (!type || !type->isInteger())
       return nullptr;
+    // Binary arithmetic: operands (a, b).
+    ir::Value *a = inst.getOperands().front(), *b = inst.getOperands().back();
     int64_t neutral = kind == InstKind::Mul ? 1 : 0;
-    if (getInteger(inst.getOperand(1)) == neutral)
-      return inst.getOperand(0);
-    if (kind != InstKind::Sub && getInteger(inst.getOperand(0)) == neutral)
-      return inst.getOperand(1);
+    if (getInteger(b) == neutral)
+      return a;
+    if (kind != InstKind::Sub && getInteger(a) == neutral)
+      return b;
     return nullptr;
   }
 

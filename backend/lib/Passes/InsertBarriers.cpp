@@ -8,11 +8,13 @@
 // `.local` after the address spaces involved) before an instruction that
 // reads what was written or writes what was read or written.
 //
+// What an instruction reads and writes is the instruction table's: the
+// memory effects of its operands (`reads`, `writes` in Instructions.td).
 // Memory is identified by its root: a function parameter, an alloca, or a
 // group (for memrefs loaded from it); views (subview, expand, fuse) share
-// their operand's root. Distinct roots are assumed not to alias. A collective
-// `for` whose body touches memory also gets a barrier at the end of its body,
-// for the dependence between iterations.
+// their operand's root (the table's `viewSource`). Distinct roots are assumed
+// not to alias. A collective `for` whose body touches memory also gets a
+// barrier at the end of its body, for the dependence between iterations.
 //
 //===----------------------------------------------------------------------===//
 #include "Passes/Pass.h"
@@ -28,19 +30,23 @@ using ir::InstKind;
 
 namespace {
 
+/// The operand whose memory the memref result of \p def refers to (the
+/// table's `viewSource`), if any.
+const ir::Value *getViewSource(const ir::Instruction &def) {
+  const ir::InstDescriptor &desc = def.getDescriptor();
+  for (unsigned group = 0; group < desc.operands.size(); ++group)
+    if (desc.operands[group].viewSource)
+      return def.getOperandGroup(group).front();
+  return nullptr;
+}
+
 /// The memory a value of memref or group type refers to.
 const ir::Value *getRoot(const ir::Value *value) {
   while (const ir::Instruction *def = value->getDefiningInstruction()) {
-    switch (def->getKind()) {
-    case InstKind::Subview:
-    case InstKind::Expand:
-    case InstKind::Fuse:
-    case InstKind::Load: // a memref loaded from a group
-      value = def->getOperand(0);
-      continue;
-    default:
+    const ir::Value *source = getViewSource(*def);
+    if (!source)
       return value;
-    }
+    value = source;
   }
   return value;
 }
@@ -91,51 +97,24 @@ struct Accesses {
   }
 };
 
-/// Adds what \p inst (and its regions) reads and writes to \p accesses.
+/// Adds what \p inst (and its regions) reads and writes to \p accesses,
+/// after the memory effects of its operands in the instruction table.
 void collectAccesses(const ir::Instruction &inst, Accesses &accesses) {
-  auto memoryOperand = [&](unsigned i) { return getRoot(inst.getOperand(i)); };
-  switch (inst.getKind()) {
-  case InstKind::Axpby:
-  case InstKind::Sum:
-  case InstKind::Cumsum:
-    // alpha, A, beta, B
-    accesses.reads.insert(memoryOperand(1));
-    accesses.reads.insert(memoryOperand(3));
-    accesses.writes.insert(memoryOperand(3));
-    break;
-  case InstKind::Gemm:
-  case InstKind::Gemv:
-  case InstKind::Ger:
-  case InstKind::Hadamard:
-    // alpha, A, B, beta, C
-    accesses.reads.insert(memoryOperand(1));
-    accesses.reads.insert(memoryOperand(2));
-    accesses.reads.insert(memoryOperand(4));
-    accesses.writes.insert(memoryOperand(4));
-    break;
-  case InstKind::Load:
-  case InstKind::AtomicLoad:
-  case InstKind::CooperativeMatrixLoad:
-  case InstKind::CooperativeMatrixAtomicLoad:
-  case InstKind::CooperativeMatrixPrefetch:
-    if (!llvm::isa<ir::GroupType>(inst.getOperand(0)->getType()))
-      accesses.reads.insert(memoryOperand(0));
-    break;
-  case InstKind::Store:
-  case InstKind::AtomicStore:
-  case InstKind::AtomicAdd:
-  case InstKind::AtomicMin:
-  case InstKind::AtomicMax:
-  case InstKind::CooperativeMatrixStore:
-  case InstKind::CooperativeMatrixAtomicStore:
-  case InstKind::CooperativeMatrixAtomicAdd:
-  case InstKind::CooperativeMatrixAtomicMin:
-  case InstKind::CooperativeMatrixAtomicMax:
-    accesses.reads.insert(memoryOperand(1));
-    accesses.writes.insert(memoryOperand(1));
-    break;
-  default:
-    break;
+  const ir::InstDescriptor &desc = inst.getDescriptor();
+  for (unsigned group = 0; group < desc.operands.size(); ++group) {
+    ir::MemoryEffect effect = desc.operands[group].effect;
+    if (effect == ir::MemoryEffect::None)
+      continue;
+    for (const ir::Value *operand : inst.getOperandGroup(group)) {
+      // Loading a memref from a group reads no tensor element.
+      if (llvm::isa<ir::GroupType>(operand->getType()))
+        continue;
+      const ir::Value *root = getRoot(operand);
+      if (ir::reads(effect))
+        accesses.reads.insert(root);
+      if (ir::writes(effect))
+        accesses.writes.insert(root);
+    }
   }
   for (const ir::Region *region : inst.getRegions())
     for (const ir::Instruction &nested : *region)
@@ -225,7 +204,7 @@ private:
       llvm::SmallVector<const ir::Value *, 4> all(inside.writes.begin(),
                                                   inside.writes.end());
       all.append(inside.reads.begin(), inside.reads.end());
-      ir::Region &body = inst.getRegion(0);
+      ir::Region &body = ir::ForInst(&inst).getBody();
       ir::Instruction *yield =
           !body.empty() && body.back().getKind() == InstKind::Yield
               ? &body.back()

@@ -20,10 +20,10 @@
 #include "Passes/Pass.h"
 
 #include "comprehend/ir/Function.h"
+#include "comprehend/ir/InstVisitor.h"
 
 using namespace comprehend;
 using namespace comprehend::backend;
-using ir::InstKind;
 using ir::ScalarKind;
 
 namespace {
@@ -80,39 +80,29 @@ public:
 
 private:
   static bool isCollectiveBlas(const ir::Instruction &inst) {
-    switch (inst.getKind()) {
-    case InstKind::Axpby:
-    case InstKind::Cumsum:
-    case InstKind::Gemm:
-    case InstKind::Gemv:
-    case InstKind::Ger:
-    case InstKind::Hadamard:
-    case InstKind::Sum:
-      return true;
-    default:
-      return false;
-    }
+    return inst.hasTrait(ir::InstTrait::Blas);
   }
 
-  void lower(ir::Instruction &inst, LoweringBuilder &b) {
-    switch (inst.getKind()) {
-    case InstKind::Gemm:
-      return lowerGemm(ir::GemmInst(&inst), b);
-    case InstKind::Gemv:
-      return lowerGemv(ir::GemvInst(&inst), b);
-    case InstKind::Ger:
-      return lowerGer(ir::GerInst(&inst), b);
-    case InstKind::Hadamard:
-      return lowerHadamard(ir::HadamardInst(&inst), b);
-    case InstKind::Axpby:
-      return lowerAxpby(ir::AxpbyInst(&inst), b);
-    case InstKind::Sum:
-      return lowerSum(ir::SumInst(&inst), b);
-    case InstKind::Cumsum:
-      return lowerCumsum(ir::CumsumInst(&inst), b);
-    default:
-      llvm_unreachable("not a collective BLAS instruction");
+  /// Calls the lowering of each Blas instruction.
+  struct Dispatch : ir::InstVisitor<Dispatch> {
+    Dispatch(LowerCollectivePass &pass, LoweringBuilder &b)
+        : pass(pass), b(b) {}
+    void visitGemm(ir::GemmInst inst) { pass.lowerGemm(inst, b); }
+    void visitGemv(ir::GemvInst inst) { pass.lowerGemv(inst, b); }
+    void visitGer(ir::GerInst inst) { pass.lowerGer(inst, b); }
+    void visitHadamard(ir::HadamardInst inst) { pass.lowerHadamard(inst, b); }
+    void visitAxpby(ir::AxpbyInst inst) { pass.lowerAxpby(inst, b); }
+    void visitSum(ir::SumInst inst) { pass.lowerSum(inst, b); }
+    void visitCumsum(ir::CumsumInst inst) { pass.lowerCumsum(inst, b); }
+    void visitInstruction(ir::Instruction &) {
+      llvm_unreachable("a Blas instruction without lowering");
     }
+    LowerCollectivePass &pass;
+    LoweringBuilder &b;
+  };
+
+  void lower(ir::Instruction &inst, LoweringBuilder &b) {
+    Dispatch(*this, b).dispatch(inst);
   }
 
   /// Opens `foreach (...) = (0, ...), (sizes...)` and returns its loop

@@ -107,7 +107,7 @@ private:
   void lowerForeachTile(ir::ForeachTileInst inst, LoweringBuilder &b) {
     Location loc = b.getLoc();
     llvm::ArrayRef<ir::Value *> from = inst.getFrom(), to = inst.getTo();
-    llvm::ArrayRef<int64_t> tileShape = inst->getIntegerList(0);
+    llvm::ArrayRef<int64_t> tileShape = inst.getTileShape();
     unsigned numModes = from.size();
     ir::Region &body = inst.getBody();
 

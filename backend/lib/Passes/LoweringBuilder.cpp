@@ -8,10 +8,11 @@ using namespace comprehend::backend;
 
 std::optional<ir::ConstantValue>
 comprehend::backend::getConstantValue(const ir::Value *value) {
-  const ir::Instruction *def = value->getDefiningInstruction();
-  if (!def || def->getKind() != ir::InstKind::Constant)
+  auto constant =
+      llvm::dyn_cast_or_null<ir::ConstantInst>(value->getDefiningInstruction());
+  if (!constant)
     return std::nullopt;
-  return def->getConstant(0);
+  return constant.getValue();
 }
 
 bool comprehend::backend::isConstantNumber(const ir::Value *value,

@@ -18,6 +18,37 @@ using namespace comprehend::backend::spv;
 using ir::InstKind;
 using ir::ScalarKind;
 
+namespace {
+
+constexpr unsigned kNoOpcode = ~0u;
+
+/// The SPIR-V of an instruction's scalar form, from the instruction table
+/// (`spirvInt`, `spirvFloat`, `spirvBool`, `spirvExt`).
+struct ScalarOpcodes {
+  bool isExtInst;
+  unsigned integer, floating, boolean;
+};
+
+constexpr ScalarOpcodes kScalarOpcodes[] = {
+#include "comprehend/ir/InstSpirv.inc"
+};
+static_assert(std::size(kScalarOpcodes) == ir::kNumInstKinds,
+              "one row per InstKind");
+
+} // namespace
+
+Id FunctionEmitter::emitTableOp(InstKind kind, std::optional<ScalarKind> scalar,
+                                Id type, llvm::ArrayRef<Id> operands) {
+  const ScalarOpcodes &row = kScalarOpcodes[static_cast<unsigned>(kind)];
+  unsigned opcode = !scalar                  ? row.boolean
+                    : ir::isInteger(*scalar) ? row.integer
+                                             : row.floating;
+  assert(opcode != kNoOpcode && "the instruction table has no opcode");
+  if (row.isExtInst)
+    return emitExt(static_cast<OpenCLLIB::Entrypoints>(opcode), type, operands);
+  return emitValue(static_cast<::spv::Op>(opcode), type, operands);
+}
+
 Id FunctionEmitter::makeComplex(ScalarKind kind, Id re, Id im) {
   // OpCompositeInsert instead of OpCompositeConstruct: LLVMSPIRVLib 15
   // crashes on vectors constructed from non-constant scalars.
@@ -69,85 +100,43 @@ Id FunctionEmitter::emitMulAdd(ScalarKind kind, Id a, Id b, Id c,
 
 Id FunctionEmitter::emitScalarBinary(InstKind kind, ScalarKind scalar, Id a,
                                      Id b, unsigned width) {
-  Id type = getVectorValueType(scalar, width);
-  bool isInt = ir::isInteger(scalar);
-  switch (kind) {
-  case InstKind::Add:
-    return emitValue(isInt ? ::spv::OpIAdd : ::spv::OpFAdd, type, {a, b});
-  case InstKind::Sub:
-    return emitValue(isInt ? ::spv::OpISub : ::spv::OpFSub, type, {a, b});
-  case InstKind::Mul:
-    if (ir::isComplex(scalar))
-      return complexMul(scalar, a, b);
-    return emitValue(isInt ? ::spv::OpIMul : ::spv::OpFMul, type, {a, b});
-  case InstKind::Div:
-    if (ir::isComplex(scalar))
-      return complexDiv(scalar, a, b);
-    return emitValue(isInt ? ::spv::OpSDiv : ::spv::OpFDiv, type, {a, b});
-  case InstKind::Rem:
-    return emitValue(isInt ? ::spv::OpSRem : ::spv::OpFRem, type, {a, b});
-  case InstKind::Max:
-    return emitExt(isInt ? OpenCLLIB::SMax : OpenCLLIB::Fmax, type, {a, b});
-  case InstKind::Min:
-    return emitExt(isInt ? OpenCLLIB::SMin : OpenCLLIB::Fmin, type, {a, b});
-  case InstKind::Shl:
-    return emitValue(::spv::OpShiftLeftLogical, type, {a, b});
-  case InstKind::Shr:
-    return emitValue(::spv::OpShiftRightArithmetic, type, {a, b});
-  case InstKind::And:
-    return emitValue(::spv::OpBitwiseAnd, type, {a, b});
-  case InstKind::Or:
-    return emitValue(::spv::OpBitwiseOr, type, {a, b});
-  case InstKind::Xor:
-    return emitValue(::spv::OpBitwiseXor, type, {a, b});
-  default:
-    llvm_unreachable("not a binary arithmetic instruction");
-  }
+  if (ir::isComplex(scalar) && kind == InstKind::Mul)
+    return complexMul(scalar, a, b);
+  if (ir::isComplex(scalar) && kind == InstKind::Div)
+    return complexDiv(scalar, a, b);
+  return emitTableOp(kind, scalar, getVectorValueType(scalar, width), {a, b});
 }
 
 Id FunctionEmitter::emitBinary(InstKind kind, const ir::Type *type, Id a,
                                Id b) {
-  if (llvm::isa<ir::BoolType>(type)) {
-    Id boolType = types.getBoolType();
-    switch (kind) {
-    case InstKind::And:
-      return emitValue(::spv::OpLogicalAnd, boolType, {a, b});
-    case InstKind::Or:
-      return emitValue(::spv::OpLogicalOr, boolType, {a, b});
-    default:
-      return emitValue(::spv::OpLogicalNotEqual, boolType, {a, b});
-    }
-  }
+  if (llvm::isa<ir::BoolType>(type))
+    return emitTableOp(kind, std::nullopt, types.getBoolType(), {a, b});
   return emitScalarBinary(kind, *ir::getScalarOrComponentKind(type), a, b);
 }
 
 Id FunctionEmitter::emitScalarUnary(InstKind kind, ScalarKind scalar, Id a,
                                     unsigned width) {
   Id type = getVectorValueType(scalar, width);
+  if (!ir::isComplex(scalar))
+    return emitTableOp(kind, scalar, type, {a});
+  // Complex values are (re, im) vectors.
   Id component = types.getComponentValueType(scalar);
-  bool isInt = ir::isInteger(scalar);
+  auto part = [&](unsigned i) {
+    return emitValue(::spv::OpCompositeExtract, component, {a, i});
+  };
   switch (kind) {
   case InstKind::Abs:
-    if (ir::isComplex(scalar))
-      return emitExt(OpenCLLIB::Hypot, component,
-                     {emitValue(::spv::OpCompositeExtract, component, {a, 0}),
-                      emitValue(::spv::OpCompositeExtract, component, {a, 1})});
-    return emitExt(isInt ? OpenCLLIB::SAbs : OpenCLLIB::Fabs, type, {a});
-  case InstKind::Neg:
-    return emitValue(isInt ? ::spv::OpSNegate : ::spv::OpFNegate, type, {a});
-  case InstKind::Not:
-    return emitValue(::spv::OpNot, type, {a});
+    return emitExt(OpenCLLIB::Hypot, component, {part(0), part(1)});
   case InstKind::Conj: {
-    Id im = emitValue(::spv::OpCompositeExtract, component, {a, 1});
-    Id negIm = emitValue(::spv::OpFNegate, component, {im});
+    Id negIm = emitValue(::spv::OpFNegate, component, {part(1)});
     return emitValue(::spv::OpCompositeInsert, type, {negIm, a, 1});
   }
   case InstKind::Re:
-    return emitValue(::spv::OpCompositeExtract, component, {a, 0});
+    return part(0);
   case InstKind::Im:
-    return emitValue(::spv::OpCompositeExtract, component, {a, 1});
+    return part(1);
   default:
-    llvm_unreachable("not a unary arithmetic instruction");
+    return emitTableOp(kind, scalar, type, {a});
   }
 }
 
@@ -160,31 +149,7 @@ Id FunctionEmitter::emitCompare(InstKind kind, ScalarKind scalar, Id a, Id b) {
                          bool2, {a, b});
     return emitValue(equal ? ::spv::OpAll : ::spv::OpAny, boolType, {parts});
   }
-  bool isInt = ir::isInteger(scalar);
-  ::spv::Op op;
-  switch (kind) {
-  case InstKind::Equal:
-    op = isInt ? ::spv::OpIEqual : ::spv::OpFOrdEqual;
-    break;
-  case InstKind::NotEqual:
-    op = isInt ? ::spv::OpINotEqual : ::spv::OpFUnordNotEqual;
-    break;
-  case InstKind::GreaterThan:
-    op = isInt ? ::spv::OpSGreaterThan : ::spv::OpFOrdGreaterThan;
-    break;
-  case InstKind::GreaterThanEqual:
-    op = isInt ? ::spv::OpSGreaterThanEqual : ::spv::OpFOrdGreaterThanEqual;
-    break;
-  case InstKind::LessThan:
-    op = isInt ? ::spv::OpSLessThan : ::spv::OpFOrdLessThan;
-    break;
-  case InstKind::LessThanEqual:
-    op = isInt ? ::spv::OpSLessThanEqual : ::spv::OpFOrdLessThanEqual;
-    break;
-  default:
-    llvm_unreachable("not a comparison");
-  }
-  return emitValue(op, boolType, {a, b});
+  return emitTableOp(kind, scalar, boolType, {a, b});
 }
 
 Id FunctionEmitter::emitCast(ScalarKind from, ScalarKind to, Id value,
@@ -231,10 +196,8 @@ Id FunctionEmitter::emitMath(InstKind kind, ScalarKind scalar, Id a) {
     Id im = emitValue(::spv::OpCompositeExtract, component, {a, 1});
     bool native = kind == InstKind::NativeExp || kind == InstKind::NativeExp2;
     bool base2 = kind == InstKind::Exp2 || kind == InstKind::NativeExp2;
-    Id magnitude =
-        emitExt(base2 ? (native ? OpenCLLIB::Native_exp2 : OpenCLLIB::Exp2)
-                      : (native ? OpenCLLIB::Native_exp : OpenCLLIB::Exp),
-                component, {re});
+    // The table's entry point of the real form gives e^x (or 2^x).
+    Id magnitude = emitTableOp(kind, scalar, component, {re});
     if (base2)
       im = emitValue(
           ::spv::OpFMul, component,
@@ -247,48 +210,7 @@ Id FunctionEmitter::emitMath(InstKind kind, ScalarKind scalar, Id a) {
                        emitValue(::spv::OpFMul, component, {magnitude, cos}),
                        emitValue(::spv::OpFMul, component, {magnitude, sin}));
   }
-  OpenCLLIB::Entrypoints entry;
-  switch (kind) {
-  case InstKind::Cos:
-    entry = OpenCLLIB::Cos;
-    break;
-  case InstKind::Sin:
-    entry = OpenCLLIB::Sin;
-    break;
-  case InstKind::Exp:
-    entry = OpenCLLIB::Exp;
-    break;
-  case InstKind::Exp2:
-    entry = OpenCLLIB::Exp2;
-    break;
-  case InstKind::Log:
-    entry = OpenCLLIB::Log;
-    break;
-  case InstKind::Log2:
-    entry = OpenCLLIB::Log2;
-    break;
-  case InstKind::NativeCos:
-    entry = OpenCLLIB::Native_cos;
-    break;
-  case InstKind::NativeSin:
-    entry = OpenCLLIB::Native_sin;
-    break;
-  case InstKind::NativeExp:
-    entry = OpenCLLIB::Native_exp;
-    break;
-  case InstKind::NativeExp2:
-    entry = OpenCLLIB::Native_exp2;
-    break;
-  case InstKind::NativeLog:
-    entry = OpenCLLIB::Native_log;
-    break;
-  case InstKind::NativeLog2:
-    entry = OpenCLLIB::Native_log2;
-    break;
-  default:
-    llvm_unreachable("not a math instruction");
-  }
-  return emitExt(entry, type, {a});
+  return emitTableOp(kind, scalar, type, {a});
 }
 
 /// A constant of \p kind from a `constant` property value.
@@ -303,37 +225,85 @@ static Id getConstantId(TypeMapper &types, ScalarKind kind,
   return types.getConstant(kind, int64_t(std::get<bool>(value)));
 }
 
+void FunctionEmitter::emitConstant(ir::ConstantInst inst) {
+  const ir::ConstantValue &value = inst.getValue();
+  ir::Value *result = inst.getResult();
+  const ir::Type *resultType = result->getType();
+  if (llvm::isa<ir::BoolType>(resultType)) {
+    setValue(result, builder.getConstantBool(std::get<bool>(value)));
+    return;
+  }
+  ScalarKind scalar = *ir::getScalarOrComponentKind(resultType);
+  Id id = getConstantId(types, scalar, value);
+  auto *coop = llvm::dyn_cast<ir::CoopMatrixType>(resultType);
+  if (!coop) {
+    setValue(result, id);
+    return;
+  }
+  llvm::SmallVector<Id, 16> parts;
+  CoopLayout layout = getCoopLayout(coop);
+  for (unsigned part = 0, e = layout.getNumParts(); part < e; ++part) {
+    unsigned width = layout.getWidth(part);
+    parts.push_back(width == 1 ? id
+                               : builder.getConstantComposite(
+                                     getVectorValueType(scalar, width),
+                                     llvm::SmallVector<Id, 16>(width, id)));
+  }
+  setCoop(result, std::move(parts));
+}
+
 LogicalResult FunctionEmitter::emitArithmeticInst(ir::Instruction &inst) {
   InstKind kind = inst.getKind();
-  ir::Value *result = inst.getNumResults() ? inst.getResult(0) : nullptr;
-  const ir::Type *resultType = result ? result->getType() : nullptr;
-  auto *coop =
-      resultType ? llvm::dyn_cast<ir::CoopMatrixType>(resultType) : nullptr;
+  if (auto constant = llvm::dyn_cast<ir::ConstantInst>(&inst)) {
+    emitConstant(constant);
+    return success();
+  }
+  bool isCast = kind == InstKind::Cast;
+  bool isElementwise = inst.hasTrait(ir::InstTrait::Elementwise);
+  if (!isCast && !isElementwise && !inst.hasTrait(ir::InstTrait::Comparison) &&
+      !inst.hasTrait(ir::InstTrait::MathFunction))
+    return emitUnsupported(inst, "no SPIR-V lowering for this instruction");
+
+  // Every remaining instruction has one result and scalar or coopmatrix
+  // operands whose kind decides the opcode.
+  llvm::ArrayRef<ir::Value *> operands = inst.getOperands();
+  ir::Value *result = inst.getResult(0);
+  const ir::Type *resultType = result->getType();
+  auto *coop = llvm::dyn_cast<ir::CoopMatrixType>(resultType);
+  std::optional<ScalarKind> operandKind =
+      ir::getScalarOrComponentKind(operands.front()->getType());
+  if (!isCast && !isElementwise) {
+    // Comparisons and math functions take scalars only.
+    llvm::SmallVector<Id, 2> ids;
+    for (const ir::Value *operand : operands)
+      ids.push_back(getValue(operand));
+    setValue(result, inst.hasTrait(ir::InstTrait::Comparison)
+                         ? emitCompare(kind, *operandKind, ids[0], ids[1])
+                         : emitMath(kind, *operandKind, ids[0]));
+    return success();
+  }
 
   // Applies fn(ids, width) to scalars and coopmatrices alike: per part when
   // all coopmatrix operands are packed like the result, else per component.
-  auto map = [&](unsigned numOperands, auto &&fn) {
+  auto map = [&](auto &&fn) {
     if (!coop) {
       llvm::SmallVector<Id, 2> ids;
-      for (unsigned i = 0; i < numOperands; ++i)
-        ids.push_back(getValue(inst.getOperand(i)));
+      for (const ir::Value *operand : operands)
+        ids.push_back(getValue(operand));
       setValue(result, fn(ids, 1u));
       return;
     }
     CoopLayout layout = getCoopLayout(coop);
-    bool samePacking =
-        llvm::all_of(llvm::ArrayRef(inst.getOperands()).take_front(numOperands),
-                     [&](ir::Value *operand) {
-                       auto *type =
-                           llvm::cast<ir::CoopMatrixType>(operand->getType());
-                       return getCoopLayout(type) == layout;
-                     });
+    bool samePacking = llvm::all_of(operands, [&](ir::Value *operand) {
+      auto *type = llvm::cast<ir::CoopMatrixType>(operand->getType());
+      return getCoopLayout(type) == layout;
+    });
     llvm::SmallVector<Id, 16> out;
     if (samePacking) {
       for (unsigned part = 0, e = layout.getNumParts(); part < e; ++part) {
         llvm::SmallVector<Id, 2> ids;
-        for (unsigned i = 0; i < numOperands; ++i)
-          ids.push_back(getCoop(inst.getOperand(i))[part]);
+        for (const ir::Value *operand : operands)
+          ids.push_back(getCoop(operand)[part]);
         out.push_back(fn(ids, layout.getWidth(part)));
       }
       setCoop(result, std::move(out));
@@ -341,115 +311,33 @@ LogicalResult FunctionEmitter::emitArithmeticInst(ir::Instruction &inst) {
     }
     for (unsigned k = 0, e = layout.getNumComponents(); k < e; ++k) {
       llvm::SmallVector<Id, 2> ids;
-      for (unsigned i = 0; i < numOperands; ++i)
-        ids.push_back(getCoopComponent(inst.getOperand(i), k));
+      for (const ir::Value *operand : operands)
+        ids.push_back(getCoopComponent(operand, k));
       out.push_back(fn(ids, 1u));
     }
     setCoopComponents(result, out);
   };
-  auto operandKind = [&](unsigned i) {
-    return *ir::getScalarOrComponentKind(inst.getOperand(i)->getType());
-  };
 
-  switch (kind) {
-  case InstKind::Constant: {
-    const ir::ConstantValue &value = inst.getConstant(0);
-    if (llvm::isa<ir::BoolType>(resultType)) {
-      setValue(result, builder.getConstantBool(std::get<bool>(value)));
-      return success();
-    }
-    Id id =
-        getConstantId(types, *ir::getScalarOrComponentKind(resultType), value);
-    if (coop) {
-      llvm::SmallVector<Id, 16> parts;
-      CoopLayout layout = getCoopLayout(coop);
-      for (unsigned part = 0, e = layout.getNumParts(); part < e; ++part) {
-        unsigned width = layout.getWidth(part);
-        parts.push_back(
-            width == 1
-                ? id
-                : builder.getConstantComposite(
-                      getVectorValueType(
-                          *ir::getScalarOrComponentKind(resultType), width),
-                      llvm::SmallVector<Id, 16>(width, id)));
-      }
-      setCoop(result, std::move(parts));
-    } else {
-      setValue(result, id);
-    }
-    return success();
-  }
-  case InstKind::Add:
-  case InstKind::Sub:
-  case InstKind::Mul:
-  case InstKind::Div:
-  case InstKind::Rem:
-  case InstKind::Max:
-  case InstKind::Min:
-  case InstKind::Shl:
-  case InstKind::Shr:
-  case InstKind::And:
-  case InstKind::Or:
-  case InstKind::Xor:
-    map(2, [&](llvm::ArrayRef<Id> ids, unsigned width) {
+  if (isCast) {
+    ScalarKind to = *ir::getScalarOrComponentKind(resultType);
+    map([&](llvm::ArrayRef<Id> ids, unsigned width) {
+      return emitCast(*operandKind, to, ids[0], width);
+    });
+  } else if (operands.size() == 2) {
+    map([&](llvm::ArrayRef<Id> ids, unsigned width) {
       if (width > 1)
         return emitScalarBinary(kind, *ir::getScalarOrComponentKind(resultType),
                                 ids[0], ids[1], width);
       return emitBinary(kind, resultType, ids[0], ids[1]);
     });
-    return success();
-  case InstKind::Not:
-    if (llvm::isa<ir::BoolType>(resultType)) {
-      setValue(result, emitValue(::spv::OpLogicalNot, types.getBoolType(),
-                                 {getValue(inst.getOperand(0))}));
-      return success();
-    }
-    [[fallthrough]];
-  case InstKind::Abs:
-  case InstKind::Neg:
-  case InstKind::Conj:
-  case InstKind::Re:
-  case InstKind::Im: {
-    ScalarKind scalar = operandKind(0);
-    map(1, [&](llvm::ArrayRef<Id> ids, unsigned width) {
-      return emitScalarUnary(kind, scalar, ids[0], width);
+  } else if (!operandKind) {
+    // `not` on bool.
+    setValue(result, emitTableOp(kind, std::nullopt, types.getBoolType(),
+                                 {getValue(operands.front())}));
+  } else {
+    map([&](llvm::ArrayRef<Id> ids, unsigned width) {
+      return emitScalarUnary(kind, *operandKind, ids[0], width);
     });
-    return success();
   }
-  case InstKind::Equal:
-  case InstKind::NotEqual:
-  case InstKind::GreaterThan:
-  case InstKind::GreaterThanEqual:
-  case InstKind::LessThan:
-  case InstKind::LessThanEqual:
-    setValue(result,
-             emitCompare(kind, operandKind(0), getValue(inst.getOperand(0)),
-                         getValue(inst.getOperand(1))));
-    return success();
-  case InstKind::Cast: {
-    ScalarKind from = operandKind(0);
-    ScalarKind to = *ir::getScalarOrComponentKind(resultType);
-    map(1, [&](llvm::ArrayRef<Id> ids, unsigned width) {
-      return emitCast(from, to, ids[0], width);
-    });
-    return success();
-  }
-  case InstKind::Cos:
-  case InstKind::Sin:
-  case InstKind::Exp:
-  case InstKind::Exp2:
-  case InstKind::Log:
-  case InstKind::Log2:
-  case InstKind::NativeCos:
-  case InstKind::NativeSin:
-  case InstKind::NativeExp:
-  case InstKind::NativeExp2:
-  case InstKind::NativeLog:
-  case InstKind::NativeLog2:
-    setValue(result,
-             emitMath(kind, operandKind(0), getValue(inst.getOperand(0))));
-    return success();
-  default:
-    return emitUnsupported(inst, "no SPIR-V lowering for this instruction");
-  }
+  return success();
 }

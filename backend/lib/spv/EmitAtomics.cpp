@@ -85,7 +85,7 @@ static Id getBitsType(ModuleBuilder &builder, TypeMapper &types,
       builder.getTypeInfo(types.getComponentValueType(kind)).width);
 }
 
-Id FunctionEmitter::emitAtomicUpdate(InstKind kind, ScalarKind elem,
+Id FunctionEmitter::emitAtomicUpdate(InstKind combine, ScalarKind elem,
                                      ir::AddressSpace space, Id pointer,
                                      Id value, ir::MemoryScope memoryScope,
                                      ir::MemorySemantics memorySemantics) {
@@ -93,9 +93,9 @@ Id FunctionEmitter::emitAtomicUpdate(InstKind kind, ScalarKind elem,
   Id semantics = getSemantics(memorySemantics, space);
   Id valueType = types.getValueType(elem);
   if (ir::isInteger(elem)) {
-    ::spv::Op op = kind == InstKind::AtomicAdd   ? ::spv::OpAtomicIAdd
-                   : kind == InstKind::AtomicMin ? ::spv::OpAtomicSMin
-                                                 : ::spv::OpAtomicSMax;
+    ::spv::Op op = combine == InstKind::Add   ? ::spv::OpAtomicIAdd
+                   : combine == InstKind::Min ? ::spv::OpAtomicSMin
+                                              : ::spv::OpAtomicSMax;
     return emitValue(op, valueType, {pointer, scope, semantics, value});
   }
   ::spv::StorageClass storage = TypeMapper::getStorageClass(space);
@@ -114,9 +114,9 @@ Id FunctionEmitter::emitAtomicUpdate(InstKind kind, ScalarKind elem,
                                 componentPointerType, {base, constI64(1)});
       Id partValue =
           emitValue(::spv::OpCompositeExtract, componentType, {value, part});
-      parts[part] =
-          emitAtomicUpdate(kind, ir::getComponentKind(elem), space, partPointer,
-                           partValue, memoryScope, memorySemantics);
+      parts[part] = emitAtomicUpdate(combine, ir::getComponentKind(elem), space,
+                                     partPointer, partValue, memoryScope,
+                                     memorySemantics);
     }
     return makeComplex(elem, parts[0], parts[1]);
   }
@@ -134,10 +134,7 @@ Id FunctionEmitter::emitAtomicUpdate(InstKind kind, ScalarKind elem,
   code->emit(::spv::OpPhi,
              {bitsType, expected, initial, preheader, observed, continueLabel});
   Id old = emitValue(::spv::OpBitcast, valueType, {expected});
-  Id updated = emitScalarBinary(kind == InstKind::AtomicAdd   ? InstKind::Add
-                                : kind == InstKind::AtomicMin ? InstKind::Min
-                                                              : InstKind::Max,
-                                elem, old, value);
+  Id updated = emitScalarBinary(combine, elem, old, value);
   Id updatedBits = emitValue(::spv::OpBitcast, bitsType, {updated});
   code->emit(::spv::OpAtomicCompareExchange,
              {bitsType, observed, bitsPointer, scope, semantics, readSemantics,
@@ -222,33 +219,46 @@ LogicalResult FunctionEmitter::checkAtomicElement(const ir::Instruction &inst,
 }
 
 LogicalResult FunctionEmitter::emitAtomic(ir::Instruction &inst) {
-  InstKind kind = inst.getKind();
-  unsigned tensorIndex = kind == InstKind::AtomicLoad ? 0 : 1;
-  const MemRefDesc &memref = getMemRef(inst.getOperand(tensorIndex));
+  // Every atomic names its memref `tensor`, then `indices`, `scope` and
+  // `semantics`; stores and updates take a `value`.
+  ir::Value *tensor = nullptr, *value = nullptr;
+  llvm::ArrayRef<ir::Value *> indexValues;
+  auto scope = ir::MemoryScope::WorkGroup;
+  auto semantics = ir::MemorySemantics::Relaxed;
+  auto read = [&](auto atomic) {
+    tensor = atomic.getTensor();
+    indexValues = atomic.getIndices();
+    scope = atomic.getScope();
+    semantics = atomic.getSemantics();
+  };
+  if (auto load = llvm::dyn_cast<ir::AtomicLoadInst>(&inst)) {
+    read(load);
+  } else if (auto store = llvm::dyn_cast<ir::AtomicStoreInst>(&inst)) {
+    read(store);
+    value = store.getValue();
+  } else {
+    auto update = llvm::cast<ir::AtomicUpdateView>(&inst);
+    read(update);
+    value = update.getValue();
+  }
+  const MemRefDesc &memref = getMemRef(tensor);
   ScalarKind elem = memref.type->getElementKind();
   ir::AddressSpace space = memref.type->getAddressSpace();
   if (failed(checkAtomicElement(inst, elem)))
     return failure();
-  // Properties: scope, semantics (table order).
-  auto scope = static_cast<ir::MemoryScope>(inst.getInteger(0));
-  auto semantics = static_cast<ir::MemorySemantics>(inst.getInteger(1));
   llvm::SmallVector<Id, 4> indices;
-  for (const ir::Value *index : inst.getOperandGroup(tensorIndex + 1))
+  for (const ir::Value *index : indexValues)
     indices.push_back(getValue(index));
   Id pointer = getElementPointer(memref, indices);
-  switch (kind) {
-  case InstKind::AtomicLoad:
+  if (!value) {
     setValue(inst.getResult(0),
              emitAtomicLoad(elem, space, pointer, scope, semantics));
-    return success();
-  case InstKind::AtomicStore:
-    emitAtomicStore(elem, space, pointer, getValue(inst.getOperand(0)), scope,
-                    semantics);
-    return success();
-  default:
+  } else if (inst.getNumResults() == 0) {
+    emitAtomicStore(elem, space, pointer, getValue(value), scope, semantics);
+  } else {
     setValue(inst.getResult(0),
-             emitAtomicUpdate(kind, elem, space, pointer,
-                              getValue(inst.getOperand(0)), scope, semantics));
-    return success();
+             emitAtomicUpdate(*inst.getDescriptor().combine, elem, space,
+                              pointer, getValue(value), scope, semantics));
   }
+  return success();
 }

@@ -88,28 +88,21 @@ Id FunctionEmitter::getReductionIdentity(InstKind combine, ScalarKind scalar) {
 
 Id FunctionEmitter::emitGroupOperation(InstKind kind, ScalarKind scalar,
                                        Id value) {
-  bool exclusive = kind == InstKind::SubgroupExclusiveScanAdd ||
-                   kind == InstKind::SubgroupExclusiveScanMax ||
-                   kind == InstKind::SubgroupExclusiveScanMin;
-  bool isAdd = kind == InstKind::SubgroupExclusiveScanAdd ||
-               kind == InstKind::SubgroupInclusiveScanAdd ||
-               kind == InstKind::SubgroupReduceAdd;
-  bool isMax = kind == InstKind::SubgroupExclusiveScanMax ||
-               kind == InstKind::SubgroupInclusiveScanMax ||
-               kind == InstKind::SubgroupReduceMax;
+  bool exclusive = ir::hasTrait(kind, ir::InstTrait::ExclusiveScan);
+  bool inclusive = ir::hasTrait(kind, ir::InstTrait::InclusiveScan);
+  InstKind combine = *ir::getDescriptor(kind).combine;
   if (shape.subgroupSize == 1)
-    return exclusive ? getReductionIdentity(isAdd   ? InstKind::Add
-                                            : isMax ? InstKind::Max
-                                                    : InstKind::Min,
-                                            scalar)
-                     : value;
-
-  bool inclusive = kind == InstKind::SubgroupInclusiveScanAdd ||
-                   kind == InstKind::SubgroupInclusiveScanMax ||
-                   kind == InstKind::SubgroupInclusiveScanMin;
+    return exclusive ? getReductionIdentity(combine, scalar) : value;
   Word operation = exclusive   ? ::spv::GroupOperationExclusiveScan
                    : inclusive ? ::spv::GroupOperationInclusiveScan
                                : ::spv::GroupOperationReduce;
+  return emitGroupCombine(combine, operation, scalar, value);
+}
+
+Id FunctionEmitter::emitGroupCombine(InstKind combine, Word operation,
+                                     ScalarKind scalar, Id value) {
+  bool isAdd = combine == InstKind::Add;
+  bool isMax = combine == InstKind::Max;
   builder.addCapability(::spv::CapabilityGroups);
   Id scope = constI32(::spv::ScopeSubgroup);
 
@@ -118,8 +111,9 @@ Id FunctionEmitter::emitGroupOperation(InstKind kind, ScalarKind scalar,
     Id componentType = types.getValueType(component);
     Id re = emitValue(::spv::OpCompositeExtract, componentType, {value, 0});
     Id im = emitValue(::spv::OpCompositeExtract, componentType, {value, 1});
-    return makeComplex(scalar, emitGroupOperation(kind, component, re),
-                       emitGroupOperation(kind, component, im));
+    return makeComplex(scalar,
+                       emitGroupCombine(combine, operation, component, re),
+                       emitGroupCombine(combine, operation, component, im));
   }
   if (ir::isInteger(scalar)) {
     // OpenCL defines subgroup collectives for 32- and 64-bit integers only.
@@ -165,7 +159,10 @@ LogicalResult FunctionEmitter::emitBuiltinInst(ir::Instruction &inst) {
     return emitCast(fromI32 ? ScalarKind::I32 : ScalarKind::I64, target,
                     i64Value);
   };
-  auto mode = [&] { return static_cast<unsigned>(inst.getInteger(0)); };
+  // group_id, num_groups, num_subgroups, subgroup_id: the component.
+  auto mode = [&] {
+    return static_cast<unsigned>(llvm::cast<ir::Builtin3View>(&inst).getMode());
+  };
   switch (kind) {
   case InstKind::GroupId:
     setValue(result,
@@ -203,15 +200,17 @@ LogicalResult FunctionEmitter::emitBuiltinInst(ir::Instruction &inst) {
     setValue(result, castTo(getSubgroupLocalId(), true));
     return success();
   case InstKind::SubgroupBroadcast: {
-    auto scalar = *ir::getScalarOrComponentKind(inst.getOperand(0)->getType());
-    setValue(result, emitBroadcast(scalar, getValue(inst.getOperand(0)),
-                                   getValue(inst.getOperand(1))));
+    ir::SubgroupBroadcastInst broadcast(&inst);
+    auto scalar = *ir::getScalarOrComponentKind(broadcast.getA()->getType());
+    setValue(result, emitBroadcast(scalar, getValue(broadcast.getA()),
+                                   getValue(broadcast.getIdx())));
     return success();
   }
   default: {
-    auto scalar = *ir::getScalarOrComponentKind(inst.getOperand(0)->getType());
+    auto operation = llvm::cast<ir::SubgroupOperationView>(&inst);
+    auto scalar = *ir::getScalarOrComponentKind(operation.getA()->getType());
     setValue(result,
-             emitGroupOperation(kind, scalar, getValue(inst.getOperand(0))));
+             emitGroupOperation(kind, scalar, getValue(operation.getA())));
     return success();
   }
   }

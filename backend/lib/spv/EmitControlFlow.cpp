@@ -79,15 +79,15 @@ static Word getLoopControl(const ir::DictionaryAttr *attrs) {
 }
 
 LogicalResult FunctionEmitter::emitFor(ir::ForInst inst) {
-  const ir::Region &body = inst->getRegion(0);
-  ir::Value *from = inst->getOperand(0);
-  ir::Value *to = inst->getOperand(1);
-  llvm::ArrayRef<ir::Value *> steps = inst->getOperandGroup(2);
-  llvm::ArrayRef<ir::Value *> inits = inst->getOperandGroup(3);
+  const ir::Region &body = inst.getBody();
+  ir::Value *from = inst.getFrom();
+  ir::Value *to = inst.getTo();
+  ir::Value *stepValue = inst.getStep();
+  llvm::ArrayRef<ir::Value *> inits = inst.getInit();
   auto kind = llvm::cast<ir::ScalarType>(from->getType())->getScalarKind();
   Id ivType = types.getValueType(kind);
-  Id step = steps.empty() ? types.getConstant(kind, int64_t(1))
-                          : getValue(steps.front());
+  Id step =
+      stepValue ? getValue(stepValue) : types.getConstant(kind, int64_t(1));
 
   llvm::SmallVector<Id, 8> initIds = flatten(inits);
   llvm::SmallVector<Id, 8> carriedTypes = flattenTypes(inst->getResults());
@@ -138,15 +138,15 @@ LogicalResult FunctionEmitter::emitFor(ir::ForInst inst) {
 }
 
 LogicalResult FunctionEmitter::emitIf(ir::IfInst inst) {
-  const ir::Region &thenRegion = inst->getRegion(0);
+  const ir::Region &thenRegion = inst.getThen();
   const ir::Region *elseRegion =
-      inst->getNumRegions() > 1 ? &inst->getRegion(1) : nullptr;
+      inst->getNumRegions() > 1 ? &inst.getElse() : nullptr;
   Id thenLabel = newId(), elseLabel = newId(), merge = newId();
   bool hasElse = elseRegion && !elseRegion->empty();
   code->emit(::spv::OpSelectionMerge, {merge, ::spv::SelectionControlMaskNone});
   code->emit(
       ::spv::OpBranchConditional,
-      {getValue(inst->getOperand(0)), thenLabel, hasElse ? elseLabel : merge});
+      {getValue(inst.getCondition()), thenLabel, hasElse ? elseLabel : merge});
 
   startBlock(thenLabel);
   LogicalResult result = emitRegion(thenRegion);

@@ -153,32 +153,26 @@ Id FunctionEmitter::getCoopRow(const ir::CoopMatrixType *type, unsigned k) {
 }
 
 LogicalResult FunctionEmitter::emitCoopInst(ir::Instruction &inst) {
-  InstKind kind = inst.getKind();
-  switch (kind) {
-  case InstKind::CooperativeMatrixLoad:
-  case InstKind::CooperativeMatrixStore:
-  case InstKind::CooperativeMatrixAtomicLoad:
-  case InstKind::CooperativeMatrixAtomicStore:
-  case InstKind::CooperativeMatrixAtomicAdd:
-  case InstKind::CooperativeMatrixAtomicMax:
-  case InstKind::CooperativeMatrixAtomicMin:
-    return emitCoopLoadStore(inst);
-  case InstKind::CooperativeMatrixMulAdd:
-    return emitCoopMulAdd(ir::CooperativeMatrixMulAddInst(&inst));
-  case InstKind::CooperativeMatrixReduceAdd:
-  case InstKind::CooperativeMatrixReduceMax:
-  case InstKind::CooperativeMatrixReduceMin:
-    return emitCoopReduce(inst);
-  case InstKind::CooperativeMatrixApply:
-    return emitCoopApply(ir::CooperativeMatrixApplyInst(&inst));
-  case InstKind::CooperativeMatrixPrefetch:
+  if (llvm::isa<ir::CooperativeMatrixPrefetchInst>(&inst))
     // A hint; OpenCL's prefetch works on global pointers of whole vectors
     // and buys nothing for the per-work-item layout.
     return success();
+  // Loads, stores and atomic updates: the ones the table says touch memory.
+  if (inst.getDescriptor().hasMemoryEffects())
+    return emitCoopLoadStore(inst);
+  if (auto reduce = llvm::dyn_cast<ir::CoopReduceView>(&inst))
+    return emitCoopReduce(reduce);
+  switch (inst.getKind()) {
+  case InstKind::CooperativeMatrixMulAdd:
+    return emitCoopMulAdd(ir::CooperativeMatrixMulAddInst(&inst));
+  case InstKind::CooperativeMatrixApply:
+    return emitCoopApply(ir::CooperativeMatrixApplyInst(&inst));
   case InstKind::CooperativeMatrixConstruct: {
-    auto *type = llvm::cast<ir::CoopMatrixType>(inst.getResult(0)->getType());
+    ir::CooperativeMatrixConstructInst construct(&inst);
+    auto *type =
+        llvm::cast<ir::CoopMatrixType>(construct.getResult()->getType());
     CoopLayout layout = getCoopLayout(type);
-    Id value = getValue(inst.getOperand(0));
+    Id value = getValue(construct.getVal());
     // One splat per distinct width.
     std::array<Id, 17> splats = {}; // By width.
     llvm::SmallVector<Id, 16> parts;
@@ -189,20 +183,23 @@ LogicalResult FunctionEmitter::emitCoopInst(ir::Instruction &inst) {
         id = splat(type->getComponentKind(), value, width);
       parts.push_back(id);
     }
-    setCoop(inst.getResult(0), std::move(parts));
+    setCoop(construct.getResult(), std::move(parts));
     return success();
   }
-  case InstKind::CooperativeMatrixExtract:
-    setValue(inst.getResult(0),
-             getCoopComponent(inst.getOperand(0), inst.getInteger(0)));
+  case InstKind::CooperativeMatrixExtract: {
+    ir::CooperativeMatrixExtractInst extract(&inst);
+    setValue(extract.getResult(),
+             getCoopComponent(extract.getMat(), extract.getIndex()));
     return success();
+  }
   case InstKind::CooperativeMatrixInsert: {
-    auto *type = llvm::cast<ir::CoopMatrixType>(inst.getOperand(1)->getType());
+    ir::CooperativeMatrixInsertInst insert(&inst);
+    auto *type = llvm::cast<ir::CoopMatrixType>(insert.getMat()->getType());
     CoopLayout layout = getCoopLayout(type);
-    llvm::ArrayRef<Id> source = getCoop(inst.getOperand(1));
+    llvm::ArrayRef<Id> source = getCoop(insert.getMat());
     llvm::SmallVector<Id, 16> parts(source.begin(), source.end());
-    auto [part, lane] = layout.locate(inst.getInteger(0));
-    Id value = getValue(inst.getOperand(0));
+    auto [part, lane] = layout.locate(insert.getIndex());
+    Id value = getValue(insert.getVal());
     unsigned width = layout.getWidth(part);
     parts[part] =
         width == 1
@@ -210,17 +207,18 @@ LogicalResult FunctionEmitter::emitCoopInst(ir::Instruction &inst) {
             : emitValue(::spv::OpCompositeInsert,
                         getVectorValueType(type->getComponentKind(), width),
                         {value, parts[part], lane});
-    setCoop(inst.getResult(0), std::move(parts));
+    setCoop(insert.getResult(), std::move(parts));
     return success();
   }
   case InstKind::CooperativeMatrixScale: {
-    auto scalar = *ir::getScalarOrComponentKind(inst.getOperand(0)->getType());
-    auto *type = llvm::cast<ir::CoopMatrixType>(inst.getOperand(1)->getType());
+    ir::CooperativeMatrixScaleInst scale(&inst);
+    auto scalar = *ir::getScalarOrComponentKind(scale.getA()->getType());
+    auto *type = llvm::cast<ir::CoopMatrixType>(scale.getB()->getType());
     CoopLayout layout = getCoopLayout(type);
-    Id factor = getValue(inst.getOperand(0));
+    Id factor = getValue(scale.getA());
     std::array<Id, 17> factors = {}; // By width.
     llvm::SmallVector<Id, 16> parts;
-    llvm::ArrayRef<Id> source = getCoop(inst.getOperand(1));
+    llvm::ArrayRef<Id> source = getCoop(scale.getB());
     for (unsigned part = 0, e = layout.getNumParts(); part < e; ++part) {
       unsigned width = layout.getWidth(part);
       Id &splatFactor = factors[width];
@@ -229,7 +227,7 @@ LogicalResult FunctionEmitter::emitCoopInst(ir::Instruction &inst) {
       parts.push_back(emitScalarBinary(InstKind::Mul, scalar, splatFactor,
                                        source[part], width));
     }
-    setCoop(inst.getResult(0), std::move(parts));
+    setCoop(scale.getResult(), std::move(parts));
     return success();
   }
   default:
@@ -239,10 +237,10 @@ LogicalResult FunctionEmitter::emitCoopInst(ir::Instruction &inst) {
 
 LogicalResult
 FunctionEmitter::emitCoopMulAdd(ir::CooperativeMatrixMulAddInst inst) {
-  auto *aType = llvm::cast<ir::CoopMatrixType>(inst->getOperand(0)->getType());
-  auto *bType = llvm::cast<ir::CoopMatrixType>(inst->getOperand(1)->getType());
-  auto *cType = llvm::cast<ir::CoopMatrixType>(inst->getOperand(2)->getType());
-  auto *dType = llvm::cast<ir::CoopMatrixType>(inst->getResult(0)->getType());
+  auto *aType = llvm::cast<ir::CoopMatrixType>(inst.getA()->getType());
+  auto *bType = llvm::cast<ir::CoopMatrixType>(inst.getB()->getType());
+  auto *cType = llvm::cast<ir::CoopMatrixType>(inst.getC()->getType());
+  auto *dType = llvm::cast<ir::CoopMatrixType>(inst.getResult()->getType());
   ScalarKind ka = aType->getComponentKind(), kb = bType->getComponentKind(),
              kc = cType->getComponentKind(), kd = dType->getComponentKind();
   unsigned depth = static_cast<unsigned>(aType->getCols());
@@ -256,13 +254,13 @@ FunctionEmitter::emitCoopMulAdd(ir::CooperativeMatrixMulAddInst inst) {
   // the same kind.
   if (!cLayout.isScalar() && ka == kc && kc == kd &&
       aLayout.widths == cLayout.widths) {
-    llvm::ArrayRef<Id> a = getCoop(inst->getOperand(0));
-    llvm::ArrayRef<Id> c = getCoop(inst->getOperand(2));
+    llvm::ArrayRef<Id> a = getCoop(inst.getA());
+    llvm::ArrayRef<Id> c = getCoop(inst.getC());
     unsigned chunks = cLayout.getPartsPerColumn();
     llvm::SmallVector<Id, 16> accumulators(c.begin(), c.end());
     for (unsigned j = 0; j < cols; ++j) {
       for (unsigned p = 0; p < depth; ++p) {
-        Id bValue = getCoopComponent(inst->getOperand(1), p + bBlocks * j);
+        Id bValue = getCoopComponent(inst.getB(), p + bBlocks * j);
         bValue = emitCast(kb, kc, bValue);
         std::array<Id, 17> splats = {}; // By width.
         for (unsigned chunk = 0; chunk < chunks; ++chunk) {
@@ -275,14 +273,13 @@ FunctionEmitter::emitCoopMulAdd(ir::CooperativeMatrixMulAddInst inst) {
         }
       }
     }
-    setCoop(inst->getResult(0), std::move(accumulators));
+    setCoop(inst.getResult(), std::move(accumulators));
     return success();
   }
 
-  llvm::SmallVector<Id, 16> a = getCoopComponents(inst->getOperand(0));
-  llvm::SmallVector<Id, 16> b = getCoopComponents(inst->getOperand(1));
-  llvm::SmallVector<Id, 16> accumulators =
-      getCoopComponents(inst->getOperand(2));
+  llvm::SmallVector<Id, 16> a = getCoopComponents(inst.getA());
+  llvm::SmallVector<Id, 16> b = getCoopComponents(inst.getB());
+  llvm::SmallVector<Id, 16> accumulators = getCoopComponents(inst.getC());
   unsigned blocks = getNumBlocks(cType);
   for (unsigned j = 0; j < cols; ++j) {
     for (unsigned p = 0; p < depth; ++p) {
@@ -299,30 +296,26 @@ FunctionEmitter::emitCoopMulAdd(ir::CooperativeMatrixMulAddInst inst) {
   }
   for (Id &acc : accumulators)
     acc = emitCast(kc, kd, acc);
-  setCoopComponents(inst->getResult(0), accumulators);
+  setCoopComponents(inst.getResult(), accumulators);
   return success();
 }
 
-LogicalResult FunctionEmitter::emitCoopReduce(ir::Instruction &inst) {
-  InstKind kind = inst.getKind();
-  auto *type = llvm::cast<ir::CoopMatrixType>(inst.getOperand(0)->getType());
-  auto mode = static_cast<ir::ReduceMode>(inst.getInteger(0));
+LogicalResult FunctionEmitter::emitCoopReduce(ir::CoopReduceView inst) {
+  auto *type = llvm::cast<ir::CoopMatrixType>(inst.getA()->getType());
+  ir::ReduceMode mode = inst.getMode();
   ScalarKind scalar = type->getComponentKind();
-  InstKind combine =
-      kind == InstKind::CooperativeMatrixReduceAdd   ? InstKind::Add
-      : kind == InstKind::CooperativeMatrixReduceMax ? InstKind::Max
-                                                     : InstKind::Min;
+  InstKind combine = *inst->getDescriptor().combine;
   unsigned blocks = getNumBlocks(type);
   unsigned cols = static_cast<unsigned>(type->getCols());
   llvm::SmallVector<Id, 16> results;
   CoopLayout layout = getCoopLayout(type);
   auto *resultType =
-      llvm::cast<ir::CoopMatrixType>(inst.getResult(0)->getType());
+      llvm::cast<ir::CoopMatrixType>(inst.getResult()->getType());
 
   if (mode == ir::ReduceMode::Row &&
       getCoopLayout(resultType).widths == layout.widths) {
     // Whole columns per work-item: combine the columns part-wise.
-    llvm::ArrayRef<Id> parts = getCoop(inst.getOperand(0));
+    llvm::ArrayRef<Id> parts = getCoop(inst.getA());
     unsigned chunks = layout.getPartsPerColumn();
     for (unsigned chunk = 0; chunk < chunks; ++chunk) {
       Id acc = parts[chunk];
@@ -331,11 +324,11 @@ LogicalResult FunctionEmitter::emitCoopReduce(ir::Instruction &inst) {
                                layout.widths[chunk]);
       results.push_back(acc);
     }
-    setCoop(inst.getResult(0), std::move(results));
+    setCoop(inst.getResult(), std::move(results));
     return success();
   }
 
-  llvm::SmallVector<Id, 16> values = getCoopComponents(inst.getOperand(0));
+  llvm::SmallVector<Id, 16> values = getCoopComponents(inst.getA());
   if (mode == ir::ReduceMode::Row) {
     // Each work-item owns whole rows: reduce its components per block.
     for (unsigned block = 0; block < blocks; ++block) {
@@ -345,15 +338,12 @@ LogicalResult FunctionEmitter::emitCoopReduce(ir::Instruction &inst) {
             emitScalarBinary(combine, scalar, acc, values[block + blocks * j]);
       results.push_back(acc);
     }
-    setCoopComponents(inst.getResult(0), results);
+    setCoopComponents(inst.getResult(), results);
     return success();
   }
 
   // Column reduction: over the blocks of a work-item, then the subgroup.
   bool hasPadding = type->getRows() % shape.subgroupSize != 0;
-  InstKind groupKind = combine == InstKind::Add   ? InstKind::SubgroupReduceAdd
-                       : combine == InstKind::Max ? InstKind::SubgroupReduceMax
-                                                  : InstKind::SubgroupReduceMin;
   Id identity = hasPadding ? getReductionIdentity(combine, scalar) : 0;
   for (unsigned j = 0; j < cols; ++j) {
     Id acc = 0;
@@ -367,17 +357,21 @@ LogicalResult FunctionEmitter::emitCoopReduce(ir::Instruction &inst) {
       }
       acc = acc ? emitScalarBinary(combine, scalar, acc, value) : value;
     }
-    results.push_back(emitGroupOperation(groupKind, scalar, acc));
+    results.push_back(shape.subgroupSize == 1
+                          ? acc
+                          : emitGroupCombine(combine,
+                                             ::spv::GroupOperationReduce,
+                                             scalar, acc));
   }
-  setCoopComponents(inst.getResult(0), results);
+  setCoopComponents(inst.getResult(), results);
   return success();
 }
 
 LogicalResult
 FunctionEmitter::emitCoopApply(ir::CooperativeMatrixApplyInst inst) {
-  auto *type = llvm::cast<ir::CoopMatrixType>(inst->getOperand(0)->getType());
-  const ir::Region &body = inst->getRegion(0);
-  llvm::SmallVector<Id, 16> values = getCoopComponents(inst->getOperand(0));
+  auto *type = llvm::cast<ir::CoopMatrixType>(inst.getA()->getType());
+  const ir::Region &body = inst.getBody();
+  llvm::SmallVector<Id, 16> values = getCoopComponents(inst.getA());
   unsigned blocks = getNumBlocks(type);
   llvm::SmallVector<Id, 16> results;
   LogicalResult result = success();
@@ -392,6 +386,6 @@ FunctionEmitter::emitCoopApply(ir::CooperativeMatrixApplyInst inst) {
     llvm::SmallVector<Id, 8> yielded = getYieldedIds(body);
     results.push_back(yielded.empty() ? values[k] : yielded.front());
   }
-  setCoopComponents(inst->getResult(0), results);
+  setCoopComponents(inst.getResult(), results);
   return result;
 }

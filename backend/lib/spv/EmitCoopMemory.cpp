@@ -14,26 +14,53 @@
 using namespace comprehend;
 using namespace comprehend::backend;
 using namespace comprehend::backend::spv;
-using ir::InstKind;
 using ir::ScalarKind;
 
 namespace {
-/// What a cooperative-matrix memory access is: a load takes the memref as
-/// operand 0, a store (whose operand 0 is the matrix) as operand 1, and the
-/// two coordinates follow the memref.
+/// A cooperative-matrix memory access, read by the table's names: each has
+/// the memref `operand`, the coordinates `x` and `y`, `transpose` and
+/// `checked`; stores and atomic updates the matrix `val`; atomics `scope`
+/// and `semantics`.
 struct CoopAccess {
-  bool isLoad;
-  bool isAtomic;
-  unsigned memrefIndex;
+  ir::Value *memref = nullptr, *x = nullptr, *y = nullptr;
+  /// The matrix stored or combined; null for loads.
+  ir::Value *matrix = nullptr;
+  /// The matrix type loaded or stored.
+  const ir::CoopMatrixType *type = nullptr;
+  bool isLoad = false, isAtomic = false;
+  ir::Transpose transpose = ir::Transpose::N;
+  ir::CheckedFlag checked = ir::CheckedFlag::None;
+  ir::MemoryScope scope = ir::MemoryScope::WorkGroup;
+  ir::MemorySemantics semantics = ir::MemorySemantics::Relaxed;
 };
 
-CoopAccess classifyCoopAccess(const ir::Instruction &inst) {
-  InstKind kind = inst.getKind();
-  bool isLoad = kind == InstKind::CooperativeMatrixLoad ||
-                kind == InstKind::CooperativeMatrixAtomicLoad;
-  bool isAtomic = kind != InstKind::CooperativeMatrixLoad &&
-                  kind != InstKind::CooperativeMatrixStore;
-  return {isLoad, isAtomic, isLoad ? 0u : 1u};
+CoopAccess readCoopAccess(const ir::Instruction &inst) {
+  const ir::InstDescriptor &desc = inst.getDescriptor();
+  auto operand = [&](llvm::StringRef name) -> ir::Value * {
+    std::optional<unsigned> group = desc.findOperand(name);
+    return group ? inst.getOperandGroup(*group).front() : nullptr;
+  };
+  CoopAccess access;
+  access.memref = operand("operand");
+  access.x = operand("x");
+  access.y = operand("y");
+  access.matrix = operand("val");
+  access.isLoad = !access.matrix;
+  access.type = llvm::cast<ir::CoopMatrixType>(
+      access.isLoad ? inst.getResult(0)->getType() : access.matrix->getType());
+  auto property = [&](llvm::StringRef name) -> std::optional<int64_t> {
+    if (std::optional<unsigned> index = desc.findProperty(name))
+      return inst.getInteger(*index);
+    return std::nullopt;
+  };
+  access.transpose = static_cast<ir::Transpose>(*property("transpose"));
+  access.checked = static_cast<ir::CheckedFlag>(*property("checked"));
+  if (std::optional<int64_t> scope = property("scope")) {
+    access.isAtomic = true;
+    access.scope = static_cast<ir::MemoryScope>(*scope);
+    access.semantics = static_cast<ir::MemorySemantics>(*property("semantics"));
+  }
+  return access;
 }
 } // namespace
 
@@ -64,15 +91,12 @@ void FunctionEmitter::emitVectorStore(const MemRefDesc &memref, Id offset,
 }
 
 bool FunctionEmitter::canAccessCoopAsVectors(ir::Instruction &inst) {
-  InstKind kind = inst.getKind();
-  bool isLoad = kind == InstKind::CooperativeMatrixLoad;
-  if (!isLoad && kind != InstKind::CooperativeMatrixStore)
+  CoopAccess access = readCoopAccess(inst);
+  if (access.isAtomic)
     return false;
-  unsigned memrefIndex = isLoad ? 0 : 1;
-  const MemRefDesc &memref = getMemRef(inst.getOperand(memrefIndex));
-  const auto *type = llvm::cast<ir::CoopMatrixType>(
-      isLoad ? inst.getResult(0)->getType() : inst.getOperand(0)->getType());
-  auto transpose = static_cast<ir::Transpose>(inst.getInteger(0));
+  const MemRefDesc &memref = getMemRef(access.memref);
+  const ir::CoopMatrixType *type = access.type;
+  ir::Transpose transpose = access.transpose;
   ScalarKind elem = memref.type->getElementKind();
   auto unitStride = i64Constants.find(memref.stride[0]);
   return !getCoopLayout(type).isScalar() && transpose == ir::Transpose::N &&
@@ -83,20 +107,18 @@ bool FunctionEmitter::canAccessCoopAsVectors(ir::Instruction &inst) {
 
 llvm::SmallVector<Id, 16>
 FunctionEmitter::emitCoopVectorAccess(ir::Instruction &inst, bool checkCols) {
-  bool isLoad = inst.getKind() == InstKind::CooperativeMatrixLoad;
-  unsigned memrefIndex = isLoad ? 0 : 1;
-  const MemRefDesc &memref = getMemRef(inst.getOperand(memrefIndex));
-  const auto *type = llvm::cast<ir::CoopMatrixType>(
-      isLoad ? inst.getResult(0)->getType() : inst.getOperand(0)->getType());
-  CoopLayout layout = getCoopLayout(type);
+  CoopAccess access = readCoopAccess(inst);
+  bool isLoad = access.isLoad;
+  const MemRefDesc &memref = getMemRef(access.memref);
+  CoopLayout layout = getCoopLayout(access.type);
   ScalarKind elem = memref.type->getElementKind();
-  Id x = getValue(inst.getOperand(memrefIndex + 1));
-  Id y = getValue(inst.getOperand(memrefIndex + 2));
+  Id x = getValue(access.x);
+  Id y = getValue(access.y);
   Id boolType = types.getBoolType();
   unsigned chunks = layout.getPartsPerColumn();
   llvm::ArrayRef<Id> values;
   if (!isLoad)
-    values = getCoop(inst.getOperand(0));
+    values = getCoop(access.matrix);
   llvm::SmallVector<Id, 16> results;
   for (unsigned j = 0; j < layout.cols; ++j) {
     Id col = addI64(y, constI64(j));
@@ -146,14 +168,14 @@ FunctionEmitter::emitCoopVectorAccess(ir::Instruction &inst, bool checkCols) {
 }
 
 LogicalResult FunctionEmitter::emitCoopLoadStore(ir::Instruction &inst) {
-  auto [isLoad, isAtomic, memrefIndex] = classifyCoopAccess(inst);
-  const MemRefDesc &memref = getMemRef(inst.getOperand(memrefIndex));
-  if (isAtomic &&
+  CoopAccess access = readCoopAccess(inst);
+  bool isLoad = access.isLoad;
+  const MemRefDesc &memref = getMemRef(access.memref);
+  if (access.isAtomic &&
       failed(checkAtomicElement(inst, memref.type->getElementKind())))
     return failure();
-  const auto *type = llvm::cast<ir::CoopMatrixType>(
-      isLoad ? inst.getResult(0)->getType() : inst.getOperand(0)->getType());
-  auto checked = static_cast<ir::CheckedFlag>(inst.getInteger(1));
+  const ir::CoopMatrixType *type = access.type;
+  ir::CheckedFlag checked = access.checked;
   bool checkRows =
       checked == ir::CheckedFlag::Rows || checked == ir::CheckedFlag::Both;
   bool checkCols =
@@ -174,7 +196,7 @@ LogicalResult FunctionEmitter::emitCoopLoadStore(ir::Instruction &inst) {
 
   // Rows checked: the vector form when all rows of the tile are inside the
   // memref (interior tiles), the per-element form at the edge.
-  Id x = getValue(inst.getOperand(memrefIndex + 1));
+  Id x = getValue(access.x);
   Id end = addI64(x, constI64(getNumBlocks(type)));
   Id inside = emitValue(::spv::OpULessThanEqual, types.getBoolType(),
                         {end, memref.shape[0]});
@@ -210,26 +232,21 @@ LogicalResult FunctionEmitter::emitCoopLoadStore(ir::Instruction &inst) {
 
 llvm::SmallVector<Id, 16>
 FunctionEmitter::emitCoopElementAccess(ir::Instruction &inst) {
-  auto [isLoad, isAtomic, memrefIndex] = classifyCoopAccess(inst);
-  InstKind kind = inst.getKind();
-  const MemRefDesc &memref = getMemRef(inst.getOperand(memrefIndex));
-  Id x = getValue(inst.getOperand(memrefIndex + 1));
-  Id y = getValue(inst.getOperand(memrefIndex + 2));
-  auto transpose = static_cast<ir::Transpose>(inst.getInteger(0));
-  auto checked = static_cast<ir::CheckedFlag>(inst.getInteger(1));
-  auto scope = ir::MemoryScope::WorkGroup;
-  auto semantics = ir::MemorySemantics::Relaxed;
+  CoopAccess access = readCoopAccess(inst);
+  bool isLoad = access.isLoad, isAtomic = access.isAtomic;
+  const ir::CoopMatrixType *type = access.type;
+  ir::Transpose transpose = access.transpose;
+  ir::CheckedFlag checked = access.checked;
+  ir::MemoryScope scope = access.scope;
+  ir::MemorySemantics semantics = access.semantics;
+  const MemRefDesc &memref = getMemRef(access.memref);
+  Id x = getValue(access.x);
+  Id y = getValue(access.y);
   ScalarKind elem = memref.type->getElementKind();
   ir::AddressSpace space = memref.type->getAddressSpace();
-  if (isAtomic) {
-    scope = static_cast<ir::MemoryScope>(inst.getInteger(2));
-    semantics = static_cast<ir::MemorySemantics>(inst.getInteger(3));
-  }
-  const auto *type = llvm::cast<ir::CoopMatrixType>(
-      isLoad ? inst.getResult(0)->getType() : inst.getOperand(0)->getType());
   llvm::SmallVector<Id, 16> values;
   if (!isLoad)
-    values = getCoopComponents(inst.getOperand(0));
+    values = getCoopComponents(access.matrix);
 
   Id i64 = types.getIndexType();
   Id boolType = types.getBoolType();
@@ -295,17 +312,13 @@ FunctionEmitter::emitCoopElementAccess(ir::Instruction &inst) {
       startBlock(body);
     }
     Id result = 0;
-    if (kind == InstKind::CooperativeMatrixStore) {
+    if (!isAtomic) {
       storeElement(memref, offset, values[k]);
-    } else if (kind == InstKind::CooperativeMatrixAtomicStore) {
+    } else if (inst.getNumResults() == 0) {
       emitAtomicStore(elem, space, getElementPointer(memref, offset), values[k],
                       scope, semantics);
     } else {
-      InstKind update =
-          kind == InstKind::CooperativeMatrixAtomicAdd   ? InstKind::AtomicAdd
-          : kind == InstKind::CooperativeMatrixAtomicMax ? InstKind::AtomicMax
-                                                         : InstKind::AtomicMin;
-      result = emitAtomicUpdate(update, elem, space,
+      result = emitAtomicUpdate(*inst.getDescriptor().combine, elem, space,
                                 getElementPointer(memref, offset), values[k],
                                 scope, semantics);
     }

@@ -125,8 +125,9 @@ LogicalResult FunctionEmitter::emitMemoryInst(ir::Instruction &inst) {
   case InstKind::Alloca:
     return emitAlloca(ir::AllocaInst(&inst));
   case InstKind::Load: {
-    ir::Value *tensor = inst.getOperand(0);
-    auto indices = getIds(inst.getOperandGroup(1));
+    ir::LoadInst load(&inst);
+    ir::Value *tensor = load.getTensor();
+    auto indices = getIds(load.getIndices());
     if (llvm::isa<ir::GroupType>(tensor->getType())) {
       memrefs[inst.getResult(0)] =
           loadFromGroup(getGroup(tensor), indices.front());
@@ -138,22 +139,24 @@ LogicalResult FunctionEmitter::emitMemoryInst(ir::Instruction &inst) {
     return success();
   }
   case InstKind::Store: {
-    const MemRefDesc &memref = getMemRef(inst.getOperand(1));
-    auto indices = getIds(inst.getOperandGroup(2));
+    ir::StoreInst store(&inst);
+    const MemRefDesc &memref = getMemRef(store.getTensor());
+    auto indices = getIds(store.getIndices());
     storeElement(memref, linearOffset(memref, indices),
-                 getValue(inst.getOperand(0)));
+                 getValue(store.getValue()));
     return success();
   }
   case InstKind::Size: {
-    ir::Value *tensor = inst.getOperand(0);
-    unsigned mode = static_cast<unsigned>(inst.getInteger(0));
+    ir::SizeInst size(&inst);
+    ir::Value *tensor = size.getTensor();
+    unsigned mode = static_cast<unsigned>(size.getMode());
     setValue(inst.getResult(0), llvm::isa<ir::GroupType>(tensor->getType())
                                     ? getGroup(tensor).size
                                     : getMemRef(tensor).shape[mode]);
     return success();
   }
   case InstKind::Associated: {
-    ir::Value *tensor = inst.getOperand(0);
+    ir::Value *tensor = ir::AssociatedInst(&inst).getTensor();
     Id pointer = llvm::isa<ir::GroupType>(tensor->getType())
                      ? getGroup(tensor).pointer
                      : getMemRef(tensor).pointer;
@@ -164,11 +167,12 @@ LogicalResult FunctionEmitter::emitMemoryInst(ir::Instruction &inst) {
     return success();
   }
   case InstKind::Subview: {
-    const MemRefDesc &source = getMemRef(inst.getOperand(0));
-    llvm::ArrayRef<int64_t> staticOffsets = inst.getIntegerList(0);
-    llvm::ArrayRef<int64_t> staticSizes = inst.getIntegerList(1);
-    llvm::ArrayRef<ir::Value *> dynOffsets = inst.getOperandGroup(1);
-    llvm::ArrayRef<ir::Value *> dynSizes = inst.getOperandGroup(2);
+    ir::SubviewInst subview(&inst);
+    const MemRefDesc &source = getMemRef(subview.getOperand());
+    llvm::ArrayRef<int64_t> staticOffsets = subview.getStaticOffsets();
+    llvm::ArrayRef<int64_t> staticSizes = subview.getStaticSizes();
+    llvm::ArrayRef<ir::Value *> dynOffsets = subview.getOffsets();
+    llvm::ArrayRef<ir::Value *> dynSizes = subview.getSizes();
     llvm::SmallVector<Id, 4> offsets;
     MemRefDesc desc;
     desc.type = llvm::cast<ir::MemRefType>(inst.getResult(0)->getType());
@@ -196,10 +200,11 @@ LogicalResult FunctionEmitter::emitMemoryInst(ir::Instruction &inst) {
     return success();
   }
   case InstKind::Expand: {
-    const MemRefDesc &source = getMemRef(inst.getOperand(0));
-    unsigned mode = static_cast<unsigned>(inst.getInteger(0));
-    llvm::ArrayRef<int64_t> staticShape = inst.getIntegerList(1);
-    llvm::ArrayRef<ir::Value *> dynShape = inst.getOperandGroup(1);
+    ir::ExpandInst expand(&inst);
+    const MemRefDesc &source = getMemRef(expand.getOperand());
+    unsigned mode = static_cast<unsigned>(expand.getMode());
+    llvm::ArrayRef<int64_t> staticShape = expand.getStaticExpandShape();
+    llvm::ArrayRef<ir::Value *> dynShape = expand.getExpandShape();
     MemRefDesc desc;
     desc.type = llvm::cast<ir::MemRefType>(inst.getResult(0)->getType());
     desc.pointer = source.pointer;
@@ -228,9 +233,10 @@ LogicalResult FunctionEmitter::emitMemoryInst(ir::Instruction &inst) {
     return success();
   }
   case InstKind::Fuse: {
-    const MemRefDesc &source = getMemRef(inst.getOperand(0));
-    unsigned from = static_cast<unsigned>(inst.getInteger(0));
-    unsigned to = static_cast<unsigned>(inst.getInteger(1));
+    ir::FuseInst fuse(&inst);
+    const MemRefDesc &source = getMemRef(fuse.getOperand());
+    unsigned from = static_cast<unsigned>(fuse.getFrom());
+    unsigned to = static_cast<unsigned>(fuse.getTo());
     MemRefDesc desc;
     desc.type = llvm::cast<ir::MemRefType>(inst.getResult(0)->getType());
     desc.pointer = source.pointer;
@@ -248,10 +254,11 @@ LogicalResult FunctionEmitter::emitMemoryInst(ir::Instruction &inst) {
     return success();
   }
   case InstKind::Barrier: {
+    ir::BarrierInst barrier(&inst);
     Word semantics = 0;
-    if (inst.getFlag(0))
+    if (barrier.isGlobal())
       semantics |= ::spv::MemorySemanticsCrossWorkgroupMemoryMask;
-    if (inst.getFlag(1))
+    if (barrier.isLocal())
       semantics |= ::spv::MemorySemanticsWorkgroupMemoryMask;
     if (semantics)
       semantics |= ::spv::MemorySemanticsSequentiallyConsistentMask;

@@ -186,37 +186,23 @@ LogicalResult FunctionEmitter::emitRegion(const ir::Region &region) {
   return result;
 }
 
-static bool isCoopKind(InstKind kind) {
-  switch (kind) {
-  case InstKind::CooperativeMatrixApply:
-  case InstKind::CooperativeMatrixLoad:
-  case InstKind::CooperativeMatrixStore:
-  case InstKind::CooperativeMatrixAtomicLoad:
-  case InstKind::CooperativeMatrixAtomicStore:
-  case InstKind::CooperativeMatrixAtomicAdd:
-  case InstKind::CooperativeMatrixAtomicMax:
-  case InstKind::CooperativeMatrixAtomicMin:
-  case InstKind::CooperativeMatrixConstruct:
-  case InstKind::CooperativeMatrixExtract:
-  case InstKind::CooperativeMatrixInsert:
-  case InstKind::CooperativeMatrixMulAdd:
-  case InstKind::CooperativeMatrixPrefetch:
-  case InstKind::CooperativeMatrixReduceAdd:
-  case InstKind::CooperativeMatrixReduceMax:
-  case InstKind::CooperativeMatrixReduceMin:
-  case InstKind::CooperativeMatrixScale:
-    return true;
-  default:
-    return false;
-  }
-}
-
 LogicalResult FunctionEmitter::emitInstruction(ir::Instruction &inst) {
-  InstKind kind = inst.getKind();
-  switch (kind) {
+  using ir::InstTrait;
+  if (inst.hasTrait(InstTrait::Blas) || inst.hasTrait(InstTrait::ForeachLoop))
+    return diags.emitError(inst.getLoc())
+           << "compiler bug: '" << inst.getName()
+           << "' reached SPIR-V emission; the lowering passes must remove it "
+              "(was it left out of --passes?)";
+  if (inst.hasTrait(InstTrait::CoopMatrix))
+    return emitCoopInst(inst);
+  if (inst.hasTrait(InstTrait::MemoryAccess))
+    return emitMemoryInst(inst);
+  if (inst.hasTrait(InstTrait::Builtin) || inst.hasTrait(InstTrait::SubgroupOp))
+    return emitBuiltinInst(inst);
+  switch (inst.getKind()) {
   case InstKind::Parallel:
     // Every work-item runs the SPMD region; nothing to distribute.
-    return emitRegion(inst.getRegion(0));
+    return emitRegion(ir::ParallelInst(&inst).getBody());
   case InstKind::For:
     return emitFor(ir::ForInst(&inst));
   case InstKind::If:
@@ -227,58 +213,6 @@ LogicalResult FunctionEmitter::emitInstruction(ir::Instruction &inst) {
   case InstKind::LifetimeStop:
     // The place-local-memory pass used the stop to share bytes.
     return success();
-  case InstKind::Axpby:
-  case InstKind::Cumsum:
-  case InstKind::Gemm:
-  case InstKind::Gemv:
-  case InstKind::Ger:
-  case InstKind::Hadamard:
-  case InstKind::Sum:
-  case InstKind::Foreach:
-  case InstKind::ForeachTile:
-    return diags.emitError(inst.getLoc())
-           << "compiler bug: '" << inst.getName()
-           << "' reached SPIR-V emission; the lowering passes must remove it "
-              "(was it left out of --passes?)";
-  default:
-    break;
-  }
-  if (isCoopKind(kind))
-    return emitCoopInst(inst);
-  switch (kind) {
-  case InstKind::Alloca:
-  case InstKind::Load:
-  case InstKind::Store:
-  case InstKind::Size:
-  case InstKind::Subview:
-  case InstKind::Expand:
-  case InstKind::Fuse:
-  case InstKind::Associated:
-  case InstKind::Barrier:
-  case InstKind::AtomicLoad:
-  case InstKind::AtomicStore:
-  case InstKind::AtomicAdd:
-  case InstKind::AtomicMin:
-  case InstKind::AtomicMax:
-    return emitMemoryInst(inst);
-  case InstKind::GroupId:
-  case InstKind::NumGroups:
-  case InstKind::NumSubgroups:
-  case InstKind::SubgroupSize:
-  case InstKind::SubgroupId:
-  case InstKind::SubgroupLinearId:
-  case InstKind::SubgroupLocalId:
-  case InstKind::SubgroupBroadcast:
-  case InstKind::SubgroupExclusiveScanAdd:
-  case InstKind::SubgroupExclusiveScanMax:
-  case InstKind::SubgroupExclusiveScanMin:
-  case InstKind::SubgroupInclusiveScanAdd:
-  case InstKind::SubgroupInclusiveScanMax:
-  case InstKind::SubgroupInclusiveScanMin:
-  case InstKind::SubgroupReduceAdd:
-  case InstKind::SubgroupReduceMax:
-  case InstKind::SubgroupReduceMin:
-    return emitBuiltinInst(inst);
   default:
     return emitArithmeticInst(inst);
   }

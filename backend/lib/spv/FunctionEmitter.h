@@ -158,9 +158,9 @@ private:
   /// place-local-memory pass; made on first use.
   Id getLocalArena();
   LogicalResult emitAtomic(ir::Instruction &inst);
-  /// Atomically applies \p kind (Add/Min/Max) at \p pointer; returns the old
-  /// value. Floats use a compare-exchange loop.
-  Id emitAtomicUpdate(ir::InstKind kind, ir::ScalarKind elem,
+  /// Atomically applies \p combine (Add/Min/Max) at \p pointer; returns the
+  /// old value. Floats use a compare-exchange loop.
+  Id emitAtomicUpdate(ir::InstKind combine, ir::ScalarKind elem,
                       ir::AddressSpace space, Id pointer, Id value,
                       ir::MemoryScope scope, ir::MemorySemantics semantics);
   Id emitAtomicLoad(ir::ScalarKind elem, ir::AddressSpace space, Id pointer,
@@ -178,6 +178,11 @@ private:
   // Arithmetic, comparisons, casts, math (EmitArithmetic.cpp)
   //===--------------------------------------------------------------------===//
   LogicalResult emitArithmeticInst(ir::Instruction &inst);
+  void emitConstant(ir::ConstantInst inst);
+  /// The table's opcode of \p kind for \p scalar operands (bool ones when
+  /// \p scalar is empty), applied to \p operands.
+  Id emitTableOp(ir::InstKind kind, std::optional<ir::ScalarKind> scalar,
+                 Id type, llvm::ArrayRef<Id> operands);
   Id emitBinary(ir::InstKind kind, const ir::Type *type, Id a, Id b);
   /// \p width > 1 applies the operation to vectors of \p scalar (real and
   /// integer kinds only).
@@ -204,6 +209,10 @@ private:
   Id getSubgroupIdY();
   /// Reduce/scan over the subgroup; the identity for S = 1 scans.
   Id emitGroupOperation(ir::InstKind kind, ir::ScalarKind scalar, Id value);
+  /// \p operation (a SPIR-V GroupOperation) with \p combine (Add, Max or
+  /// Min) over a subgroup of more than one work-item.
+  Id emitGroupCombine(ir::InstKind combine, Word operation,
+                      ir::ScalarKind scalar, Id value);
   Id emitBroadcast(ir::ScalarKind scalar, Id value, Id lane);
   /// The identity of \p combine (Add, Max or Min) on \p scalar.
   Id getReductionIdentity(ir::InstKind combine, ir::ScalarKind scalar);
@@ -252,7 +261,7 @@ private:
   Id getCoopRow(const ir::CoopMatrixType *type, unsigned k);
   LogicalResult emitCoopLoadStore(ir::Instruction &inst);
   LogicalResult emitCoopMulAdd(ir::CooperativeMatrixMulAddInst inst);
-  LogicalResult emitCoopReduce(ir::Instruction &inst);
+  LogicalResult emitCoopReduce(ir::CoopReduceView inst);
   LogicalResult emitCoopApply(ir::CooperativeMatrixApplyInst inst);
 
   ModuleState &module;

@@ -120,6 +120,27 @@ def Comp3Prop : EnumProp<"Comp3", [".x", ".y", ".z"], 0, 1>;
 def ReduceModeProp : EnumProp<"ReduceMode", [".row", ".column"], 0, 1>;
 
 //===----------------------------------------------------------------------===//
+// Traits
+//===----------------------------------------------------------------------===//
+
+// A fact about an instruction that passes ask instead of listing kinds:
+// `inst.hasTrait(InstTrait::Blas)` (ir::InstTrait, one enumerator per def).
+class Trait<string d> { string doc = d; }
+def Blas : Trait<"collective linear algebra, lowered by lower-collective">;
+def ForeachLoop : Trait<"a foreach loop, lowered by lower-foreach">;
+def CoopMatrix : Trait<"works on cooperative matrices">;
+def MemoryAccess : Trait<"a memref or group access, view or barrier">;
+def Atomic : Trait<"an atomic memory access">;
+def Builtin : Trait<"a work-group or subgroup built-in value">;
+def SubgroupOp : Trait<"a subgroup broadcast, scan or reduction">;
+def ExclusiveScan : Trait<"an exclusive scan">;
+def InclusiveScan : Trait<"an inclusive scan">;
+def Elementwise : Trait<"unary or binary arithmetic on scalars and "
+                        "coopmatrices, component-wise">;
+def Comparison : Trait<"a comparison of scalars">;
+def MathFunction : Trait<"a math function of a scalar">;
+
+//===----------------------------------------------------------------------===//
 // Instructions
 //===----------------------------------------------------------------------===//
 
@@ -141,4 +162,36 @@ class Inst<string m, Kind k> {
   string buildHook = "";
   bit pure = 0;
   bit terminator = 0;
+  list<Trait> traits = [];
+
+  // Memory effects, by operand name: the memref operands whose elements the
+  // instruction reads or writes (InstDescriptor::operands[i].effect).
+  list<string> reads = [];
+  list<string> writes = [];
+  // The operand whose memory the (memref) result refers to: views, and
+  // memrefs loaded from a group.
+  string viewSource = "";
+
+  // Combining operation of reductions, scans and atomic updates: the
+  // mnemonic of the binary instruction (`add`, `max`, `min`).
+  string combine = "";
+
+  // Scalar semantics for constant folding (ir::fold* in InstFolds.h.inc):
+  // C++ expressions in `a`, `b` (int64_t, double or bool), `ua`, `ub`
+  // (uint64_t), `bits` (integer width), `minValue` (least integer of that
+  // width) and `wrap(int64_t)` (truncation to the width). An integer fold is
+  // only done when `intFoldIf` holds. `compare` is a C++ comparison operator.
+  string intFold = "";
+  string intFoldIf = "";
+  string realFold = "";
+  string boolFold = "";
+  string compare = "";
+
+  // SPIR-V of the scalar form (InstSpirv.inc): core opcodes without `Op`
+  // for integer, floating and bool operands, or with spirvExt OpenCL.std
+  // entry points. Complex operands are the emitter's business.
+  string spirvInt = "";
+  string spirvFloat = "";
+  string spirvBool = "";
+  bit spirvExt = 0;
 }

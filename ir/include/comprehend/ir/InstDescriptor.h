@@ -31,6 +31,34 @@ inline constexpr unsigned kNumInstKinds = 0
 #include "comprehend/ir/InstKinds.inc"
     ;
 
+/// One enumerator per Trait def of InstBase.td (`InstTrait::Blas`): facts
+/// passes ask with Instruction::hasTrait instead of listing kinds.
+enum class InstTrait : uint8_t {
+#define COMPREHEND_TRAIT(Name, Doc) Name,
+#include "comprehend/ir/InstTraits.inc"
+};
+
+/// The bit of \p trait in InstDescriptor::traits.
+constexpr uint64_t traitBit(InstTrait trait) {
+  return uint64_t(1) << static_cast<unsigned>(trait);
+}
+
+/// What an instruction does to the elements of a memref operand.
+enum class MemoryEffect : uint8_t {
+  None = 0,
+  Read = 1,
+  Write = 2,
+  ReadWrite = Read | Write
+};
+constexpr bool reads(MemoryEffect effect) {
+  return static_cast<unsigned>(effect) &
+         static_cast<unsigned>(MemoryEffect::Read);
+}
+constexpr bool writes(MemoryEffect effect) {
+  return static_cast<unsigned>(effect) &
+         static_cast<unsigned>(MemoryEffect::Write);
+}
+
 /// How many values an operand or result group holds.
 enum class Arity : uint8_t { Single, Optional, Variadic };
 
@@ -49,6 +77,12 @@ struct OperandDescriptor {
   Arity arity;
   /// Human-readable constraint ("memref of order 2"), for docs.
   llvm::StringRef constraint;
+  /// Operands: the instruction's access to the memref's elements (`reads`
+  /// and `writes` of the table; None for a group operand's memrefs).
+  MemoryEffect effect = MemoryEffect::None;
+  /// Operands: a memref result refers to this operand's memory (a view, or
+  /// a memref loaded from a group).
+  bool viewSource = false;
 };
 
 struct PropertyDescriptor {
@@ -85,6 +119,20 @@ struct InstDescriptor {
   llvm::StringRef format;
   bool isPure;
   bool isTerminator;
+  /// traitBit() of each trait of the instruction.
+  uint64_t traits;
+  /// Reductions, scans and atomic updates: the binary instruction that
+  /// combines two values (Add, Max, Min).
+  std::optional<InstKind> combine;
+
+  bool hasTrait(InstTrait trait) const { return traits & traitBit(trait); }
+  /// Whether some operand's memory is read or written.
+  bool hasMemoryEffects() const {
+    for (const OperandDescriptor &operand : operands)
+      if (operand.effect != MemoryEffect::None)
+        return true;
+    return false;
+  }
 
   /// Index of the property named \p name, if any.
   std::optional<unsigned> findProperty(llvm::StringRef name) const;
@@ -98,6 +146,8 @@ const InstDescriptor &getDescriptor(InstKind kind);
 std::optional<InstKind> lookupMnemonic(llvm::StringRef mnemonic);
 /// The mnemonic of \p kind.
 llvm::StringRef getMnemonic(InstKind kind);
+/// Whether instructions of \p kind have \p trait.
+bool hasTrait(InstKind kind, InstTrait trait);
 
 } // namespace comprehend::ir
 

@@ -57,6 +57,9 @@ public:
   const InstDescriptor &getDescriptor() const {
     return ir::getDescriptor(kind);
   }
+  bool hasTrait(InstTrait trait) const {
+    return getDescriptor().hasTrait(trait);
+  }
   /// The mnemonic (`gemm`).
   llvm::StringRef getName() const { return getDescriptor().mnemonic; }
   Location getLoc() const { return loc; }

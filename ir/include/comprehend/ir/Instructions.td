@@ -19,6 +19,7 @@ def AllocaInst : Inst<"alloca", Collective> {
   let results = (outs MemRef:$result);
   let format = "attr-dict type($result)";
   let verify = "verifyAlloca";
+  let traits = [MemoryAccess];
 }
 
 // B := alpha op(A) + beta B
@@ -31,6 +32,9 @@ def AxpbyInst : Inst<"axpby", Collective> {
                (Promotable $tb, $eb)];
   let format = "$atomic $transpose_a $alpha `,` $A `,` $beta `,` $B";
   let verify = "verifyAxpby";
+  let traits = [Blas];
+  let reads = ["A", "B"];
+  let writes = ["B"];
 }
 
 def CumsumInst : Inst<"cumsum", Collective> {
@@ -42,6 +46,9 @@ def CumsumInst : Inst<"cumsum", Collective> {
                (Promotable $tb, $eb)];
   let format = "$atomic $alpha `,` $A `,` $mode `,` $beta `,` $B";
   let verify = "verifyCumsum";
+  let traits = [Blas];
+  let reads = ["A", "B"];
+  let writes = ["B"];
 }
 
 def ForeachInst : Inst<"foreach", Collective> {
@@ -51,6 +58,7 @@ def ForeachInst : Inst<"foreach", Collective> {
   let format = "custom<Foreach>($from, $to, $body)";
   let verify = "verifyForeach";
   let buildHook = "buildForeachParams";
+  let traits = [ForeachLoop];
 }
 
 def ForeachTileInst : Inst<"foreach_tile", Collective> {
@@ -61,6 +69,7 @@ def ForeachTileInst : Inst<"foreach_tile", Collective> {
   let format = "custom<ForeachTile>($from, $to, $tile_shape, $body)";
   let verify = "verifyForeachTile";
   let buildHook = "buildForeachTileParams";
+  let traits = [ForeachLoop];
 }
 
 // Shared shape of gemm, gemv, ger and hadamard:
@@ -68,6 +77,7 @@ def ForeachTileInst : Inst<"foreach_tile", Collective> {
 // with the spec's operand names (A, B, C for gemm; A, b, c for gemv; ...).
 class Blas3<string m, string s> : Inst<m, Collective> {
   let summary = s;
+  let traits = [Blas];
   let where = [(Promotable $ta, (Promote $ea, $eb)),
                (Promotable (Promote $ea, $eb), $ec), (Promotable $tb, $ec)];
 }
@@ -81,6 +91,8 @@ def GemmInst : Blas3<"gemm", "C := alpha * op(A) * op(B) + beta * C"> {
   let format = "$atomic $transpose_a $transpose_b $alpha `,` $A `,` $B `,` "
                "$beta `,` $C";
   let verify = "verifyGemm";
+  let reads = ["A", "B", "C"];
+  let writes = ["C"];
 }
 
 def GemvInst : Blas3<"gemv", "c := alpha * op(A) * b + beta * c"> {
@@ -90,6 +102,8 @@ def GemvInst : Blas3<"gemv", "c := alpha * op(A) * b + beta * c"> {
                       (MemRef $ec, 1):$c);
   let format = "$atomic $transpose_a $alpha `,` $A `,` $b `,` $beta `,` $c";
   let verify = "verifyGemv";
+  let reads = ["A", "b", "c"];
+  let writes = ["c"];
 }
 
 def GerInst : Blas3<"ger", "C := alpha * a * b^T + beta * C"> {
@@ -99,6 +113,8 @@ def GerInst : Blas3<"ger", "C := alpha * a * b^T + beta * C"> {
                       (MemRef $ec, 2):$C);
   let format = "$atomic $alpha `,` $a `,` $b `,` $beta `,` $C";
   let verify = "verifyGer";
+  let reads = ["a", "b", "C"];
+  let writes = ["C"];
 }
 
 def HadamardInst : Blas3<"hadamard", "c := alpha * a .* b + beta * c"> {
@@ -107,6 +123,8 @@ def HadamardInst : Blas3<"hadamard", "c := alpha * a .* b + beta * c"> {
                       (MemRef $eb):$b, (Number $tb):$beta, (MemRef $ec):$c);
   let format = "$atomic $alpha `,` $a `,` $b `,` $beta `,` $c";
   let verify = "verifyHadamard";
+  let reads = ["a", "b", "c"];
+  let writes = ["c"];
 }
 
 def ParallelInst : Inst<"parallel", Collective> {
@@ -124,6 +142,9 @@ def SumInst : Inst<"sum", Collective> {
                (Promotable $tb, $eb)];
   let format = "$atomic $transpose_a $alpha `,` $A `,` $beta `,` $b";
   let verify = "verifySum";
+  let traits = [Blas];
+  let reads = ["A", "b"];
+  let writes = ["b"];
 }
 
 def LifetimeStopInst : Inst<"lifetime_stop", Collective> {
@@ -144,19 +165,81 @@ class ArithBinary<string m, string cls, string s> : Inst<m, Mixed> {
   let results = (outs (SameAs $a):$result);
   let format = "$a `,` $b type($result)";
   let pure = 1;
+  let traits = [Elementwise];
 }
-def AddInst : ArithBinary<"add", "Number", "Sum of operands">;
-def SubInst : ArithBinary<"sub", "Number", "Difference of operands">;
-def MulInst : ArithBinary<"mul", "Number", "Product of operands">;
-def DivInst : ArithBinary<"div", "Number", "Quotient of operands">;
-def RemInst : ArithBinary<"rem", "NumberNoComplex", "Remainder of operands">;
-def MaxInst : ArithBinary<"max", "NumberNoComplex", "Maximum of operands">;
-def MinInst : ArithBinary<"min", "NumberNoComplex", "Minimum of operands">;
-def ShlInst : ArithBinary<"shl", "Integer", "Left shift">;
-def ShrInst : ArithBinary<"shr", "Integer", "Arithmetic right shift">;
-def AndInst : ArithBinary<"and", "BoolOrInteger", "Bitwise and">;
-def OrInst : ArithBinary<"or", "BoolOrInteger", "Bitwise or">;
-def XorInst : ArithBinary<"xor", "BoolOrInteger", "Bitwise xor">;
+def AddInst : ArithBinary<"add", "Number", "Sum of operands"> {
+  let intFold = "wrap(int64_t(ua + ub))";
+  let realFold = "a + b";
+  let spirvInt = "IAdd";
+  let spirvFloat = "FAdd";
+}
+def SubInst : ArithBinary<"sub", "Number", "Difference of operands"> {
+  let intFold = "wrap(int64_t(ua - ub))";
+  let realFold = "a - b";
+  let spirvInt = "ISub";
+  let spirvFloat = "FSub";
+}
+def MulInst : ArithBinary<"mul", "Number", "Product of operands"> {
+  let intFold = "wrap(int64_t(ua * ub))";
+  let realFold = "a * b";
+  let spirvInt = "IMul";
+  let spirvFloat = "FMul";
+}
+def DivInst : ArithBinary<"div", "Number", "Quotient of operands"> {
+  let intFold = "a / b";
+  let intFoldIf = "b != 0 && !(b == -1 && a == minValue)";
+  let realFold = "a / b";
+  let spirvInt = "SDiv";
+  let spirvFloat = "FDiv";
+}
+def RemInst : ArithBinary<"rem", "NumberNoComplex", "Remainder of operands"> {
+  let intFold = "a % b";
+  let intFoldIf = "b != 0 && !(b == -1 && a == minValue)";
+  let spirvInt = "SRem";
+  let spirvFloat = "FRem";
+}
+def MaxInst : ArithBinary<"max", "NumberNoComplex", "Maximum of operands"> {
+  let intFold = "std::max(a, b)";
+  let realFold = "std::fmax(a, b)";
+  let spirvInt = "SMax";
+  let spirvFloat = "Fmax";
+  let spirvExt = 1;
+}
+def MinInst : ArithBinary<"min", "NumberNoComplex", "Minimum of operands"> {
+  let intFold = "std::min(a, b)";
+  let realFold = "std::fmin(a, b)";
+  let spirvInt = "SMin";
+  let spirvFloat = "Fmin";
+  let spirvExt = 1;
+}
+def ShlInst : ArithBinary<"shl", "Integer", "Left shift"> {
+  let intFold = "wrap(int64_t(ua << b))";
+  let intFoldIf = "b >= 0 && b < bits";
+  let spirvInt = "ShiftLeftLogical";
+}
+def ShrInst : ArithBinary<"shr", "Integer", "Arithmetic right shift"> {
+  let intFold = "a >> b";
+  let intFoldIf = "b >= 0 && b < bits";
+  let spirvInt = "ShiftRightArithmetic";
+}
+def AndInst : ArithBinary<"and", "BoolOrInteger", "Bitwise and"> {
+  let intFold = "a & b";
+  let boolFold = "a && b";
+  let spirvInt = "BitwiseAnd";
+  let spirvBool = "LogicalAnd";
+}
+def OrInst : ArithBinary<"or", "BoolOrInteger", "Bitwise or"> {
+  let intFold = "a | b";
+  let boolFold = "a || b";
+  let spirvInt = "BitwiseOr";
+  let spirvBool = "LogicalOr";
+}
+def XorInst : ArithBinary<"xor", "BoolOrInteger", "Bitwise xor"> {
+  let intFold = "a ^ b";
+  let boolFold = "a != b";
+  let spirvInt = "BitwiseXor";
+  let spirvBool = "LogicalNotEqual";
+}
 
 // Unary arithmetic; abs, im and re of complex values return the component.
 class ArithUnary<string m, string cls, TypeFn fn, string s> : Inst<m, Mixed> {
@@ -165,10 +248,27 @@ class ArithUnary<string m, string cls, TypeFn fn, string s> : Inst<m, Mixed> {
   let results = (outs (fn $a):$result);
   let format = "$a type($result)";
   let pure = 1;
+  let traits = [Elementwise];
 }
-def AbsInst : ArithUnary<"abs", "Number", RealOf, "Absolute value">;
-def NegInst : ArithUnary<"neg", "Number", SameAs, "Negation">;
-def NotInst : ArithUnary<"not", "BoolOrInteger", SameAs, "Bitwise not">;
+def AbsInst : ArithUnary<"abs", "Number", RealOf, "Absolute value"> {
+  let intFold = "wrap(a < 0 ? int64_t(0 - ua) : a)";
+  let realFold = "std::fabs(a)";
+  let spirvInt = "SAbs";
+  let spirvFloat = "Fabs";
+  let spirvExt = 1;
+}
+def NegInst : ArithUnary<"neg", "Number", SameAs, "Negation"> {
+  let intFold = "wrap(int64_t(0 - ua))";
+  let realFold = "-a";
+  let spirvInt = "SNegate";
+  let spirvFloat = "FNegate";
+}
+def NotInst : ArithUnary<"not", "BoolOrInteger", SameAs, "Bitwise not"> {
+  let intFold = "wrap(~a)";
+  let boolFold = "!a";
+  let spirvInt = "Not";
+  let spirvBool = "LogicalNot";
+}
 def ConjInst : ArithUnary<"conj", "Complex", SameAs, "Complex conjugate">;
 def ImInst : ArithUnary<"im", "Complex", RealOf, "Imaginary part">;
 def ReInst : ArithUnary<"re", "Complex", RealOf, "Real part">;
@@ -180,40 +280,75 @@ class Comparison<string m, string cls, string s> : Inst<m, Mixed> {
   let results = (outs BoolT:$result);
   let format = "$a `,` $b type($result)";
   let pure = 1;
+  let traits = [Comparison];
 }
-def EqualInst : Comparison<"equal", "Number", "Equal">;
-def NotEqualInst : Comparison<"not_equal", "Number", "Not equal">;
+def EqualInst : Comparison<"equal", "Number", "Equal"> {
+  let compare = "==";
+  let spirvInt = "IEqual";
+  let spirvFloat = "FOrdEqual";
+}
+def NotEqualInst : Comparison<"not_equal", "Number", "Not equal"> {
+  let compare = "!=";
+  let spirvInt = "INotEqual";
+  let spirvFloat = "FUnordNotEqual";
+}
 def GreaterThanInst
-    : Comparison<"greater_than", "NumberNoComplex", "Greater than">;
+    : Comparison<"greater_than", "NumberNoComplex", "Greater than"> {
+  let compare = ">";
+  let spirvInt = "SGreaterThan";
+  let spirvFloat = "FOrdGreaterThan";
+}
 def GreaterThanEqualInst : Comparison<"greater_than_equal", "NumberNoComplex",
-                                      "Greater than or equal">;
-def LessThanInst : Comparison<"less_than", "NumberNoComplex", "Less than">;
+                                      "Greater than or equal"> {
+  let compare = ">=";
+  let spirvInt = "SGreaterThanEqual";
+  let spirvFloat = "FOrdGreaterThanEqual";
+}
+def LessThanInst : Comparison<"less_than", "NumberNoComplex", "Less than"> {
+  let compare = "<";
+  let spirvInt = "SLessThan";
+  let spirvFloat = "FOrdLessThan";
+}
 def LessThanEqualInst
-    : Comparison<"less_than_equal", "NumberNoComplex", "Less than or equal">;
+    : Comparison<"less_than_equal", "NumberNoComplex", "Less than or equal"> {
+  let compare = "<=";
+  let spirvInt = "SLessThanEqual";
+  let spirvFloat = "FOrdLessThanEqual";
+}
 
 // Unary math functions on scalars.
-class MathUnary<string m, string cls, string s> : Inst<m, Mixed> {
+// `entry` is the OpenCL.std entry point.
+class MathUnary<string m, string cls, string s, string entry>
+    : Inst<m, Mixed> {
   let summary = s;
   let operands = (ins (OfClass cls):$a);
   let results = (outs (SameAs $a):$result);
   let format = "$a type($result)";
   let pure = 1;
+  let traits = [MathFunction];
+  let spirvFloat = entry;
+  let spirvExt = 1;
 }
-def CosInst : MathUnary<"cos", "Floating", "Cosine">;
-def SinInst : MathUnary<"sin", "Floating", "Sine">;
-def ExpInst : MathUnary<"exp", "FloatingOrComplex", "Base-e exponential">;
-def Exp2Inst : MathUnary<"exp2", "FloatingOrComplex", "Base-2 exponential">;
-def LogInst : MathUnary<"log", "Floating", "Base-e logarithm">;
-def Log2Inst : MathUnary<"log2", "Floating", "Base-2 logarithm">;
-def NativeCosInst : MathUnary<"native_cos", "Floating", "Fast cosine">;
-def NativeSinInst : MathUnary<"native_sin", "Floating", "Fast sine">;
-def NativeExpInst
-    : MathUnary<"native_exp", "FloatingOrComplex", "Fast base-e exponential">;
-def NativeExp2Inst
-    : MathUnary<"native_exp2", "FloatingOrComplex", "Fast base-2 exponential">;
-def NativeLogInst : MathUnary<"native_log", "Floating", "Fast base-e logarithm">;
-def NativeLog2Inst
-    : MathUnary<"native_log2", "Floating", "Fast base-2 logarithm">;
+def CosInst : MathUnary<"cos", "Floating", "Cosine", "Cos">;
+def SinInst : MathUnary<"sin", "Floating", "Sine", "Sin">;
+def ExpInst
+    : MathUnary<"exp", "FloatingOrComplex", "Base-e exponential", "Exp">;
+def Exp2Inst
+    : MathUnary<"exp2", "FloatingOrComplex", "Base-2 exponential", "Exp2">;
+def LogInst : MathUnary<"log", "Floating", "Base-e logarithm", "Log">;
+def Log2Inst : MathUnary<"log2", "Floating", "Base-2 logarithm", "Log2">;
+def NativeCosInst
+    : MathUnary<"native_cos", "Floating", "Fast cosine", "Native_cos">;
+def NativeSinInst
+    : MathUnary<"native_sin", "Floating", "Fast sine", "Native_sin">;
+def NativeExpInst : MathUnary<"native_exp", "FloatingOrComplex",
+                              "Fast base-e exponential", "Native_exp">;
+def NativeExp2Inst : MathUnary<"native_exp2", "FloatingOrComplex",
+                               "Fast base-2 exponential", "Native_exp2">;
+def NativeLogInst : MathUnary<"native_log", "Floating",
+                              "Fast base-e logarithm", "Native_log">;
+def NativeLog2Inst : MathUnary<"native_log2", "Floating",
+                               "Fast base-2 logarithm", "Native_log2">;
 
 //===----------------------------------------------------------------------===//
 // Mixed instructions: memory
@@ -225,6 +360,7 @@ def AssociatedInst : Inst<"associated", Mixed> {
   let results = (outs BoolT:$result);
   let format = "$tensor type($result)";
   let pure = 1;
+  let traits = [MemoryAccess];
 }
 
 def AtomicLoadInst : Inst<"atomic_load", Mixed> {
@@ -234,6 +370,8 @@ def AtomicLoadInst : Inst<"atomic_load", Mixed> {
   let results = (outs (Number $e):$result);
   let format = "$scope $semantics $tensor `[` $indices `]` type($result)";
   let verify = "verifyIndexCount";
+  let traits = [MemoryAccess, Atomic];
+  let reads = ["tensor"];
 }
 
 def AtomicStoreInst : Inst<"atomic_store", Mixed> {
@@ -243,6 +381,9 @@ def AtomicStoreInst : Inst<"atomic_store", Mixed> {
                       (Variadic Index):$indices);
   let format = "$scope $semantics $value `,` $tensor `[` $indices `]`";
   let verify = "verifyIndexCount";
+  let traits = [MemoryAccess, Atomic];
+  let reads = ["tensor"];
+  let writes = ["tensor"];
 }
 
 class AtomicUpdate<string m, string cls, string s> : Inst<m, Mixed> {
@@ -255,12 +396,21 @@ class AtomicUpdate<string m, string cls, string s> : Inst<m, Mixed> {
   let format = "$scope $semantics $value `,` $tensor `[` $indices `]` "
                "type($result)";
   let verify = "verifyIndexCount";
+  let traits = [MemoryAccess, Atomic];
+  let reads = ["tensor"];
+  let writes = ["tensor"];
 }
-def AtomicAddInst : AtomicUpdate<"atomic_add", "Number", "Atomic fetch-add">;
+def AtomicAddInst : AtomicUpdate<"atomic_add", "Number", "Atomic fetch-add"> {
+  let combine = "add";
+}
 def AtomicMinInst
-    : AtomicUpdate<"atomic_min", "NumberNoComplex", "Atomic fetch-min">;
+    : AtomicUpdate<"atomic_min", "NumberNoComplex", "Atomic fetch-min"> {
+  let combine = "min";
+}
 def AtomicMaxInst
-    : AtomicUpdate<"atomic_max", "NumberNoComplex", "Atomic fetch-max">;
+    : AtomicUpdate<"atomic_max", "NumberNoComplex", "Atomic fetch-max"> {
+  let combine = "max";
+}
 
 def LoadInst : Inst<"load", Mixed> {
   let summary = "Loads an element of a memref or a memref of a group";
@@ -268,6 +418,9 @@ def LoadInst : Inst<"load", Mixed> {
   let results = (outs (ElementOf $tensor):$result);
   let format = "$tensor `[` $indices `]` type($result)";
   let verify = "verifyIndexCount";
+  let traits = [MemoryAccess];
+  let reads = ["tensor"];
+  let viewSource = "tensor";
 }
 
 def StoreInst : Inst<"store", Mixed> {
@@ -276,6 +429,9 @@ def StoreInst : Inst<"store", Mixed> {
                       (Variadic Index):$indices);
   let format = "$value `,` $tensor `[` $indices `]`";
   let verify = "verifyIndexCount";
+  let traits = [MemoryAccess];
+  let reads = ["tensor"];
+  let writes = ["tensor"];
 }
 
 def SizeInst : Inst<"size", Mixed> {
@@ -286,6 +442,7 @@ def SizeInst : Inst<"size", Mixed> {
   let format = "$tensor `[` $mode `]` type($result)";
   let verify = "verifySize";
   let pure = 1;
+  let traits = [MemoryAccess];
 }
 
 def SubviewInst : Inst<"subview", Mixed> {
@@ -299,6 +456,8 @@ def SubviewInst : Inst<"subview", Mixed> {
                "$static_sizes, $sizes) type($result)";
   let verify = "verifySubview";
   let pure = 1;
+  let traits = [MemoryAccess];
+  let viewSource = "operand";
 }
 
 def ExpandInst : Inst<"expand", Mixed> {
@@ -311,6 +470,8 @@ def ExpandInst : Inst<"expand", Mixed> {
                "$expand_shape) type($result)";
   let verify = "verifyExpand";
   let pure = 1;
+  let traits = [MemoryAccess];
+  let viewSource = "operand";
 }
 
 def FuseInst : Inst<"fuse", Mixed> {
@@ -321,6 +482,8 @@ def FuseInst : Inst<"fuse", Mixed> {
   let format = "$operand `[` $from `,` $to `]` type($result)";
   let verify = "verifyFuse";
   let pure = 1;
+  let traits = [MemoryAccess];
+  let viewSource = "operand";
 }
 
 //===----------------------------------------------------------------------===//
@@ -331,6 +494,7 @@ def BarrierInst : Inst<"barrier", Mixed> {
   let summary = "Work-group control barrier with optional memory fences";
   let props = (prop FlagProp<".global">:$global, FlagProp<".local">:$local);
   let format = "$global $local";
+  let traits = [MemoryAccess];
 }
 
 def CastInst : Inst<"cast", Mixed> {
@@ -388,6 +552,7 @@ class Builtin<string m, Kind k, Pred type, string s> : Inst<m, k> {
   let results = (outs type:$result);
   let format = "type($result)";
   let pure = 1;
+  let traits = [Builtin];
 }
 class Builtin3<string m, Kind k, Pred type, string s> : Builtin<m, k, type, s> {
   let props = (prop Comp3Prop:$mode);
@@ -418,10 +583,12 @@ def CooperativeMatrixApplyInst : Inst<"cooperative_matrix_apply", Spmd> {
   let format = "custom<CoopApply>($a, $result, $body)";
   let verify = "verifyCoopApply";
   let buildHook = "buildCoopApplyParams";
+  let traits = [CoopMatrix];
 }
 
 class CoopMemory<string m, string s> : Inst<m, Spmd> {
   let summary = s;
+  let traits = [CoopMatrix];
 }
 def CooperativeMatrixLoadInst
     : CoopMemory<"cooperative_matrix_load", "Loads a coopmatrix"> {
@@ -429,6 +596,7 @@ def CooperativeMatrixLoadInst
   let operands = (ins (MemRef $e, 2):$operand, Index:$x, Index:$y);
   let results = (outs (Coop $e):$result);
   let format = "$transpose $checked $operand `[` $x `,` $y `]` type($result)";
+  let reads = ["operand"];
 }
 def CooperativeMatrixStoreInst
     : CoopMemory<"cooperative_matrix_store", "Stores a coopmatrix"> {
@@ -436,6 +604,8 @@ def CooperativeMatrixStoreInst
   let operands = (ins (Coop $e):$val, (MemRef $e, 2):$operand, Index:$x,
                       Index:$y);
   let format = "$transpose $checked $val `,` $operand `[` $x `,` $y `]`";
+  let reads = ["operand"];
+  let writes = ["operand"];
 }
 def CooperativeMatrixAtomicLoadInst
     : CoopMemory<"cooperative_matrix_atomic_load",
@@ -446,6 +616,7 @@ def CooperativeMatrixAtomicLoadInst
   let results = (outs (Coop $e):$result);
   let format = "$transpose $checked $scope $semantics $operand `[` $x `,` $y "
                "`]` type($result)";
+  let reads = ["operand"];
 }
 def CooperativeMatrixAtomicStoreInst
     : CoopMemory<"cooperative_matrix_atomic_store",
@@ -456,6 +627,8 @@ def CooperativeMatrixAtomicStoreInst
                       Index:$y);
   let format = "$transpose $checked $scope $semantics $val `,` $operand `[` "
                "$x `,` $y `]`";
+  let reads = ["operand"];
+  let writes = ["operand"];
 }
 class CoopAtomicUpdate<string m, string cls, string s> : CoopMemory<m, s> {
   let props = (prop TransposeProp:$transpose, CheckedProp:$checked,
@@ -466,16 +639,24 @@ class CoopAtomicUpdate<string m, string cls, string s> : CoopMemory<m, s> {
   let where = [(KindIn $e, cls)];
   let format = "$transpose $checked $scope $semantics $val `,` $operand `[` "
                "$x `,` $y `]` type($result)";
+  let reads = ["operand"];
+  let writes = ["operand"];
 }
 def CooperativeMatrixAtomicAddInst
     : CoopAtomicUpdate<"cooperative_matrix_atomic_add", "Number",
-                       "Component-wise atomic fetch-add of a coopmatrix">;
+                       "Component-wise atomic fetch-add of a coopmatrix"> {
+  let combine = "add";
+}
 def CooperativeMatrixAtomicMaxInst
     : CoopAtomicUpdate<"cooperative_matrix_atomic_max", "NumberNoComplex",
-                       "Component-wise atomic fetch-max of a coopmatrix">;
+                       "Component-wise atomic fetch-max of a coopmatrix"> {
+  let combine = "max";
+}
 def CooperativeMatrixAtomicMinInst
     : CoopAtomicUpdate<"cooperative_matrix_atomic_min", "NumberNoComplex",
-                       "Component-wise atomic fetch-min of a coopmatrix">;
+                       "Component-wise atomic fetch-min of a coopmatrix"> {
+  let combine = "min";
+}
 
 def CooperativeMatrixConstructInst
     : Inst<"cooperative_matrix_construct", Spmd> {
@@ -484,6 +665,7 @@ def CooperativeMatrixConstructInst
   let results = (outs (Coop $k):$result);
   let format = "$val type($result)";
   let pure = 1;
+  let traits = [CoopMatrix];
 }
 
 def CooperativeMatrixExtractInst : Inst<"cooperative_matrix_extract", Spmd> {
@@ -494,6 +676,7 @@ def CooperativeMatrixExtractInst : Inst<"cooperative_matrix_extract", Spmd> {
   let format = "$mat `[` $index `]` type($result)";
   let verify = "verifyCoopElementIndex";
   let pure = 1;
+  let traits = [CoopMatrix];
 }
 
 def CooperativeMatrixInsertInst : Inst<"cooperative_matrix_insert", Spmd> {
@@ -504,6 +687,7 @@ def CooperativeMatrixInsertInst : Inst<"cooperative_matrix_insert", Spmd> {
   let format = "$val `,` $mat `[` $index `]` type($result)";
   let verify = "verifyCoopElementIndex";
   let pure = 1;
+  let traits = [CoopMatrix];
 }
 
 def CooperativeMatrixMulAddInst : Inst<"cooperative_matrix_mul_add", Spmd> {
@@ -515,6 +699,7 @@ def CooperativeMatrixMulAddInst : Inst<"cooperative_matrix_mul_add", Spmd> {
   let format = "$a `,` $b `,` $c type($result)";
   let verify = "verifyCoopMulAdd";
   let pure = 1;
+  let traits = [CoopMatrix];
 }
 
 def CooperativeMatrixPrefetchInst : Inst<"cooperative_matrix_prefetch", Spmd> {
@@ -524,6 +709,8 @@ def CooperativeMatrixPrefetchInst : Inst<"cooperative_matrix_prefetch", Spmd> {
   let format = "$cache_level `,` $operand `[` $x `,` $y `]` `,` $rows `,` "
                "$cols";
   let verify = "verifyCoopPrefetch";
+  let traits = [CoopMatrix];
+  let reads = ["operand"];
 }
 
 class CoopReduce<string m, string cls, string s> : Inst<m, Spmd> {
@@ -535,16 +722,23 @@ class CoopReduce<string m, string cls, string s> : Inst<m, Spmd> {
   let format = "$mode $a type($result)";
   let verify = "verifyCoopReduce";
   let pure = 1;
+  let traits = [CoopMatrix];
 }
 def CooperativeMatrixReduceAddInst
     : CoopReduce<"cooperative_matrix_reduce_add", "Number",
-                 "Sum over the rows or columns of a coopmatrix">;
+                 "Sum over the rows or columns of a coopmatrix"> {
+  let combine = "add";
+}
 def CooperativeMatrixReduceMaxInst
     : CoopReduce<"cooperative_matrix_reduce_max", "NumberNoComplex",
-                 "Maximum over the rows or columns of a coopmatrix">;
+                 "Maximum over the rows or columns of a coopmatrix"> {
+  let combine = "max";
+}
 def CooperativeMatrixReduceMinInst
     : CoopReduce<"cooperative_matrix_reduce_min", "NumberNoComplex",
-                 "Minimum over the rows or columns of a coopmatrix">;
+                 "Minimum over the rows or columns of a coopmatrix"> {
+  let combine = "min";
+}
 
 def CooperativeMatrixScaleInst : Inst<"cooperative_matrix_scale", Spmd> {
   let summary = "Scales a coopmatrix by a scalar";
@@ -552,6 +746,7 @@ def CooperativeMatrixScaleInst : Inst<"cooperative_matrix_scale", Spmd> {
   let results = (outs (SameAs $b):$result);
   let format = "$a `,` $b type($result)";
   let pure = 1;
+  let traits = [CoopMatrix];
 }
 
 def SubgroupBroadcastInst : Inst<"subgroup_broadcast", Spmd> {
@@ -560,6 +755,7 @@ def SubgroupBroadcastInst : Inst<"subgroup_broadcast", Spmd> {
   let results = (outs (SameAs $a):$result);
   let format = "$a `,` $idx type($result)";
   let pure = 1;
+  let traits = [SubgroupOp];
 }
 
 class SubgroupOperation<string m, string cls, string s> : Inst<m, Spmd> {
@@ -568,31 +764,56 @@ class SubgroupOperation<string m, string cls, string s> : Inst<m, Spmd> {
   let results = (outs (SameAs $a):$result);
   let format = "$a type($result)";
   let pure = 1;
+  let traits = [SubgroupOp];
 }
 def SubgroupExclusiveScanAddInst
     : SubgroupOperation<"subgroup_exclusive_scan_add", "Number",
-                        "Exclusive scan (+) over the subgroup">;
+                        "Exclusive scan (+) over the subgroup"> {
+  let traits = [SubgroupOp, ExclusiveScan];
+  let combine = "add";
+}
 def SubgroupExclusiveScanMaxInst
     : SubgroupOperation<"subgroup_exclusive_scan_max", "NumberNoComplex",
-                        "Exclusive scan (max) over the subgroup">;
+                        "Exclusive scan (max) over the subgroup"> {
+  let traits = [SubgroupOp, ExclusiveScan];
+  let combine = "max";
+}
 def SubgroupExclusiveScanMinInst
     : SubgroupOperation<"subgroup_exclusive_scan_min", "NumberNoComplex",
-                        "Exclusive scan (min) over the subgroup">;
+                        "Exclusive scan (min) over the subgroup"> {
+  let traits = [SubgroupOp, ExclusiveScan];
+  let combine = "min";
+}
 def SubgroupInclusiveScanAddInst
     : SubgroupOperation<"subgroup_inclusive_scan_add", "Number",
-                        "Inclusive scan (+) over the subgroup">;
+                        "Inclusive scan (+) over the subgroup"> {
+  let traits = [SubgroupOp, InclusiveScan];
+  let combine = "add";
+}
 def SubgroupInclusiveScanMaxInst
     : SubgroupOperation<"subgroup_inclusive_scan_max", "NumberNoComplex",
-                        "Inclusive scan (max) over the subgroup">;
+                        "Inclusive scan (max) over the subgroup"> {
+  let traits = [SubgroupOp, InclusiveScan];
+  let combine = "max";
+}
 def SubgroupInclusiveScanMinInst
     : SubgroupOperation<"subgroup_inclusive_scan_min", "NumberNoComplex",
-                        "Inclusive scan (min) over the subgroup">;
+                        "Inclusive scan (min) over the subgroup"> {
+  let traits = [SubgroupOp, InclusiveScan];
+  let combine = "min";
+}
 def SubgroupReduceAddInst
     : SubgroupOperation<"subgroup_reduce_add", "Number",
-                        "Reduction (+) over the subgroup">;
+                        "Reduction (+) over the subgroup"> {
+  let combine = "add";
+}
 def SubgroupReduceMaxInst
     : SubgroupOperation<"subgroup_reduce_max", "NumberNoComplex",
-                        "Reduction (max) over the subgroup">;
+                        "Reduction (max) over the subgroup"> {
+  let combine = "max";
+}
 def SubgroupReduceMinInst
     : SubgroupOperation<"subgroup_reduce_min", "NumberNoComplex",
-                        "Reduction (min) over the subgroup">;
+                        "Reduction (min) over the subgroup"> {
+  let combine = "min";
+}
