@@ -7,6 +7,9 @@
 # build-fuzz/test/fuzz/work-<target>/. Runs at nice 10.
 #   scripts/fuzz.sh 3600                    # one hour per target
 #   FUZZ_TARGETS="Ir Npy" scripts/fuzz.sh 300
+#   FUZZ_PARALLEL=1 scripts/fuzz.sh 3600    # all targets at once
+# FUZZ_PARALLEL=1 fuzzes the targets concurrently (one process each), so a
+# long run takes [seconds] of wall time instead of [seconds] per target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -27,15 +30,35 @@ for t in $targets; do
 done
 unset ASAN_OPTIONS
 failed=()
-for t in $targets; do
-  echo "== fuzzing $t for ${seconds}s (log: $build/fuzz-$t.log)"
-  if ! nice -n 10 ctest --test-dir "$build" -R "^fuzz-$t\$" -V \
-      >"$build/fuzz-$t.log" 2>&1; then
-    failed+=("$t")
-  fi
+# Fuzzes target $1; its log is $build/fuzz-$1.log. Each ctest invocation
+# writes its own log file (--output-log), so concurrent ones do not mix.
+fuzz() {
+  nice -n 10 ctest --test-dir "$build" -R "^fuzz-$1\$" -V \
+    --output-log "$build/fuzz-$1.ctest.log" >"$build/fuzz-$1.log" 2>&1
+}
+summary() {
   grep -E 'stat::number_of_executed_units|stat::new_units_added|#[0-9]+ *DONE|ERROR|SUMMARY|Test unit written|fuzz target found' \
-    "$build/fuzz-$t.log" | sed 's/^[0-9]*: //' || true
-done
+    "$build/fuzz-$1.log" | sed 's/^[0-9]*: //' || true
+}
+if [ "${FUZZ_PARALLEL:-0}" = 1 ]; then
+  declare -A pids
+  for t in $targets; do
+    echo "== fuzzing $t for ${seconds}s (log: $build/fuzz-$t.log)"
+    fuzz "$t" &
+    pids[$t]=$!
+  done
+  for t in $targets; do
+    wait "${pids[$t]}" || failed+=("$t")
+    echo "== $t"
+    summary "$t"
+  done
+else
+  for t in $targets; do
+    echo "== fuzzing $t for ${seconds}s (log: $build/fuzz-$t.log)"
+    fuzz "$t" || failed+=("$t")
+    summary "$t"
+  done
+fi
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz.sh: bugs found by: ${failed[*]} (inputs in $build/test/fuzz/work-*/)"
   exit 1

@@ -138,7 +138,8 @@ static llvm::Expected<Bindings> bindParameters(Runtime &runtime,
       return makeInputError("--arg '" + arg +
                             "' must be NAME=FILE.npy or "
                             "NAME=VALUE");
-    if (!llvm::any_of(entry.params, [&](const ParamType &param) {
+    // clang-15 cannot capture a structured binding: `name` by init-capture.
+    if (!llvm::any_of(entry.params, [&, name = name](const ParamType &param) {
           return param.name == name;
         }))
       return makeInputError("--arg '" + arg + "': '@" + entryName +
