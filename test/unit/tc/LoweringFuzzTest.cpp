@@ -11,9 +11,11 @@
 // lowered IR.
 //
 // Long runs: with --gtest_repeat=R, repetition r of each test uses the next
-// seed, kSeed + 2r (kSeed + 2r + 1 for temporary chains): 192 defs per
-// repetition, so R = 53 checks 10 176 defs. COMPREHEND_FUZZ_FIRST_ROUND=s
-// starts at repetition s (a failure with seed S: s = (S - kSeed) / 2).
+// seeds (the plain defs kSeed + 2r; the scheduled defs and the temporary
+// chains share the odd-offset rounds): 240 defs per repetition (96 plain,
+// 48 scheduled, 96 temporary chains), so R = 42 checks 10 080 defs.
+// COMPREHEND_FUZZ_FIRST_ROUND=s starts at repetition s (a failure's trace
+// prints its seed).
 //
 //===----------------------------------------------------------------------===//
 #include "DeviceTest.h"
