@@ -56,14 +56,8 @@ bool collectFactors(const DefContext &def, const Expr &expr, Product &product) {
     return binary->getOp() == BinaryOp::Mul &&
            collectFactors(def, binary->getLhs(), product) &&
            collectFactors(def, binary->getRhs(), product);
-  if (const auto *literal = llvm::dyn_cast<FloatLitExpr>(&expr)) {
-    product.alpha *= literal->getValue();
+  if (foldLiteralFactor(expr, product.alpha))
     return true;
-  }
-  if (const auto *literal = llvm::dyn_cast<IntLitExpr>(&expr)) {
-    product.alpha *= static_cast<double>(literal->getValue());
-    return true;
-  }
   const auto *apply = llvm::dyn_cast<ApplyExpr>(&expr);
   if (!apply || !apply->isTensorRead())
     return false;
@@ -291,6 +285,18 @@ std::array<int64_t, 2> chooseBlocks(std::array<int64_t, 2> requested,
 }
 
 } // namespace
+
+bool lowering::foldLiteralFactor(const Expr &expr, double &alpha) {
+  if (const auto *literal = llvm::dyn_cast<FloatLitExpr>(&expr)) {
+    alpha *= literal->getValue();
+    return true;
+  }
+  if (const auto *literal = llvm::dyn_cast<IntLitExpr>(&expr)) {
+    alpha *= static_cast<double>(literal->getValue());
+    return true;
+  }
+  return false;
+}
 
 bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext,
                            bool dryRun, unsigned groupDims) {

@@ -71,14 +71,8 @@ bool collectFactors(const DefContext &def, const Expr &expr, double &alpha,
     return binary->getOp() == BinaryOp::Mul &&
            collectFactors(def, binary->getLhs(), alpha, reads) &&
            collectFactors(def, binary->getRhs(), alpha, reads);
-  if (const auto *literal = llvm::dyn_cast<FloatLitExpr>(&expr)) {
-    alpha *= literal->getValue();
+  if (foldLiteralFactor(expr, alpha))
     return true;
-  }
-  if (const auto *literal = llvm::dyn_cast<IntLitExpr>(&expr)) {
-    alpha *= static_cast<double>(literal->getValue());
-    return true;
-  }
   const auto *apply = llvm::dyn_cast<ApplyExpr>(&expr);
   if (!apply || !apply->isTensorRead())
     return false;

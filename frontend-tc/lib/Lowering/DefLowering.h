@@ -220,6 +220,10 @@ void collectReads(const StmtContext &stmt, llvm::StringSet<> &reads);
 bool lowerAsBlas(DefContext &def, const StmtContext &stmt, bool dryRun = false,
                  unsigned groupDims = 0);
 
+/// Multiplies \p alpha by \p expr when it is a numeric literal (a factor
+/// of a product that BLAS patterns fold into alpha); false otherwise.
+bool foldLiteralFactor(const Expr &expr, double &alpha);
+
 /// Tries to lower the convolution-like \p stmt (an output index shifted by
 /// a reduction index in one read) to gemms over views of its operands, one
 /// work-group per point of its batch indices (ConvAsGemm.cpp). Returns

@@ -76,6 +76,16 @@ private:
   LogicalResult lowerReduction(const AstNode &node);
   /// A reduction loop at the group level, spread over its work-items.
   LogicalResult lowerParallelReduction(const AstNode &node);
+  /// Emits `for iterator = lo, hi, step` over reduction \p loopNode,
+  /// carrying \p init and combining the right-hand side of its statement
+  /// instance into it; returns the loop's result (the insertion point after
+  /// the loop), or null when the right-hand side cannot be lowered.
+  ir::Value *accumulate(const AstNode &loopNode, ir::Value *lo, ir::Value *hi,
+                        ir::Value *step, ir::Value *init);
+  /// The memref indices of the LHS element that statement instance
+  /// \p instance of a reduction updates.
+  llvm::SmallVector<ir::Value *, 4> lhsSubscripts(const AstNode &instance,
+                                                  const TensorBinding &lhs);
   /// Whether \p node is a reduction that lowerParallelReduction takes.
   bool isParallelReduction(const AstNode &node) const;
   LogicalResult lowerIf(const AstNode &node, bool collective);
@@ -445,37 +455,51 @@ LogicalResult ScheduleLowerer::lowerReduction(const AstNode &node) {
   const TensorBinding *lhs = def.lookup(stmt.getLhs().name);
   if (!lhs)
     return failure();
-  ExprLowerer outerLowerer(def, stmtContext);
-  unsigned numLhs = stmt.getIndices().size();
-  for (unsigned i = 0; i < numLhs; ++i)
-    outerLowerer.bindIndex(stmtContext.ranges[i].var, index(instance.args[i]));
-  llvm::SmallVector<ir::Value *, 4> subscripts =
-      outerLowerer.lowerLhsSubscripts(*lhs);
+  llvm::SmallVector<ir::Value *, 4> subscripts = lhsSubscripts(instance, *lhs);
   ir::Value *init =
       b.create<ir::LoadInst>(l, lhs->memref, subscripts)->getResult(0);
   ir::Value *lo = index(node.lo), *hi = index(node.hi);
   if (!lo || !hi)
     return failure();
   ir::Value *step = node.step == 1 ? nullptr : constant(node.step);
+  ir::Value *total = accumulate(node, lo, hi, step, init);
+  if (!total)
+    return failure();
+  b.create<ir::StoreInst>(stmt.getLhs().loc, total, lhs->memref, subscripts);
+  return success();
+}
+
+llvm::SmallVector<ir::Value *, 4>
+ScheduleLowerer::lhsSubscripts(const AstNode &instance,
+                               const TensorBinding &lhs) {
+  const StmtContext &stmt = stmts[instance.statement];
+  ExprLowerer lowerer(def, stmt);
+  for (unsigned i = 0; i < stmt.stmt.getIndices().size(); ++i)
+    lowerer.bindIndex(stmt.ranges[i].var, index(instance.args[i]));
+  return lowerer.lowerLhsSubscripts(lhs);
+}
+
+ir::Value *ScheduleLowerer::accumulate(const AstNode &loopNode, ir::Value *lo,
+                                       ir::Value *hi, ir::Value *step,
+                                       ir::Value *init) {
+  const AstNode &instance = loopNode.children.front();
+  const StmtContext &stmt = stmts[instance.statement];
+  Location l = stmt.stmt.getLoc();
+  const TensorBinding *lhs = def.lookup(stmt.stmt.getLhs().name);
   auto loop =
       b.create<ir::ForInst>(l, lo, hi, step, llvm::ArrayRef<ir::Value *>{init});
   ir::Region *outer = b.getInsertionRegion();
-  iterators[node.iterator] = loop.getBody().getParameter(0);
+  iterators[loopNode.iterator] = loop.getBody().getParameter(0);
   b.setInsertionPointToEnd(loop.getBody());
-  ExprLowerer lowerer(def, stmtContext);
+  ExprLowerer lowerer(def, stmt);
   bindInstance(instance, lowerer);
-  ir::Value *value = lowerer.lowerValueAs(stmt.getRhs(), lhs->type);
-  if (!value || lowerer.hasFailed()) {
-    b.setInsertionPointToEnd(*outer);
-    return failure();
-  }
-  ir::Value *next =
-      combine(b, l, stmt.getReduction(), loop.getBody().getParameter(1), value);
-  b.create<ir::YieldInst>(l, llvm::ArrayRef<ir::Value *>{next});
+  ir::Value *value = lowerer.lowerValueAs(stmt.stmt.getRhs(), lhs->type);
+  if (value && !lowerer.hasFailed())
+    b.create<ir::YieldInst>(l, llvm::ArrayRef<ir::Value *>{combine(
+                                   b, l, stmt.stmt.getReduction(),
+                                   loop.getBody().getParameter(1), value)});
   b.setInsertionPointToEnd(*outer);
-  b.create<ir::StoreInst>(stmt.getLhs().loc, loop->getResult(0), lhs->memref,
-                          subscripts);
-  return success();
+  return value && !lowerer.hasFailed() ? loop->getResult(0) : nullptr;
 }
 
 bool ScheduleLowerer::isParallelReduction(const AstNode &node) const {
@@ -541,9 +565,11 @@ LogicalResult ScheduleLowerer::lowerParallelReduction(const AstNode &node) {
   Location l = stmt.getLoc();
   def.scope = stmtContext.scope;
   const TensorBinding *lhs = def.lookup(stmt.getLhs().name);
+  if (!lhs)
+    return failure();
   ir::Value *buffer = reductionBuffers.lookup(static_cast<unsigned>(lhs->kind));
   ir::Value *lo = index(node.lo), *hi = index(node.hi);
-  if (!lhs || !buffer || !lo || !hi)
+  if (!buffer || !lo || !hi)
     return failure();
   ir::Region *outer = b.getInsertionRegion();
   auto toIndex = [&](ir::Value *value) {
@@ -587,23 +613,12 @@ LogicalResult ScheduleLowerer::lowerParallelReduction(const AstNode &node) {
       b.create<ir::MulInst>(l, first.numSubgroups, first.subgroupSize)
           ->getResult(0);
   ir::Value *start = b.create<ir::AddInst>(l, lo, workItem)->getResult(0);
-  auto loop = b.create<ir::ForInst>(l, start, hi, workItems,
-                                    llvm::ArrayRef<ir::Value *>{identity()});
-  ir::Region *partialRegion = b.getInsertionRegion();
-  iterators[node.iterator] = loop.getBody().getParameter(0);
-  b.setInsertionPointToEnd(loop.getBody());
-  ExprLowerer lowerer(def, stmtContext);
-  bindInstance(instance, lowerer);
-  ir::Value *value = lowerer.lowerValueAs(stmt.getRhs(), lhs->type);
-  if (!value || lowerer.hasFailed()) {
+  ir::Value *partial = accumulate(node, start, hi, workItems, identity());
+  if (!partial) {
     b.setInsertionPointToEnd(*outer);
     return failure();
   }
-  b.create<ir::YieldInst>(
-      l, llvm::ArrayRef<ir::Value *>{
-             combine(b, l, kind, loop.getBody().getParameter(1), value)});
-  b.setInsertionPointToEnd(*partialRegion);
-  ir::Value *mine = subgroupReduce(b, l, kind, loop->getResult(0));
+  ir::Value *mine = subgroupReduce(b, l, kind, partial);
   ir::Value *zero = constant(0);
   auto firstLane = b.create<ir::IfInst>(
       l, llvm::ArrayRef<const ir::Type *>(),
@@ -641,11 +656,7 @@ LogicalResult ScheduleLowerer::lowerParallelReduction(const AstNode &node) {
       l, llvm::ArrayRef<const ir::Type *>(),
       b.create<ir::EqualInst>(l, second.lane, constant(0))->getResult(0));
   b.setInsertionPointToEnd(writer.getThen());
-  ExprLowerer lhsLowerer(def, stmtContext);
-  for (unsigned i = 0; i < stmt.getIndices().size(); ++i)
-    lhsLowerer.bindIndex(stmtContext.ranges[i].var, index(instance.args[i]));
-  llvm::SmallVector<ir::Value *, 4> subscripts =
-      lhsLowerer.lowerLhsSubscripts(*lhs);
+  llvm::SmallVector<ir::Value *, 4> subscripts = lhsSubscripts(instance, *lhs);
   ir::Value *old =
       b.create<ir::LoadInst>(l, lhs->memref, subscripts)->getResult(0);
   b.create<ir::StoreInst>(stmt.getLhs().loc, combine(b, l, kind, old, sum),

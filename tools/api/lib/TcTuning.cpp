@@ -228,30 +228,31 @@ api::makeTcSearchSpace(const TcKnobs &knobs, const backend::CoreInfo &core,
   auto space = runtime::makeWorkGroupSpace(core, defaults);
   if (!space)
     return space.takeError();
+  // The first parameter the space refuses (a bug in this table) is the
+  // error; later ones are skipped.
+  llvm::Error error = llvm::Error::success();
+  auto add = [&](llvm::StringRef name, llvm::ArrayRef<int64_t> values,
+                 int64_t fallback) {
+    if (!error)
+      error = space->addParameter(name, values, fallback);
+  };
   // 0 is the lowering's own choice, which depends on the problem size.
   if (knobs.blocks) {
     const int64_t blocks[] = {0, 32, 64, 128, 256, 512};
-    if (llvm::Error error = space->addParameter(kBlockRows, blocks, 0))
-      return error;
-    if (llvm::Error error = space->addParameter(kBlockCols, blocks, 0))
-      return error;
+    add(kBlockRows, blocks, 0);
+    add(kBlockCols, blocks, 0);
   }
   if (knobs.localTemporaries) {
     const int64_t onOff[] = {0, 1};
-    if (llvm::Error error = space->addParameter(
-            kLocalTemporaries, onOff, core.dedicatedLocalMemory ? 1 : 0))
-      return error;
+    add(kLocalTemporaries, onOff, core.dedicatedLocalMemory ? 1 : 0);
   }
   if (knobs.convGemm) {
     const int64_t onOff[] = {0, 1};
-    if (llvm::Error error =
-            space->addParameter(kConvGemm, onOff, knobs.convGemmDefault))
-      return error;
+    add(kConvGemm, onOff, knobs.convGemmDefault);
   }
   if (knobs.groupWork) {
     const int64_t work[] = {0, 16, 64, 256, 1024, 4096, 16384, 65536};
-    if (llvm::Error error = space->addParameter(kGroupWork, work, 0))
-      return error;
+    add(kGroupWork, work, 0);
   }
   if (knobs.schedule) {
     // The mapper's knobs; tc.schedule = 0 keeps the statement-wise
@@ -260,15 +261,11 @@ api::makeTcSearchSpace(const TcKnobs &knobs, const backend::CoreInfo &core,
     const int64_t onOff[] = {0, 1};
     const int64_t fusions[] = {0, 1, 2};
     const int64_t tiles[] = {0, 1, 16, 64, 256};
-    if (llvm::Error error = space->addParameter(kSchedule, onOff, 0))
-      return error;
-    if (llvm::Error error = space->addParameter(kFusion, fusions, 0))
-      return error;
-    if (llvm::Error error = space->addParameter(kInnerMapping, onOff, 1))
-      return error;
+    add(kSchedule, onOff, 0);
+    add(kFusion, fusions, 0);
+    add(kInnerMapping, onOff, 1);
     for (llvm::StringLiteral tile : llvm::ArrayRef(kTileSizes).take_front(2))
-      if (llvm::Error error = space->addParameter(tile, tiles, 0))
-        return error;
+      add(tile, tiles, 0);
     // Without the mapper its knobs change nothing: only their defaults are
     // legal then, so no evaluation is spent on a copy of the same kernel.
     space->addConstraint(
@@ -293,16 +290,15 @@ api::makeTcSearchSpace(const TcKnobs &knobs, const backend::CoreInfo &core,
       for (int64_t factor : {1, 2, 4})
         rows.push_back(factor * size);
     const int64_t blocks[] = {0, 2, 4, 8, 16};
-    if (llvm::Error error = space->addParameter(kGemmRows, rows, 0))
-      return error;
-    if (llvm::Error error = space->addParameter(kGemmCols, blocks, 0))
-      return error;
-    if (llvm::Error error = space->addParameter(kGemmKStep, blocks, 0))
-      return error;
+    add(kGemmRows, rows, 0);
+    add(kGemmCols, blocks, 0);
+    add(kGemmKStep, blocks, 0);
     space->addConstraint([core](const Configuration &config) {
       return checkGemmConfiguration(config, core);
     });
   }
+  if (error)
+    return error;
   return space;
 }
 
