@@ -170,11 +170,12 @@ struct Launch {
 /// dependences (poly::planKernels). Falls back to one launch of one
 /// work-group with barriers when isl cannot model the def.
 /// Temporaries whose slices fit in \p localMemoryBytes (per launch) go to
-/// local memory (Launch::localTensors).
-llvm::SmallVector<Launch, 2> planLaunches(DefContext &def,
-                                          llvm::ArrayRef<StmtContext> stmts,
-                                          bool matchBlas,
-                                          int64_t localMemoryBytes);
+/// local memory (Launch::localTensors), except those in \p touchedElsewhere
+/// (tensors that statements of the def outside \p stmts read or write).
+llvm::SmallVector<Launch, 2>
+planLaunches(DefContext &def, llvm::ArrayRef<StmtContext> stmts, bool matchBlas,
+             int64_t localMemoryBytes,
+             const llvm::StringSet<> &touchedElsewhere);
 
 /// The scheduler's view of \p stmt: concrete bounds, subscripts as
 /// IndexExprs, tensors named as in the def (the context's scope must be the

@@ -121,7 +121,7 @@ private:
   TensorBinding *createLocalTemporary(llvm::StringRef name,
                                       llvm::ArrayRef<int64_t> sliceShape);
   /// Removes the temporaries in local memory from the parameter table.
-  void dropLocalTensors(LoweredDef &result);
+  LogicalResult dropLocalTensors(LoweredDef &result);
   /// Whether \p stmt is lowered to gemms over views (lowerAsConvGemm).
   bool isConvGemm(const StmtContext &stmt) {
     context.scope = stmt.scope;
@@ -631,7 +631,8 @@ std::optional<LoweredDef> DefLowerer::run() {
       if (!ok)
         return std::nullopt;
       result.fromSchedule = true;
-      dropLocalTensors(result);
+      if (failed(dropLocalTensors(result)))
+        return std::nullopt;
       return result;
     }
     // Defs the mapper does not take keep the statement-wise lowering.
@@ -646,11 +647,21 @@ std::optional<LoweredDef> DefLowerer::run() {
     unsigned last = first;
     while (last < stmts.size() && !isConvGemm(stmts[last]))
       ++last;
+    // A temporary that a statement beyond this run of statements touches
+    // lives across launches, so it cannot stay in one launch's local memory.
+    llvm::StringSet<> touchedElsewhere;
+    for (unsigned index = 0; index < stmts.size(); ++index)
+      if (index < first || index >= last) {
+        collectReads(stmts[index], touchedElsewhere);
+        context.scope = stmts[index].scope;
+        touchedElsewhere.insert(
+            context.resolve(stmts[index].stmt.getLhs().name));
+      }
     if (last > first)
       for (Launch &launch : planLaunches(
                context,
                llvm::ArrayRef<StmtContext>(stmts).slice(first, last - first),
-               options.matchBlas, options.localMemoryBytes)) {
+               options.matchBlas, options.localMemoryBytes, touchedElsewhere)) {
         for (unsigned &index : launch.statements)
           index += first;
         launches.push_back(std::move(launch));
@@ -672,13 +683,22 @@ std::optional<LoweredDef> DefLowerer::run() {
   }
   if (!ok)
     return std::nullopt;
-  dropLocalTensors(result);
+  if (failed(dropLocalTensors(result)))
+    return std::nullopt;
   return result;
 }
 
-void DefLowerer::dropLocalTensors(LoweredDef &result) {
+LogicalResult DefLowerer::dropLocalTensors(LoweredDef &result) {
   // Local temporaries are no parameters: drop them from the caller's table
-  // and renumber the kernels' references.
+  // and renumber the kernels' references. A kernel that takes one as a
+  // parameter would be launched without it.
+  for (const LoweredKernel &kernel : result.kernels)
+    for (unsigned index : kernel.tensorIndices)
+      if (localTensorNames.contains(result.tensors[index].name))
+        return diags.emitError(def.getName().loc)
+               << "compiler bug: temporary '" << result.tensors[index].name
+               << "' is in one launch's local memory but another launch "
+                  "takes it as a parameter";
   llvm::SmallVector<unsigned, 8> newIndex;
   llvm::SmallVector<LoweredTensor, 4> kept;
   for (LoweredTensor &tensor : result.tensors) {
@@ -690,6 +710,7 @@ void DefLowerer::dropLocalTensors(LoweredDef &result) {
   for (LoweredKernel &kernel : result.kernels)
     for (unsigned &index : kernel.tensorIndices)
       index = newIndex[index];
+  return success();
 }
 
 LogicalResult tc::printSchedule(const Program &program, const Def &def,

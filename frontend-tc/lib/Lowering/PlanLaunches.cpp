@@ -289,11 +289,13 @@ bool touches(const poly::ScheduledStatement &stmt, llvm::StringRef tensor) {
 void placeLocalTensors(const DefContext &def, llvm::ArrayRef<StmtContext> stmts,
                        llvm::ArrayRef<poly::ScheduledStatement> scheduled,
                        llvm::ArrayRef<bool> isBlas, int64_t limit,
+                       const llvm::StringSet<> &touchedElsewhere,
                        Launch &launch) {
   unsigned groupDims = launch.groupDims;
   int64_t bytes = 0;
   for (const auto &[name, tensor] : def.tensors) {
-    if (!tensor.temporary || tensor.shape.size() < groupDims)
+    if (!tensor.temporary || tensor.shape.size() < groupDims ||
+        touchedElsewhere.contains(name))
       continue;
     bool seen = false, ok = true;
     unsigned firstUse = 0, lastUse = 0;
@@ -354,7 +356,8 @@ void placeLocalTensors(const DefContext &def, llvm::ArrayRef<StmtContext> stmts,
 
 llvm::SmallVector<Launch, 2>
 lowering::planLaunches(DefContext &def, llvm::ArrayRef<StmtContext> stmts,
-                       bool matchBlas, int64_t localMemoryBytes) {
+                       bool matchBlas, int64_t localMemoryBytes,
+                       const llvm::StringSet<> &touchedElsewhere) {
   if (stmts.size() <= 1)
     return {singleGroupLaunch(def, stmts)};
   llvm::SmallVector<poly::ScheduledStatement, 4> scheduled;
@@ -415,7 +418,7 @@ lowering::planLaunches(DefContext &def, llvm::ArrayRef<StmtContext> stmts,
                              kernel.statements.end());
     if (launch.groupDims > 0 && localMemoryBytes > 0)
       placeLocalTensors(def, stmts, scheduled, isBlas, localMemoryBytes,
-                        launch);
+                        touchedElsewhere, launch);
     auto isLocal = [&](llvm::StringRef tensor) {
       return llvm::any_of(launch.localTensors, [&](const LocalTensor &local) {
         return local.name == tensor;
