@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -646,6 +647,11 @@ Interpreter::runComprehension(const ComprehensionStmt &stmt,
     });
   }
 
+  // `!` assigns the identity to every element of the tensor first (the
+  // spec), also to those outside the statement's ranges.
+  if (stmt.hasInit())
+    std::fill(target.tensor.data.begin(), target.tensor.data.end(),
+              convertTo(identity, type));
   forEachStoredPoint(
       accShape, lhsLo, target, [&](int64_t flat, int64_t offset) {
         target.tensor.data[offset] = convertTo(acc.data[flat], type);

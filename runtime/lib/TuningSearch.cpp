@@ -79,7 +79,7 @@ public:
       ++result.numFailed;
     } else if (llvm::Error wrong =
                    check ? check(config) : llvm::Error::success()) {
-      llvm::consumeError(std::move(wrong));
+      result.wrongCandidates.push_back(llvm::toString(std::move(wrong)));
       ++result.numWrong;
     } else {
       time = *ms;

@@ -44,6 +44,20 @@ void tools::printTuneReport(llvm::StringRef entry, llvm::StringRef label,
                             const TunerResult &result,
                             llvm::StringRef cachePath) {
   const SearchResult &search = result.search;
+  // The search skips a candidate whose outputs differ from the default's.
+  // For a TC def that is a miscompilation; for an .ir kernel it may also be
+  // a kernel whose result depends on its work-group shape. Either way the
+  // user should hear of it, not only count it.
+  constexpr size_t kShownWrong = 5;
+  for (const std::string &reason :
+       llvm::ArrayRef(search.wrongCandidates).take_front(kShownWrong))
+    llvm::errs() << "comprehend tune: warning: a candidate was skipped: "
+                 << reason << "\n";
+  if (search.wrongCandidates.size() > kShownWrong)
+    llvm::errs() << "comprehend tune: warning: "
+                 << search.wrongCandidates.size() - kShownWrong
+                 << " more candidates were skipped for the same reason "
+                    "(--json lists them all)\n";
   std::optional<SearchQuality> quality;
   if (Exhaustive)
     quality = measureSearchQuality(space, result.table, kQualitySeeds);
@@ -65,6 +79,10 @@ void tools::printTuneReport(llvm::StringRef entry, llvm::StringRef label,
       json.attribute("evaluations", int64_t(search.numEvaluations));
       json.attribute("failed", int64_t(search.numFailed));
       json.attribute("wrong", int64_t(search.numWrong));
+      json.attributeArray("wrong_candidates", [&] {
+        for (const std::string &reason : search.wrongCandidates)
+          json.value(reason);
+      });
       json.attribute("cache", cachePath.empty() ? llvm::json::Value(nullptr)
                                                 : llvm::json::Value(cachePath));
       if (quality)

@@ -3,7 +3,10 @@
 // `foreach` becomes `parallel` with loops that stride over the work-items:
 // mode 1 over the x work-items (subgroup_id.x * S + subgroup_local_id, step
 // work_group_size[0]), mode 2 over the y work-items (subgroup_id.y, step
-// work_group_size[1]), further modes sequentially.
+// work_group_size[1]), further modes sequentially. A foreach of one mode on
+// a work-group with y work-items strides over all of them (x + y *
+// work_group_size[0], step work_group_size[0] * work_group_size[1]): each
+// iteration must run once, not once per y work-item.
 //
 // `foreach_tile` becomes `parallel` with one loop over the linearised tile
 // index that strides over the subgroups (subgroup_linear_id, step
@@ -86,8 +89,16 @@ private:
             b.create<ir::SubgroupIdInst>(loc, ir::Comp3::X).getResult();
         ir::Value *size = b.create<ir::SubgroupSizeInst>(loc).getResult();
         ir::Value *x = b.add(b.mul(group, size), lane); // x work-item id, i32
+        int64_t stride = shape.workGroupSize[0];
+        if (from.size() == 1 && shape.workGroupSize[1] > 1) {
+          ir::Value *y =
+              b.create<ir::SubgroupIdInst>(loc, ir::Comp3::Y).getResult();
+          x = b.add(b.mul(y, constant(b, shape.workGroupSize[0], y->getType())),
+                    x);
+          stride *= shape.workGroupSize[1];
+        }
         start = b.add(start, toType(b, x, type));
-        step = constant(b, shape.workGroupSize[0], type);
+        step = constant(b, stride, type);
       } else if (mode == 1) {
         ir::Value *y =
             b.create<ir::SubgroupIdInst>(loc, ir::Comp3::Y).getResult();

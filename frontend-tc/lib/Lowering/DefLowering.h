@@ -164,6 +164,10 @@ struct Launch {
   unsigned groupDims = 0;
   /// The tile of the last group dimension per group (see DefContext).
   int64_t tile = 1;
+  /// A launch of its own that only sets every element of the LHS tensor of
+  /// its one statement (a `!` reduction whose ranges do not reach every
+  /// element) to the reduction's identity.
+  bool identityFill = false;
 };
 
 /// Splits the statements \p stmts of a def into launches from their isl

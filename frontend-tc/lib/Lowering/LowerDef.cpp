@@ -1,5 +1,6 @@
 //===- LowerDef.cpp - Lowering of one TC def to one function --------------===//
 #include "DefLowering.h"
+#include "ExprLowering.h"
 
 #include "comprehend/tc/Ranges.h"
 
@@ -129,6 +130,26 @@ private:
            lowerAsConvGemm(context, stmt, /*dryRun=*/true,
                            /*force=*/options.convAsGemm.has_value());
   }
+  /// Whether \p stmt is a `!` reduction whose ranges miss elements of its
+  /// LHS tensor: `!` assigns the identity to every element first.
+  bool needsIdentityFill(const StmtContext &stmt) {
+    if (!stmt.stmt.hasInit() || stmt.stmt.getReduction() == ReductionKind::None)
+      return false;
+    context.scope = stmt.scope;
+    const TensorBinding *lhs = context.lookup(stmt.stmt.getLhs().name);
+    if (!lhs)
+      return false;
+    for (unsigned d = 0; d < lhs->shape.size(); ++d) {
+      const IndexRange *range = stmt.lookup(stmt.stmt.getIndices()[d].name);
+      if (!range || range->lo > lhs->lowerBounds[d] ||
+          range->hi < lhs->lowerBounds[d] + lhs->shape[d])
+        return true;
+    }
+    return false;
+  }
+  /// Lowers an identity-fill launch (Launch::identityFill).
+  void lowerIdentityFill(const StmtContext &stmt, llvm::StringRef name,
+                         LoweredDef &result);
   LogicalResult checkOptions();
   LogicalResult checkSizes();
   LogicalResult declareTensors(const DefRanges &ranges, LoweredDef &result);
@@ -262,6 +283,37 @@ ir::Function &DefLowerer::createKernel(llvm::ArrayRef<unsigned> statements,
     context.tensors.begin()[kernel.tensorIndices[p]].second.memref =
         kernel.function->getParameter(p);
   return *kernel.function;
+}
+
+void DefLowerer::lowerIdentityFill(const StmtContext &stmt,
+                                   llvm::StringRef name, LoweredDef &result) {
+  context.scope = stmt.scope;
+  llvm::StringRef tensor = context.resolve(stmt.stmt.getLhs().name);
+  auto entry = context.tensors.find(tensor);
+  const TensorBinding &binding = entry->second;
+  Location loc = stmt.stmt.getLoc();
+  LoweredKernel &kernel = result.kernels.emplace_back();
+  kernel.tensorIndices.push_back(entry - context.tensors.begin());
+  const ir::MemRefType *type =
+      getMemRefType(out.getContext(), binding.kind, binding.shape);
+  kernel.function =
+      &builder.createFunction(out, name, {{tensor.str(), type}}, loc);
+  ir::Value *memref = kernel.function->getParameter(0);
+  // Every element, in the memref's own order: no subscript mapping needed.
+  llvm::SmallVector<ir::Value *, 4> from, to;
+  for (int64_t extent : type->getShape()) {
+    from.push_back(builder.createIndexConstant(loc, 0));
+    to.push_back(builder.createIndexConstant(loc, extent));
+  }
+  auto foreach = builder.create<ir::ForeachInst>(loc, from, to);
+  builder.setInsertionPointToEnd(foreach.getBody());
+  ExprLowerer lowerer(context, stmt);
+  ir::Value *identity = lowerer.constant(
+      loc, binding.type, getIdentity(stmt.stmt.getReduction(), binding.type));
+  llvm::SmallVector<ir::Value *, 4> indices;
+  for (unsigned d = 0; d < from.size(); ++d)
+    indices.push_back(foreach.getBody().getParameter(d));
+  builder.create<ir::StoreInst>(loc, identity, memref, indices);
 }
 
 LogicalResult DefLowerer::lowerLaunch(const Launch &launch,
@@ -519,6 +571,9 @@ DefLowerer::mapDef(llvm::ArrayRef<StmtContext> stmts, bool keepBlas) {
     for (const IndexRange &range : stmt.ranges)
       if (range.lo < 0)
         return error("index '" + range.var + "' has a negative range");
+    if (needsIdentityFill(stmt))
+      return error("a `!` statement of '" + stmt.stmt.getLhs().name +
+                   "' does not reach every element of its tensor");
     scheduled.push_back(toScheduled(context, stmt));
   }
   poly::ScheduleOptions scheduleOptions;
@@ -640,12 +695,27 @@ std::optional<LoweredDef> DefLowerer::run() {
   }
 
   // isl decides which statements share a launch, except that a
-  // convolution lowered to gemms takes a launch of its own; one launch
-  // keeps the def's name, several are numbered in launch order.
+  // convolution lowered to gemms takes a launch of its own, and a `!`
+  // reduction that does not reach every element of its tensor starts a new
+  // run of launches after one that fills the tensor with the identity. One
+  // launch keeps the def's name, several are numbered in launch order.
   llvm::SmallVector<Launch, 2> launches;
+  auto addAlone = [&](unsigned index, bool identityFill) {
+    Launch &alone = launches.emplace_back();
+    alone.statements.push_back(index);
+    alone.barrierBefore.push_back({});
+    alone.identityFill = identityFill;
+  };
   for (unsigned first = 0; first < stmts.size();) {
-    unsigned last = first;
-    while (last < stmts.size() && !isConvGemm(stmts[last]))
+    if (needsIdentityFill(stmts[first]))
+      addAlone(first, /*identityFill=*/true);
+    if (isConvGemm(stmts[first])) {
+      addAlone(first++, /*identityFill=*/false);
+      continue;
+    }
+    unsigned last = first + 1;
+    while (last < stmts.size() && !isConvGemm(stmts[last]) &&
+           !needsIdentityFill(stmts[last]))
       ++last;
     // A temporary that a statement beyond this run of statements touches
     // lives across launches, so it cannot stay in one launch's local memory.
@@ -657,28 +727,25 @@ std::optional<LoweredDef> DefLowerer::run() {
         touchedElsewhere.insert(
             context.resolve(stmts[index].stmt.getLhs().name));
       }
-    if (last > first)
-      for (Launch &launch : planLaunches(
-               context,
-               llvm::ArrayRef<StmtContext>(stmts).slice(first, last - first),
-               options.matchBlas, options.localMemoryBytes, touchedElsewhere)) {
-        for (unsigned &index : launch.statements)
-          index += first;
-        launches.push_back(std::move(launch));
-      }
-    if (last < stmts.size()) {
-      Launch &alone = launches.emplace_back();
-      alone.statements.push_back(last);
-      alone.barrierBefore.push_back({});
+    for (Launch &launch : planLaunches(
+             context,
+             llvm::ArrayRef<StmtContext>(stmts).slice(first, last - first),
+             options.matchBlas, options.localMemoryBytes, touchedElsewhere)) {
+      for (unsigned &index : launch.statements)
+        index += first;
+      launches.push_back(std::move(launch));
     }
-    first = last + 1;
+    first = last;
   }
   bool ok = true;
   for (unsigned index = 0; index < launches.size(); ++index) {
     std::string name = def.getName().name.str();
     if (launches.size() > 1)
       name += "_" + std::to_string(index);
-    if (failed(lowerLaunch(launches[index], name, stmts, result)))
+    if (launches[index].identityFill)
+      lowerIdentityFill(stmts[launches[index].statements.front()], name,
+                        result);
+    else if (failed(lowerLaunch(launches[index], name, stmts, result)))
       ok = false;
   }
   if (!ok)

@@ -243,6 +243,21 @@ TEST(TcEvaluatorTest, BangReinitialisesAnAlreadyDefinedTensor) {
   expectTensor((*out)["O"], {2}, {-2, 6});
 }
 
+TEST(TcEvaluatorTest, BangAssignsTheIdentityToEveryElementOfTheTensor) {
+  // The spec: `!` first assigns the identity to all elements of the tensor,
+  // also those the statement's ranges do not reach (O has N = 4 elements,
+  // the product runs over i in [0, 2)).
+  EvalFixture fixture("def f(float(N) A, float(M) B) -> (O) {\n"
+                      "  O(i) *=! B(k) where i in 0:2\n"
+                      "  O(i) += A(i)\n"
+                      "}\n");
+  auto out = fixture.run({{"A", makeTensor({4}, {1, 2, 3, 4})},
+                          {"B", makeTensor({2}, {5, 6})},
+                          {"O", makeTensor({4}, {100, 100, 100, 100})}});
+  ASSERT_TRUE(out) << fixture.joinedMessages();
+  expectTensor((*out)["O"], {4}, {31, 32, 4, 5});
+}
+
 TEST(TcEvaluatorTest, ReductionIdentities) {
   EvalFixture fixture("def f(float(N, K) A, int32(N, K) B) -> (P, lo, hi) {\n"
                       "  P(i) *=! A(i, k)\n"

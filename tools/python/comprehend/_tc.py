@@ -51,6 +51,7 @@ class TuneResult:
         self.evaluations = summary["evaluations"]
         self.failed = summary["failed"]
         self.wrong = summary["wrong"]
+        self.wrong_candidates = list(summary["wrong_candidates"])
         self.improved = summary["improved"]
         self.verdict = summary["verdict"]
         self.confirm_rounds = summary["confirm_rounds"]

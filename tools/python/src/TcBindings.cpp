@@ -304,6 +304,7 @@ py::dict tune(const ProgramPtr &program, const DevicePtr &device,
   summary["evaluations"] = search.numEvaluations;
   summary["failed"] = search.numFailed;
   summary["wrong"] = search.numWrong;
+  summary["wrong_candidates"] = search.wrongCandidates;
   summary["improved"] = tuning.improved;
   summary["verdict"] = tuning.verdict;
   summary["confirm_rounds"] = tuning.confirmRounds;

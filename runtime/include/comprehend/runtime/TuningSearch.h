@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace llvm {
@@ -75,6 +76,10 @@ struct SearchResult {
   unsigned numEvaluations = 0;
   unsigned numFailed = 0;
   unsigned numWrong = 0;
+  /// What the check said of each rejected candidate: a candidate that runs
+  /// but computes other outputs than the default is a compiler bug, which
+  /// the user should hear of rather than only count.
+  std::vector<std::string> wrongCandidates;
   /// Every configuration that ran and passed the check (the default
   /// included), fastest first, with its time.
   std::vector<std::pair<Configuration, double>> measured;
@@ -99,10 +104,11 @@ llvm::Expected<SearchResult> runRandomSearch(const SearchSpace &space,
 /// Every legal point (the default first, then the others in the space's
 /// order), on the same budgets, checks and progress output; an input error
 /// when the space has more than `limit` points.
-llvm::Expected<SearchResult>
-runExhaustiveSearch(const SearchSpace &space, const EvaluateFn &evaluate,
-                    const CheckFn &check, const SearchOptions &options,
-                    uint64_t limit = 4096);
+llvm::Expected<SearchResult> runExhaustiveSearch(const SearchSpace &space,
+                                                 const EvaluateFn &evaluate,
+                                                 const CheckFn &check,
+                                                 const SearchOptions &options,
+                                                 uint64_t limit = 4096);
 
 } // namespace comprehend::runtime
 
