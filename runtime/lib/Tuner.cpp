@@ -4,6 +4,7 @@
 #include "comprehend/runtime/Error.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -48,6 +49,7 @@ public:
 
   /// Compiles and times the default; fits the launch count to the budget.
   llvm::Error measureDefault(const Configuration &config) {
+    double begin = elapsed();
     defaultConfig = config;
     auto variant = target.prepare(config);
     if (!variant)
@@ -68,6 +70,7 @@ public:
       return timing.takeError();
     defaultMs = median(*timing);
     bestMs = defaultMs;
+    slowestEvaluation = elapsed() - begin;
     return llvm::Error::success();
   }
 
@@ -77,7 +80,13 @@ public:
       table[config] = defaultMs;
       return defaultMs;
     }
+    double begin = elapsed();
+    // Whatever happens, the next evaluation may cost as much as this one.
+    auto account = llvm::make_scope_exit([&] {
+      slowestEvaluation = std::max(slowestEvaluation, elapsed() - begin);
+    });
     auto variant = target.prepare(config);
+    prepareSeconds[config] = elapsed() - begin;
     if (!variant)
       return variant.takeError();
     auto probe = (*variant)->time(1);
@@ -112,6 +121,29 @@ public:
     return llvm::Error::success();
   }
 
+  /// The time of one confirmation round of \p configs (the default first):
+  /// `repeat` launches each at its measured time.
+  double getRoundMs(llvm::ArrayRef<Configuration> configs) {
+    double roundMs = defaultMs * repeat;
+    for (const Configuration &config : llvm::drop_begin(configs))
+      roundMs += (table.count(config) ? table[config] : defaultMs) * repeat;
+    return roundMs;
+  }
+
+  /// Drops the slowest finalists (\p configs: the default, then the others
+  /// fastest first) until compiling them again, as long as each took in the
+  /// search, and the fewest rounds fit in what is left of the budget.
+  void fitFinalists(std::vector<Configuration> &configs) {
+    auto needed = [&] {
+      double seconds = options.minConfirmRounds * getRoundMs(configs) / 1000;
+      for (const Configuration &config : llvm::drop_begin(configs))
+        seconds += prepareSeconds.count(config) ? prepareSeconds[config] : 0;
+      return seconds;
+    };
+    while (configs.size() > 1 && needed() > left())
+      configs.pop_back();
+  }
+
   /// Times the finalists (the default first) in alternating rounds.
   std::vector<Finalist> confirm(llvm::ArrayRef<Configuration> configs,
                                 unsigned &rounds) {
@@ -135,11 +167,10 @@ public:
     };
     // A round times every finalist `repeat` times; fit the rounds into what
     // is left of the budget.
-    double roundMs = defaultMs * repeat;
-    for (size_t i = 1; i < finalists.size(); ++i)
-      roundMs += table.count(finalists[i].config)
-                     ? table[finalists[i].config] * repeat
-                     : defaultMs * repeat;
+    std::vector<Configuration> kept;
+    for (const Finalist &finalist : finalists)
+      kept.push_back(finalist.config);
+    double roundMs = getRoundMs(kept);
     rounds = options.maxConfirmRounds;
     double secondsLeft = left();
     if (std::isfinite(secondsLeft)) {
@@ -182,6 +213,11 @@ public:
   unsigned repeat = 1;
   std::vector<double> bestAfter;
   std::map<Configuration, double> table;
+  /// The longest evaluation so far (the default's measurement included),
+  /// the search's estimate of the next one.
+  double slowestEvaluation = 0;
+  /// Seconds each candidate took to compile (TuningTarget::prepare).
+  std::map<Configuration, double> prepareSeconds;
 };
 } // namespace
 
@@ -203,6 +239,7 @@ comprehend::runtime::tune(const SearchSpace &space, TuningTarget &target,
     // leaves the search none.
     search.timeBudgetSeconds = std::max(
         1e-9, run.budget() * (1 - options.confirmShare) - run.elapsed());
+  search.expectedEvaluationSeconds = [&] { return run.slowestEvaluation; };
   EvaluateFn evaluate = [&](const Configuration &config) {
     return run.evaluate(config);
   };
@@ -233,7 +270,14 @@ comprehend::runtime::tune(const SearchSpace &space, TuningTarget &target,
       configs.push_back(config);
   result.search.best = defaults;
   result.search.bestMs = result.search.defaultMs;
-  if (configs.size() == 1) {
+  size_t fasterThanDefault = configs.size() - 1;
+  if (options.maxConfirmRounds > 0)
+    run.fitFinalists(configs);
+  if (fasterThanDefault > 0 && configs.size() == 1) {
+    result.verdict = "the default kept: no time left to confirm the " +
+                     std::to_string(fasterThanDefault) +
+                     " candidates that measured faster";
+  } else if (configs.size() == 1) {
     result.verdict = result.search.measured.size() > 1
                          ? "the default kept: no candidate measured faster"
                          : "no candidate other than the default ran correctly";

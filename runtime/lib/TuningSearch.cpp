@@ -38,7 +38,10 @@ public:
     if (options.timeBudgetSeconds > 0) {
       std::chrono::duration<double> elapsed =
           std::chrono::steady_clock::now() - start;
-      if (elapsed.count() >= options.timeBudgetSeconds)
+      double next = options.expectedEvaluationSeconds
+                        ? options.expectedEvaluationSeconds()
+                        : 0;
+      if (elapsed.count() + next >= options.timeBudgetSeconds)
         return true;
     }
     return false;

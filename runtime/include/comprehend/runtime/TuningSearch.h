@@ -59,6 +59,10 @@ struct SearchOptions {
   unsigned maxEvaluations = 100;
   /// Stop starting evaluations after this many seconds; 0: no limit.
   double timeBudgetSeconds = 0;
+  /// Seconds one more evaluation is expected to take (compiling, the first
+  /// launch and the timed ones). With a time budget the search starts none
+  /// that would end after it; null: only the time already spent counts.
+  std::function<double()> expectedEvaluationSeconds;
   /// Configurations evaluated right after the default (e.g. the best one of
   /// an earlier run, from the tuning cache); illegal ones are skipped.
   std::vector<Configuration> seeds;
