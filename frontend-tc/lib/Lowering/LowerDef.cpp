@@ -150,6 +150,8 @@ private:
   /// Lowers an identity-fill launch (Launch::identityFill).
   void lowerIdentityFill(const StmtContext &stmt, llvm::StringRef name,
                          LoweredDef &result);
+  /// Rejects a statement whose LHS ranges reach outside its tensor's shape.
+  LogicalResult checkWritesInShape(llvm::ArrayRef<StmtContext> stmts);
   LogicalResult checkOptions();
   LogicalResult checkSizes();
   LogicalResult declareTensors(const DefRanges &ranges, LoweredDef &result);
@@ -546,7 +548,41 @@ LogicalResult DefLowerer::prepare(LoweredDef &result,
     return failure();
   if (failed(declareTensors(*ranges, result)))
     return failure();
-  return collectStatements(*ranges, /*scope=*/nullptr, stmts, result);
+  if (failed(collectStatements(*ranges, /*scope=*/nullptr, stmts, result)))
+    return failure();
+  return checkWritesInShape(stmts);
+}
+
+LogicalResult
+DefLowerer::checkWritesInShape(llvm::ArrayRef<StmtContext> stmts) {
+  // A tensor's shape comes from the last statement that writes it (TC's
+  // rule); an earlier statement whose ranges reach further would write out
+  // of bounds. The evaluator rejects such a def too.
+  bool ok = true;
+  for (const StmtContext &stmt : stmts) {
+    context.scope = stmt.scope;
+    const Ident &lhsName = stmt.stmt.getLhs();
+    const TensorBinding *lhs = context.lookup(lhsName.name);
+    if (!lhs)
+      continue;
+    llvm::ArrayRef<Ident> indices = stmt.stmt.getIndices();
+    for (unsigned d = 0; d < indices.size() && d < lhs->shape.size(); ++d) {
+      const IndexRange *range = stmt.lookup(indices[d].name);
+      int64_t lo = lhs->lowerBounds[d], hi = lo + lhs->shape[d];
+      if (!range || range->hi <= range->lo ||
+          (range->lo >= lo && range->hi <= hi))
+        continue;
+      diags.emitError(indices[d].loc)
+          << "the statement writes '" << lhsName.name
+          << "' outside the shape inferred for it: '" << indices[d].name
+          << "' ranges over [" << range->lo << ", " << range->hi
+          << ") but dimension " << d << " of '" << lhsName.name << "' is ["
+          << lo << ", " << hi << ") (from the last statement that writes it)";
+      ok = false;
+      break;
+    }
+  }
+  return success(ok);
 }
 
 llvm::Expected<poly::MappedSchedule>
