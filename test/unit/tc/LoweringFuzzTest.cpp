@@ -3,7 +3,9 @@
 // Generates small random TC defs (contractions with random index
 // permutations, elementwise chains with + - * and builtins, reductions with
 // +=, max=, min= with and without `!`, temporaries in global and local
-// memory, several statements, random BLAS/block/tile/local-memory options),
+// memory, several statements, random BLAS/block/tile/local-memory options
+// and, for a third of the defs, a random work-group shape as the tuner
+// tries them),
 // lowers a batch of them into one IR program (one compiled module per batch:
 // PoCL compiles each kernel at its first launch), runs every def on random
 // inputs with NaN-poisoned outputs and compares with the reference
@@ -26,13 +28,13 @@
 #include "comprehend/ir/Verifier.h"
 #include "comprehend/runtime/Executable.h"
 #include "comprehend/runtime/Runtime.h"
+#include "comprehend/runtime/TuningKernel.h"
 #include "comprehend/tc/Evaluator.h"
 #include "comprehend/tc/Lowering.h"
 
 #include "llvm/ADT/StringExtras.h"
 
 #include "llvm/Support/raw_ostream.h"
-#include <cmath>
 
 #include "gtest/gtest.h"
 
@@ -431,12 +433,18 @@ void runBatches(runtime::Runtime &rt, unsigned seed, bool favourTemporaries,
                                    {"L", longer[rng() % 3]}};
     std::string text;
     llvm::SmallVector<LoweringOptions, 32> options;
+    // Per def: the work-group shape its kernels are compiled with (0 x 0:
+    // the backend's choice). One- and two-dimensional, some not powers of 2.
+    const std::array<int64_t, 2> shapes[] = {{0, 0}, {0, 0}, {0, 0},  {0, 0},
+                                             {8, 4}, {3, 5}, {1, 16}, {32, 2}};
+    llvm::SmallVector<std::array<int64_t, 2>, 32> workGroups;
     for (unsigned d = 0; d < kDefsPerBatch; ++d) {
       DefGenerator generator(rng, "p" + std::to_string(d), favourTemporaries,
                              schedulePercent);
       generator.allowShift = sizes["N"] >= sizes["L"];
       text += generator.generate();
       options.push_back(generator.options);
+      workGroups.push_back(shapes[rng() % 8]);
     }
     std::string where =
         "seed " + std::to_string(seed) + ", batch " + std::to_string(batch) +
@@ -477,9 +485,15 @@ void runBatches(runtime::Runtime &rt, unsigned seed, bool favourTemporaries,
       ASSERT_TRUE(result.has_value())
           << testing::PrintToString(source.messages) << "\n"
           << text;
-      for (const LoweredKernel &kernel : result->kernels)
+      for (const LoweredKernel &kernel : result->kernels) {
         for (const ir::Instruction &inst : kernel.function->getBody())
           numLocal += inst.getKind() == ir::InstKind::Alloca;
+        if (workGroups[d][0] > 0)
+          runtime::applyConfiguration(
+              *kernel.function,
+              {{std::string(runtime::kWorkGroupSize0), workGroups[d][0]},
+               {std::string(runtime::kWorkGroupSize1), workGroups[d][1]}});
+      }
       numScheduled += result->fromSchedule;
       defs.push_back({def, std::move(*result), d});
     }
@@ -527,7 +541,9 @@ void runBatches(runtime::Runtime &rt, unsigned seed, bool favourTemporaries,
           << " innerMapping=" << options[d].innerMapping << " tiles="
           << testing::PrintToString(std::vector<int64_t>(
                  options[d].tileSizes.begin(), options[d].tileSizes.end()))
-          << " fromSchedule=" << result.fromSchedule << "\n"
+          << " fromSchedule=" << result.fromSchedule
+          << " workGroup=" << workGroups[d][0] << "x" << workGroups[d][1]
+          << "\n"
           << defText << kernelOs.str();
     }
   }
