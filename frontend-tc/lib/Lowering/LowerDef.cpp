@@ -147,6 +147,21 @@ private:
     }
     return false;
   }
+  /// Whether a read of \p stmts has a subscript isl cannot analyse.
+  bool hasOpaqueRead(llvm::ArrayRef<StmtContext> stmts) {
+    std::function<bool(const poly::IndexExpr &)> opaque =
+        [&](const poly::IndexExpr &expr) {
+          return expr.getKind() == poly::IndexExpr::Kind::Opaque ||
+                 llvm::any_of(expr.getOperands(), opaque);
+        };
+    for (const StmtContext &stmt : stmts) {
+      context.scope = stmt.scope;
+      for (const poly::TensorAccess &read : toScheduled(context, stmt).reads)
+        if (llvm::any_of(read.subscripts, opaque))
+          return true;
+    }
+    return false;
+  }
   /// Lowers an identity-fill launch (Launch::identityFill).
   void lowerIdentityFill(const StmtContext &stmt, llvm::StringRef name,
                          LoweredDef &result);
@@ -686,7 +701,7 @@ std::optional<LoweredDef> DefLowerer::run() {
   if (failed(prepare(result, stmts)))
     return std::nullopt;
 
-  if (options.useSchedule) {
+  if (options.useSchedule.value_or(!hasOpaqueRead(stmts))) {
     llvm::Expected<poly::MappedSchedule> schedule =
         mapDef(stmts, /*keepBlas=*/true);
     if (schedule) {

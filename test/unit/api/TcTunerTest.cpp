@@ -149,12 +149,17 @@ TEST(TcTuningTest, TheMapperKnobsAreSearchedOnlyWithTheMapper) {
   defaults.workGroupSize = {16, 1};
   TcKnobs knobs;
   knobs.schedule = true;
+  knobs.scheduleDefault = true;
   auto space = makeTcSearchSpace(knobs, *core, defaults);
   ASSERT_TRUE(bool(space)) << llvm::toString(space.takeError());
   runtime::Configuration config = space->getDefault();
+  // The cost rule's choice is the knob's default.
+  EXPECT_EQ(config["tc.schedule"], 1);
   EXPECT_TRUE(space->isLegal(config));
   config["tc.fusion"] = 2;
+  EXPECT_TRUE(space->isLegal(config));
+  config["tc.schedule"] = 0;
   EXPECT_FALSE(space->isLegal(config));
-  config["tc.schedule"] = 1;
+  config["tc.fusion"] = 0;
   EXPECT_TRUE(space->isLegal(config));
 }

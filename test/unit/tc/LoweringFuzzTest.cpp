@@ -311,8 +311,8 @@ std::string DefGenerator::generate() {
   options.localMemoryBytes = localBytes[pick(4)];
   const int64_t groupWork[] = {0, 0, 1, 5};
   options.groupWork = groupWork[pick(4)];
-  if (chance(schedulePercent)) {
-    options.useSchedule = true;
+  options.useSchedule = chance(schedulePercent);
+  if (*options.useSchedule) {
     const poly::FusionStrategy fusions[] = {
         poly::FusionStrategy::Max, poly::FusionStrategy::KeepOuterParallel,
         poly::FusionStrategy::None};
@@ -536,7 +536,7 @@ void runBatches(runtime::Runtime &rt, unsigned seed, bool favourTemporaries,
           << " blockCols=" << options[d].blockCols
           << " groupWork=" << options[d].groupWork
           << " localMemoryBytes=" << options[d].localMemoryBytes
-          << " useSchedule=" << options[d].useSchedule
+          << " useSchedule=" << *options[d].useSchedule
           << " fusion=" << poly::getFusionStrategyName(options[d].fusion).str()
           << " innerMapping=" << options[d].innerMapping << " tiles="
           << testing::PrintToString(std::vector<int64_t>(

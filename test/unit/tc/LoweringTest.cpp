@@ -23,13 +23,21 @@ using comprehend::tc::test::TcSource;
 
 namespace {
 
+/// The statement-wise lowering, which most tests here pin; the mapper (the
+/// default) has tests of its own (ScheduleTest, test/lit/tc/lowering).
+LoweringOptions statementWise() {
+  LoweringOptions options;
+  options.useSchedule = false;
+  return options;
+}
+
 /// One TC source lowered into its own IR program.
 struct Lowered {
   explicit Lowered(llvm::StringRef text) : source(text), program(ctx) {}
 
   std::optional<LoweredDef> lower(llvm::StringRef entry,
                                   const llvm::StringMap<int64_t> &sizes,
-                                  LoweringOptions options = {}) {
+                                  LoweringOptions options = statementWise()) {
     Program *tc = source.load();
     if (!tc)
       return std::nullopt;
@@ -118,7 +126,7 @@ TEST(LoweringTest, BatchesSetTheGrid) {
 TEST(LoweringTest, BlocksSplitTheOutputOverGroups) {
   // Output memref C' is N x M = 10 x 7; blocks of 4 x 3 rows x cols.
   Lowered lowered(readExample("matmul.tc"));
-  LoweringOptions options;
+  LoweringOptions options = statementWise();
   options.blockRows = 4;
   options.blockCols = 3;
   auto result =
@@ -167,7 +175,7 @@ TEST(LoweringTest, DefaultBlocksDependOnTheProblemSize) {
 
 TEST(LoweringTest, NegativeBlocksAreReported) {
   Lowered lowered(readExample("matmul.tc"));
-  LoweringOptions options;
+  LoweringOptions options = statementWise();
   options.blockRows = -1;
   options.blockCols = -8;
   EXPECT_FALSE(
@@ -183,7 +191,7 @@ TEST(LoweringTest, NegativeBlocksAreReported) {
 TEST(LoweringTest, TemporariesFollowOutputs) {
   Lowered lowered(readExample("softmax.tc"));
   // Without local memory every temporary is a global scratch parameter.
-  LoweringOptions options;
+  LoweringOptions options = statementWise();
   options.localMemoryBytes = 0;
   auto result = lowered.lower("softmax", {{"N", 3}, {"D", 4}}, options);
   ASSERT_TRUE(result);
@@ -231,7 +239,7 @@ TEST(LoweringTest, SmallTemporariesLiveInLocalMemory) {
   Lowered lowered(readExample("softmax.tc"));
   // On the loop path no temporary is a BLAS operand: all three are used in
   // the launch over the rows only, each group on its own row.
-  LoweringOptions options;
+  LoweringOptions options = statementWise();
   options.matchBlas = false;
   auto result = lowered.lower("softmax", {{"N", 3}, {"D", 4}}, options);
   ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
@@ -264,7 +272,7 @@ TEST(LoweringTest, LocalMemoryBudgetKeepsLargeSlicesGlobal) {
   Lowered lowered(readExample("softmax.tc"));
   // 8 bytes: mx (4 bytes) fits, then e (a row of 16 bytes) does not, then
   // s (4 bytes) fits again.
-  LoweringOptions options;
+  LoweringOptions options = statementWise();
   options.matchBlas = false;
   options.localMemoryBytes = 8;
   auto result = lowered.lower("softmax", {{"N", 3}, {"D", 4}}, options);
@@ -330,7 +338,7 @@ def normalize(float(N) A, float(N) Z) -> (B) {
   // conv2d as loops: the bias statement reads what the same work-item
   // wrote, so both share one launch over (n, m) without a barrier.
   Lowered conv(readExample("conv2d.tc"));
-  LoweringOptions loops;
+  LoweringOptions loops = statementWise();
   loops.convAsGemm = false;
   result = conv.lower(
       "conv2d",
@@ -347,7 +355,7 @@ def normalize(float(N) A, float(N) Z) -> (B) {
 
 TEST(LoweringTest, ConvolutionIsGemmsOverViewsInALaunchOfItsOwn) {
   Lowered conv(readExample("conv2d.tc"));
-  LoweringOptions forced;
+  LoweringOptions forced = statementWise();
   forced.convAsGemm = true;
   std::optional<LoweredDef> result = conv.lower(
       "conv2d",
@@ -513,7 +521,7 @@ def twice(float(M) A, float(K) X) -> (C, Y) {
   Y = square(X)
 }
 )TC");
-  LoweringOptions options;
+  LoweringOptions options = statementWise();
   options.localMemoryBytes = 0;
   auto result = lowered.lower("twice", {{"M", 3}, {"K", 5}}, options);
   ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);

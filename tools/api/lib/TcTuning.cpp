@@ -131,7 +131,8 @@ llvm::Error api::applyCompileConfiguration(const Configuration &config,
   lowering.blockRows = lookupOr(config, kBlockRows, lowering.blockRows);
   lowering.blockCols = lookupOr(config, kBlockCols, lowering.blockCols);
   lowering.groupWork = lookupOr(config, kGroupWork, lowering.groupWork);
-  lowering.useSchedule = lookupOr(config, kSchedule, lowering.useSchedule) != 0;
+  if (config.count(std::string(kSchedule)))
+    lowering.useSchedule = lookupOr(config, kSchedule, 1) != 0;
   lowering.innerMapping = lookupOr(config, kInnerMapping, 1) != 0;
   if (config.count(std::string(kConvGemm)))
     lowering.convAsGemm = lookupOr(config, kConvGemm, 1) != 0;
@@ -219,6 +220,10 @@ TcKnobs api::findTcKnobs(const tc::Program &program, const tc::Def &def,
         tc::lowerDef(program, def, sizes, probe, quiet, options);
     knobs.schedule = lowered && lowered->fromSchedule && !quiet.hasErrors();
   }
+  knobs.scheduleDefault =
+      knobs.schedule && changes([](tc::LoweringOptions &options) {
+        options.useSchedule = false;
+      });
   return knobs;
 }
 
@@ -261,7 +266,7 @@ api::makeTcSearchSpace(const TcKnobs &knobs, const backend::CoreInfo &core,
     const int64_t onOff[] = {0, 1};
     const int64_t fusions[] = {0, 1, 2};
     const int64_t tiles[] = {0, 1, 16, 64, 256};
-    add(kSchedule, onOff, 0);
+    add(kSchedule, onOff, knobs.scheduleDefault ? 1 : 0);
     add(kFusion, fusions, 0);
     add(kInnerMapping, onOff, 1);
     for (llvm::StringLiteral tile : llvm::ArrayRef(kTileSizes).take_front(2))

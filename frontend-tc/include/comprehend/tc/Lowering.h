@@ -119,8 +119,12 @@ struct LoweringOptions {
   int64_t localMemoryBytes = 32 * 1024;
   /// Lower defs without BLAS-shaped statements from their isl schedule
   /// (poly::mapSchedule: fusion, tiling, group / work-item mapping) instead
-  /// of one loop nest per statement. Exposed as `tc.schedule`.
-  bool useSchedule = false;
+  /// of one loop nest per statement. Exposed as `tc.schedule`; defs the
+  /// mapper does not take keep the statement-wise lowering. Unset: the
+  /// mapper unless a read has a subscript isl cannot analyse (a
+  /// data-dependent one, as gather's `table(idx(l), d)`), where it measured
+  /// 0.4-0.7x the statement-wise lowering (docs/lowering.md).
+  std::optional<bool> useSchedule;
   /// The scheduler's fusion strategy (`tc.fusion`: max / outer / none).
   poly::FusionStrategy fusion = poly::FusionStrategy::Max;
   /// Tile sizes of the outermost parallel band, outermost first; missing

@@ -80,8 +80,10 @@ struct TcKnobs {
   /// A gemm instruction, whose register tiling the backend chooses.
   bool gemm = false;
   /// A def the mapper lowers from its isl schedule (`tc.schedule` and the
-  /// mapping knobs: fusion, tile sizes, inner mapping).
+  /// mapping knobs: fusion, tile sizes, inner mapping), and whether the
+  /// default lowering does (the cost rule's choice).
   bool schedule = false;
+  bool scheduleDefault = false;
 };
 
 /// Finds the knobs of `def` at `sizes`: a lowering knob counts when setting
