@@ -61,7 +61,9 @@ void detail::verifyCoopElementIndex(const Instruction &inst,
   std::optional<int64_t> sg = vc.getSubgroupSize();
   if (!sg || *sg <= 0)
     return;
-  int64_t length = type->getRows() * type->getCols() / *sg;
+  // Rows beyond the last multiple of the subgroup size are padded: a
+  // work-item holds ceil(rows / sg) components per column.
+  int64_t length = (type->getRows() + *sg - 1) / *sg * type->getCols();
   if (index >= length)
     vc.emitError(inst.getLoc())
         << "index " << index << " of '" << inst.getName()

@@ -58,6 +58,7 @@ std::unique_ptr<Pass> createDeadCodeEliminationPass();
 std::unique_ptr<Pass> createLowerCollectivePass();
 std::unique_ptr<Pass> createInsertBarriersPass();
 std::unique_ptr<Pass> createLowerForeachPass();
+std::unique_ptr<Pass> createLowerCoopMatrixPass();
 std::unique_ptr<Pass> createPlaceLocalMemoryPass();
 
 } // namespace comprehend::backend

@@ -24,6 +24,10 @@ static const PassInfo passTable[] = {
     {"lower-foreach",
      "map foreach and foreach_tile onto work-items and subgroups",
      createLowerForeachPass, 0},
+    {"lower-coopmatrix",
+     "drop coopmatrix prefetches, turn scale into mul and unroll apply "
+     "over the work-item's components",
+     createLowerCoopMatrixPass, 0},
     {"constant-folding", "fold and propagate constants",
      createConstantFoldingPass, 1},
     {"dce", "remove dead instructions", createDeadCodeEliminationPass, 1},

@@ -153,10 +153,6 @@ Id FunctionEmitter::getCoopRow(const ir::CoopMatrixType *type, unsigned k) {
 }
 
 LogicalResult FunctionEmitter::emitCoopInst(ir::Instruction &inst) {
-  if (llvm::isa<ir::CooperativeMatrixPrefetchInst>(&inst))
-    // A hint; OpenCL's prefetch works on global pointers of whole vectors
-    // and buys nothing for the per-work-item layout.
-    return success();
   // Loads, stores and atomic updates: the ones the table says touch memory.
   if (inst.getDescriptor().hasMemoryEffects())
     return emitCoopLoadStore(inst);
@@ -165,8 +161,6 @@ LogicalResult FunctionEmitter::emitCoopInst(ir::Instruction &inst) {
   switch (inst.getKind()) {
   case InstKind::CooperativeMatrixMulAdd:
     return emitCoopMulAdd(ir::CooperativeMatrixMulAddInst(&inst));
-  case InstKind::CooperativeMatrixApply:
-    return emitCoopApply(ir::CooperativeMatrixApplyInst(&inst));
   case InstKind::CooperativeMatrixConstruct: {
     ir::CooperativeMatrixConstructInst construct(&inst);
     auto *type =
@@ -208,26 +202,6 @@ LogicalResult FunctionEmitter::emitCoopInst(ir::Instruction &inst) {
                         getVectorValueType(type->getComponentKind(), width),
                         {value, parts[part], lane});
     setCoop(insert.getResult(), std::move(parts));
-    return success();
-  }
-  case InstKind::CooperativeMatrixScale: {
-    ir::CooperativeMatrixScaleInst scale(&inst);
-    auto scalar = *ir::getScalarOrComponentKind(scale.getA()->getType());
-    auto *type = llvm::cast<ir::CoopMatrixType>(scale.getB()->getType());
-    CoopLayout layout = getCoopLayout(type);
-    Id factor = getValue(scale.getA());
-    std::array<Id, 17> factors = {}; // By width.
-    llvm::SmallVector<Id, 16> parts;
-    llvm::ArrayRef<Id> source = getCoop(scale.getB());
-    for (unsigned part = 0, e = layout.getNumParts(); part < e; ++part) {
-      unsigned width = layout.getWidth(part);
-      Id &splatFactor = factors[width];
-      if (!splatFactor)
-        splatFactor = splat(scalar, factor, width);
-      parts.push_back(emitScalarBinary(InstKind::Mul, scalar, splatFactor,
-                                       source[part], width));
-    }
-    setCoop(scale.getResult(), std::move(parts));
     return success();
   }
   default:
@@ -365,27 +339,4 @@ LogicalResult FunctionEmitter::emitCoopReduce(ir::CoopReduceView inst) {
   }
   setCoopComponents(inst.getResult(), results);
   return success();
-}
-
-LogicalResult
-FunctionEmitter::emitCoopApply(ir::CooperativeMatrixApplyInst inst) {
-  auto *type = llvm::cast<ir::CoopMatrixType>(inst.getA()->getType());
-  const ir::Region &body = inst.getBody();
-  llvm::SmallVector<Id, 16> values = getCoopComponents(inst.getA());
-  unsigned blocks = getNumBlocks(type);
-  llvm::SmallVector<Id, 16> results;
-  LogicalResult result = success();
-  // The region is instantiated once per component.
-  for (unsigned k = 0, e = getNumComponents(type); k < e; ++k) {
-    Id row = emitCast(ScalarKind::I64, ScalarKind::I32, getCoopRow(type, k));
-    setValue(body.getParameter(0), row);
-    setValue(body.getParameter(1), constI32(k / blocks));
-    setValue(body.getParameter(2), values[k]);
-    if (failed(emitRegion(body)))
-      result = failure();
-    llvm::SmallVector<Id, 8> yielded = getYieldedIds(body);
-    results.push_back(yielded.empty() ? values[k] : yielded.front());
-  }
-  setCoopComponents(inst.getResult(), results);
-  return result;
 }

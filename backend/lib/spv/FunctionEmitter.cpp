@@ -188,11 +188,6 @@ LogicalResult FunctionEmitter::emitRegion(const ir::Region &region) {
 
 LogicalResult FunctionEmitter::emitInstruction(ir::Instruction &inst) {
   using ir::InstTrait;
-  if (inst.hasTrait(InstTrait::Blas) || inst.hasTrait(InstTrait::ForeachLoop))
-    return diags.emitError(inst.getLoc())
-           << "compiler bug: '" << inst.getName()
-           << "' reached SPIR-V emission; the lowering passes must remove it "
-              "(was it left out of --passes?)";
   if (inst.hasTrait(InstTrait::CoopMatrix))
     return emitCoopInst(inst);
   if (inst.hasTrait(InstTrait::MemoryAccess))
@@ -208,7 +203,7 @@ LogicalResult FunctionEmitter::emitInstruction(ir::Instruction &inst) {
   case InstKind::If:
     return emitIf(ir::IfInst(&inst));
   case InstKind::Yield:
-    // Read by the enclosing for/if/apply (getYieldedIds).
+    // Read by the enclosing for/if (getYieldedIds).
     return success();
   case InstKind::LifetimeStop:
     // The place-local-memory pass used the stop to share bytes.
@@ -222,7 +217,34 @@ LogicalResult FunctionEmitter::emitInstruction(ir::Instruction &inst) {
 // The kernel
 //===----------------------------------------------------------------------===//
 
+/// Whether the lowering passes remove \p inst before emission.
+static bool isLoweredBeforeEmission(const ir::Instruction &inst) {
+  return inst.hasTrait(ir::InstTrait::Blas) ||
+         inst.hasTrait(ir::InstTrait::ForeachLoop) ||
+         llvm::isa<ir::CooperativeMatrixPrefetchInst,
+                   ir::CooperativeMatrixScaleInst,
+                   ir::CooperativeMatrixApplyInst>(&inst);
+}
+
+LogicalResult FunctionEmitter::checkLowered(const ir::Region &region) {
+  for (const ir::Instruction &inst : region) {
+    if (isLoweredBeforeEmission(inst))
+      return diags.emitError(inst.getLoc())
+             << "compiler bug: '" << inst.getName()
+             << "' reached SPIR-V emission; the lowering passes must remove "
+                "it (was it left out of --passes?)";
+    for (const ir::Region *nested : inst.getRegions())
+      if (failed(checkLowered(*nested)))
+        return failure();
+  }
+  return success();
+}
+
 LogicalResult FunctionEmitter::emit(KernelInfo &info) {
+  // Checked up front: the values of an instruction left unlowered would be
+  // missing for its users.
+  if (failed(checkLowered(function.getBody())))
+    return failure();
   info.name = function.getName().str();
   info.subgroupSize = shape.subgroupSize;
   info.workGroupSize = shape.workGroupSize;

@@ -1,8 +1,9 @@
 //===- FunctionEmitter.h - One kernel as SPIR-V -----------------*- C++ -*-===//
 //
 // Emits one lowered function as an OpenCL kernel. The emitter works on the
-// IR after the lowering passes: collective BLAS instructions and foreach
-// loops are gone, only SPMD/mixed instructions and `parallel` remain.
+// IR after the lowering passes: collective BLAS instructions, foreach
+// loops and the coopmatrix scale/apply/prefetch (lower-coopmatrix) are gone,
+// only SPMD/mixed instructions and `parallel` remain.
 // Cooperative matrices are lowered here to per-work-item values: a
 // coopmatrix<T x M x N> has ceil(M/S)*N components per work-item for
 // subgroup size S (component k holds row (k mod B)*S + lane and column
@@ -117,6 +118,9 @@ private:
 
   LogicalResult emitRegion(const ir::Region &region);
   LogicalResult emitInstruction(ir::Instruction &inst);
+  /// Reports the first instruction of \p region (at any depth) that a
+  /// lowering pass should have removed.
+  LogicalResult checkLowered(const ir::Region &region);
   InFlightDiagnostic emitUnsupported(const ir::Instruction &inst,
                                      const llvm::Twine &why);
 
@@ -262,7 +266,6 @@ private:
   LogicalResult emitCoopLoadStore(ir::Instruction &inst);
   LogicalResult emitCoopMulAdd(ir::CooperativeMatrixMulAddInst inst);
   LogicalResult emitCoopReduce(ir::CoopReduceView inst);
-  LogicalResult emitCoopApply(ir::CooperativeMatrixApplyInst inst);
 
   ModuleState &module;
   ModuleBuilder &builder;

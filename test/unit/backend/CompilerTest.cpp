@@ -263,6 +263,27 @@ func @f(%A: memref<f32x4>) {
       << c.messages;
 }
 
+TEST(CompilerTest, CoopScaleLeftForTheEmitterIsACompilerBug) {
+  CompileOptions options;
+  options.passes = {"work-group-size"};
+  Compilation c(R"(
+func @f(%A: memref<f32x16x4>, %s: f32) {
+  parallel {
+    %c0 = constant 0 : index
+    %m = cooperative_matrix_load %A[%c0, %c0] : coopmatrix<f32x16x4,matrix_acc>
+    %r = cooperative_matrix_scale %s, %m : coopmatrix<f32x16x4,matrix_acc>
+    cooperative_matrix_store %r, %A[%c0, %c0]
+  }
+}
+)",
+                "pocl-cpu", options);
+  EXPECT_FALSE(c.compiled);
+  EXPECT_NE(c.messages.find("compiler bug: 'cooperative_matrix_scale' reached "
+                            "SPIR-V emission"),
+            std::string::npos)
+      << c.messages;
+}
+
 TEST(CompilerTest, PassTableListsEveryPassOnce) {
   llvm::ArrayRef<PassDescription> passes = getPassDescriptions();
   std::vector<std::string> names;
@@ -275,7 +296,7 @@ TEST(CompilerTest, PassTableListsEveryPassOnce) {
   EXPECT_EQ(std::unique(sorted.begin(), sorted.end()), sorted.end());
   for (const char *name :
        {"work-group-size", "constant-folding", "lower-collective",
-        "insert-barriers", "lower-foreach", "dce"})
+        "insert-barriers", "lower-foreach", "lower-coopmatrix", "dce"})
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
 }
 
