@@ -2,82 +2,65 @@
 #include "comprehend/tc/Types.h"
 
 #include <algorithm>
+#include <iterator>
 
 using namespace comprehend;
 using namespace comprehend::tc;
 
+namespace {
+/// Everything TC says about one of its scalar types.
+struct ScalarTypeInfo {
+  ScalarType type;
+  const char *spelling;
+  unsigned bitWidth;
+  bool isUnsigned; ///< bool counts as an unsigned 1-bit integer
+  bool isFloatingPoint;
+  /// The IR is signless: intN and uintN are both stored as iN.
+  std::optional<ir::ScalarKind> irKind;
+};
+} // namespace
+
+/// One row per ScalarType, in enum order (checked below).
+static constexpr ScalarTypeInfo kScalarTypes[] = {
+    {ScalarType::Bool, "bool", 1, true, false, std::nullopt},
+    {ScalarType::Int8, "int8", 8, false, false, ir::ScalarKind::I8},
+    {ScalarType::Int16, "int16", 16, false, false, ir::ScalarKind::I16},
+    {ScalarType::Int32, "int32", 32, false, false, ir::ScalarKind::I32},
+    {ScalarType::Int64, "int64", 64, false, false, ir::ScalarKind::I64},
+    {ScalarType::UInt8, "uint8", 8, true, false, ir::ScalarKind::I8},
+    {ScalarType::UInt16, "uint16", 16, true, false, ir::ScalarKind::I16},
+    {ScalarType::UInt32, "uint32", 32, true, false, ir::ScalarKind::I32},
+    {ScalarType::UInt64, "uint64", 64, true, false, ir::ScalarKind::I64},
+    {ScalarType::Half, "half", 16, false, true, ir::ScalarKind::F16},
+    {ScalarType::Float, "float", 32, false, true, ir::ScalarKind::F32},
+    {ScalarType::Double, "double", 64, false, true, ir::ScalarKind::F64},
+};
+
+static constexpr bool isInEnumOrder() {
+  for (size_t i = 0; i < std::size(kScalarTypes); ++i)
+    if (static_cast<size_t>(kScalarTypes[i].type) != i)
+      return false;
+  return true;
+}
+static_assert(isInEnumOrder(), "kScalarTypes must list the types in order");
+
+static const ScalarTypeInfo &getInfo(ScalarType type) {
+  return kScalarTypes[static_cast<size_t>(type)];
+}
+
 llvm::StringRef tc::getSpelling(ScalarType type) {
-  switch (type) {
-  case ScalarType::Bool:
-    return "bool";
-  case ScalarType::Int8:
-    return "int8";
-  case ScalarType::Int16:
-    return "int16";
-  case ScalarType::Int32:
-    return "int32";
-  case ScalarType::Int64:
-    return "int64";
-  case ScalarType::UInt8:
-    return "uint8";
-  case ScalarType::UInt16:
-    return "uint16";
-  case ScalarType::UInt32:
-    return "uint32";
-  case ScalarType::UInt64:
-    return "uint64";
-  case ScalarType::Half:
-    return "half";
-  case ScalarType::Float:
-    return "float";
-  case ScalarType::Double:
-    return "double";
-  }
-  return "<invalid>";
+  return getInfo(type).spelling;
 }
 
 bool tc::isFloatingPoint(ScalarType type) {
-  return type == ScalarType::Half || type == ScalarType::Float ||
-         type == ScalarType::Double;
+  return getInfo(type).isFloatingPoint;
 }
 
 bool tc::isIntegral(ScalarType type) { return !isFloatingPoint(type); }
 
-bool tc::isUnsigned(ScalarType type) {
-  switch (type) {
-  case ScalarType::Bool:
-  case ScalarType::UInt8:
-  case ScalarType::UInt16:
-  case ScalarType::UInt32:
-  case ScalarType::UInt64:
-    return true;
-  default:
-    return false;
-  }
-}
+bool tc::isUnsigned(ScalarType type) { return getInfo(type).isUnsigned; }
 
-unsigned tc::getBitWidth(ScalarType type) {
-  switch (type) {
-  case ScalarType::Bool:
-    return 1;
-  case ScalarType::Int8:
-  case ScalarType::UInt8:
-    return 8;
-  case ScalarType::Int16:
-  case ScalarType::UInt16:
-  case ScalarType::Half:
-    return 16;
-  case ScalarType::Int32:
-  case ScalarType::UInt32:
-  case ScalarType::Float:
-    return 32;
-  case ScalarType::Int64:
-  case ScalarType::UInt64:
-  case ScalarType::Double:
-    return 64;
-  }
-  return 0;
-}
+unsigned tc::getBitWidth(ScalarType type) { return getInfo(type).bitWidth; }
 
 static ScalarType signedIntOfWidth(unsigned width) {
   if (width <= 8)
@@ -101,27 +84,5 @@ ScalarType tc::promote(ScalarType a, ScalarType b) {
 }
 
 std::optional<ir::ScalarKind> tc::toIrScalarKind(ScalarType type) {
-  switch (type) {
-  case ScalarType::Bool:
-    return std::nullopt;
-  case ScalarType::Int8:
-  case ScalarType::UInt8:
-    return ir::ScalarKind::I8;
-  case ScalarType::Int16:
-  case ScalarType::UInt16:
-    return ir::ScalarKind::I16;
-  case ScalarType::Int32:
-  case ScalarType::UInt32:
-    return ir::ScalarKind::I32;
-  case ScalarType::Int64:
-  case ScalarType::UInt64:
-    return ir::ScalarKind::I64;
-  case ScalarType::Half:
-    return ir::ScalarKind::F16;
-  case ScalarType::Float:
-    return ir::ScalarKind::F32;
-  case ScalarType::Double:
-    return ir::ScalarKind::F64;
-  }
-  return std::nullopt;
+  return getInfo(type).irKind;
 }

@@ -1,124 +1,105 @@
 //===- DType.cpp - Element types of tensors crossing the runtime ----------===//
 #include "comprehend/runtime/DType.h"
 
-#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/ErrorHandling.h"
 
 #include <cstring>
+#include <iterator>
 
+using namespace comprehend;
 using namespace comprehend::runtime;
 using llvm::StringRef;
 
+namespace {
+/// What the host needs to know of a DType beyond its IR scalar kind.
+struct DTypeInfo {
+  DType type;
+  std::optional<ir::ScalarKind> kind;
+  const char *npyCode;
+  const char *numpyName;
+};
+} // namespace
+
+/// One row per DType, in enum order (checked below).
+static constexpr DTypeInfo kDTypes[] = {
+    {DType::Bool, std::nullopt, "b1", "bool"},
+    {DType::I8, ir::ScalarKind::I8, "i1", "int8"},
+    {DType::I16, ir::ScalarKind::I16, "i2", "int16"},
+    {DType::I32, ir::ScalarKind::I32, "i4", "int32"},
+    {DType::I64, ir::ScalarKind::I64, "i8", "int64"},
+    {DType::Index, ir::ScalarKind::Index, "i8", "int64"},
+    {DType::BF16, ir::ScalarKind::BF16, "V2", "uint16"},
+    {DType::F16, ir::ScalarKind::F16, "f2", "float16"},
+    {DType::F32, ir::ScalarKind::F32, "f4", "float32"},
+    {DType::F64, ir::ScalarKind::F64, "f8", "float64"},
+    {DType::C32, ir::ScalarKind::C32, "c8", "complex64"},
+    {DType::C64, ir::ScalarKind::C64, "c16", "complex128"},
+};
+
+static constexpr bool isInEnumOrder() {
+  for (size_t i = 0; i < std::size(kDTypes); ++i)
+    if (static_cast<size_t>(kDTypes[i].type) != i)
+      return false;
+  return true;
+}
+static_assert(isInEnumOrder(), "kDTypes must list the DTypes in enum order");
+static_assert(std::size(kDTypes) == ir::kNumScalarKinds + 1,
+              "every scalar kind and Bool need a row");
+
+static const DTypeInfo &getInfo(DType type) {
+  return kDTypes[static_cast<size_t>(type)];
+}
+
+DType comprehend::runtime::toDType(ir::ScalarKind kind) {
+  for (const DTypeInfo &info : kDTypes)
+    if (info.kind == kind)
+      return info.type;
+  llvm_unreachable("every scalar kind has a DType row");
+}
+
+std::optional<ir::ScalarKind> comprehend::runtime::toScalarKind(DType type) {
+  return getInfo(type).kind;
+}
+
 unsigned comprehend::runtime::getDTypeSize(DType type) {
-  switch (type) {
-  case DType::Bool:
-  case DType::I8:
-    return 1;
-  case DType::I16:
-  case DType::BF16:
-  case DType::F16:
-    return 2;
-  case DType::I32:
-  case DType::F32:
-    return 4;
-  case DType::I64:
-  case DType::Index:
-  case DType::F64:
-  case DType::C32:
-    return 8;
-  case DType::C64:
-    return 16;
-  }
-  return 1;
+  std::optional<ir::ScalarKind> kind = toScalarKind(type);
+  return kind ? ir::getSizeInBytes(*kind) : 1; // bool is one byte on the host
 }
 
 StringRef comprehend::runtime::getDTypeName(DType type) {
-  switch (type) {
-  case DType::Bool:
-    return "bool";
-  case DType::I8:
-    return "i8";
-  case DType::I16:
-    return "i16";
-  case DType::I32:
-    return "i32";
-  case DType::I64:
-    return "i64";
-  case DType::Index:
-    return "index";
-  case DType::BF16:
-    return "bf16";
-  case DType::F16:
-    return "f16";
-  case DType::F32:
-    return "f32";
-  case DType::F64:
-    return "f64";
-  case DType::C32:
-    return "c32";
-  case DType::C64:
-    return "c64";
-  }
-  return "?";
+  std::optional<ir::ScalarKind> kind = toScalarKind(type);
+  return kind ? ir::stringify(*kind) : "bool";
 }
 
 std::optional<DType> comprehend::runtime::parseDType(StringRef name) {
-  return llvm::StringSwitch<std::optional<DType>>(name)
-      .Case("bool", DType::Bool)
-      .Case("i8", DType::I8)
-      .Case("i16", DType::I16)
-      .Case("i32", DType::I32)
-      .Case("i64", DType::I64)
-      .Case("index", DType::Index)
-      .Case("bf16", DType::BF16)
-      .Case("f16", DType::F16)
-      .Case("f32", DType::F32)
-      .Case("f64", DType::F64)
-      .Case("c32", DType::C32)
-      .Case("c64", DType::C64)
-      .Default(std::nullopt);
+  if (name == "bool")
+    return DType::Bool;
+  if (std::optional<ir::ScalarKind> kind = ir::parseScalarKind(name))
+    return toDType(*kind);
+  return std::nullopt;
 }
 
 bool comprehend::runtime::isIntegerDType(DType type) {
-  return type == DType::I8 || type == DType::I16 || type == DType::I32 ||
-         type == DType::I64 || type == DType::Index;
+  std::optional<ir::ScalarKind> kind = toScalarKind(type);
+  return kind && ir::isInteger(*kind);
 }
 
 bool comprehend::runtime::isFloatingDType(DType type) {
-  return type == DType::BF16 || type == DType::F16 || type == DType::F32 ||
-         type == DType::F64;
+  std::optional<ir::ScalarKind> kind = toScalarKind(type);
+  return kind && ir::isFloating(*kind);
 }
 
 bool comprehend::runtime::isComplexDType(DType type) {
-  return type == DType::C32 || type == DType::C64;
+  std::optional<ir::ScalarKind> kind = toScalarKind(type);
+  return kind && ir::isComplex(*kind);
 }
 
 StringRef comprehend::runtime::getNpyTypeCode(DType type) {
-  switch (type) {
-  case DType::Bool:
-    return "b1";
-  case DType::I8:
-    return "i1";
-  case DType::I16:
-    return "i2";
-  case DType::I32:
-    return "i4";
-  case DType::I64:
-  case DType::Index:
-    return "i8";
-  case DType::BF16:
-    return "V2";
-  case DType::F16:
-    return "f2";
-  case DType::F32:
-    return "f4";
-  case DType::F64:
-    return "f8";
-  case DType::C32:
-    return "c8";
-  case DType::C64:
-    return "c16";
-  }
-  return "V1";
+  return getInfo(type).npyCode;
+}
+
+StringRef comprehend::runtime::getNumpyTypeName(DType type) {
+  return getInfo(type).numpyName;
 }
 
 /// IEEE binary16 bits of `value` (round to nearest even).

@@ -18,47 +18,19 @@ using namespace comprehend;
 using namespace comprehend::runtime;
 using llvm::Expected;
 
-DType runtime::getDType(ir::ScalarKind kind) {
-  switch (kind) {
-  case ir::ScalarKind::I8:
-    return DType::I8;
-  case ir::ScalarKind::I16:
-    return DType::I16;
-  case ir::ScalarKind::I32:
-    return DType::I32;
-  case ir::ScalarKind::I64:
-    return DType::I64;
-  case ir::ScalarKind::Index:
-    return DType::Index;
-  case ir::ScalarKind::BF16:
-    return DType::BF16;
-  case ir::ScalarKind::F16:
-    return DType::F16;
-  case ir::ScalarKind::F32:
-    return DType::F32;
-  case ir::ScalarKind::F64:
-    return DType::F64;
-  case ir::ScalarKind::C32:
-    return DType::C32;
-  case ir::ScalarKind::C64:
-    return DType::C64;
-  }
-  return DType::F32;
-}
-
 Expected<ParamType> runtime::getParamType(const ir::Value &param) {
   const ir::Type *type = param.getType();
   std::string name = param.getName().str();
   if (const auto *scalar = llvm::dyn_cast<ir::ScalarType>(type))
-    return ParamType::scalar(name, getDType(scalar->getScalarKind()));
+    return ParamType::scalar(name, toDType(scalar->getScalarKind()));
   if (llvm::isa<ir::BoolType>(type))
     return ParamType::scalar(name, DType::Bool);
   if (const auto *memref = llvm::dyn_cast<ir::MemRefType>(type))
-    return ParamType::memref(name, getDType(memref->getElementKind()),
+    return ParamType::memref(name, toDType(memref->getElementKind()),
                              memref->getShape(), memref->getStride());
   if (const auto *group = llvm::dyn_cast<ir::GroupType>(type)) {
     const ir::MemRefType *memref = group->getMemRefType();
-    return ParamType::group(name, getDType(memref->getElementKind()),
+    return ParamType::group(name, toDType(memref->getElementKind()),
                             memref->getShape(), group->getSize(),
                             memref->getStride(), group->getOffset());
   }

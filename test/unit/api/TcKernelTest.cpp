@@ -94,6 +94,25 @@ void runMatmul(int m, int k, int n, const TcKernelOptions &options,
   expectClose(c, referenceMatmul(a, b, m, k, n));
 }
 
+TEST(TcKernelTest, DTypesOfTcTypesGoThroughTheIrScalarKind) {
+  constexpr unsigned kNumTypes =
+      static_cast<unsigned>(tc::ScalarType::Double) + 1;
+  unsigned supported = 0;
+  for (unsigned i = 0; i < kNumTypes; ++i) {
+    auto type = static_cast<tc::ScalarType>(i);
+    std::optional<runtime::DType> dtype = getDType(type);
+    if (!dtype)
+      continue;
+    ++supported;
+    EXPECT_EQ(runtime::toScalarKind(*dtype), tc::toIrScalarKind(type));
+    EXPECT_EQ(8 * runtime::getDTypeSize(*dtype), tc::getBitWidth(type));
+  }
+  EXPECT_EQ(supported, 4u); // float, double, int32, int64
+  EXPECT_EQ(getDType(tc::ScalarType::Float), runtime::DType::F32);
+  EXPECT_EQ(getDType(tc::ScalarType::Int64), runtime::DType::I64);
+  EXPECT_FALSE(getDType(tc::ScalarType::UInt32).has_value());
+}
+
 TEST(TcKernelTest, MatmulMatchesLoopsAtOddSizes) {
   TcKernelOptions options;
   options.useTuningCache = false;

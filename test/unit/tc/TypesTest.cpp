@@ -52,4 +52,21 @@ TEST(TcTypesTest, Properties) {
   EXPECT_EQ(getSpelling(ScalarType::UInt16), "uint16");
 }
 
+TEST(TcTypesTest, EveryTypeAgreesWithItsIrScalarKind) {
+  constexpr unsigned kNumTypes = static_cast<unsigned>(ScalarType::Double) + 1;
+  for (unsigned i = 0; i < kNumTypes; ++i) {
+    auto type = static_cast<ScalarType>(i);
+    std::optional<ir::ScalarKind> kind = toIrScalarKind(type);
+    if (type == ScalarType::Bool) {
+      EXPECT_FALSE(kind.has_value());
+      continue;
+    }
+    ASSERT_TRUE(kind.has_value()) << getSpelling(type).str();
+    EXPECT_EQ(getBitWidth(type), 8 * ir::getSizeInBytes(*kind));
+    EXPECT_EQ(isFloatingPoint(type), ir::isFloating(*kind));
+    EXPECT_EQ(isIntegral(type), ir::isInteger(*kind));
+    EXPECT_NE(*kind, ir::ScalarKind::Index);
+  }
+}
+
 } // namespace

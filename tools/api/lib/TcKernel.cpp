@@ -18,18 +18,11 @@ using namespace comprehend::api;
 using runtime::makeInputError;
 
 std::optional<runtime::DType> api::getDType(tc::ScalarType type) {
-  switch (type) {
-  case tc::ScalarType::Float:
-    return runtime::DType::F32;
-  case tc::ScalarType::Double:
-    return runtime::DType::F64;
-  case tc::ScalarType::Int32:
-    return runtime::DType::I32;
-  case tc::ScalarType::Int64:
-    return runtime::DType::I64;
-  default:
+  // The API moves tensors of these four types only.
+  if (type != tc::ScalarType::Float && type != tc::ScalarType::Double &&
+      type != tc::ScalarType::Int32 && type != tc::ScalarType::Int64)
     return std::nullopt;
-  }
+  return runtime::toDType(*tc::toIrScalarKind(type));
 }
 
 llvm::StringRef api::getConfigSourceName(ConfigSource source) {

@@ -4,36 +4,6 @@
 using namespace comprehend;
 using namespace comprehend::python;
 
-const char *python::getNumpyName(runtime::DType dtype) {
-  using runtime::DType;
-  switch (dtype) {
-  case DType::Bool:
-    return "bool";
-  case DType::I8:
-    return "int8";
-  case DType::I16:
-    return "int16";
-  case DType::I32:
-    return "int32";
-  case DType::I64:
-  case DType::Index:
-    return "int64";
-  case DType::BF16:
-    return "uint16";
-  case DType::F16:
-    return "float16";
-  case DType::F32:
-    return "float32";
-  case DType::F64:
-    return "float64";
-  case DType::C32:
-    return "complex64";
-  case DType::C64:
-    return "complex128";
-  }
-  return "float32";
-}
-
 void python::checkContiguous(const py::buffer_info &info, size_t bytes,
                              const std::string &what, bool fortran) {
   size_t total = static_cast<size_t>(info.size) * info.itemsize;

@@ -10,10 +10,6 @@
 
 namespace comprehend::python {
 
-/// NumPy's name of a device element type ("float32"); bf16, which NumPy
-/// lacks, travels as its raw bits ("uint16").
-const char *getNumpyName(runtime::DType dtype);
-
 /// Checks that `info` is one contiguous block in C order (`fortran`: in
 /// Fortran order) of `bytes` bytes; a ValueError naming `what` otherwise.
 void checkContiguous(const py::buffer_info &info, size_t bytes,

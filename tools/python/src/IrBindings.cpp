@@ -97,7 +97,7 @@ py::list describeParams(IrProgramHandle &handle, const std::string &name) {
     py::dict entry;
     entry["name"] = param.name;
     entry["kind"] = getKindName(param.kind);
-    entry["dtype"] = getNumpyName(param.dtype);
+    entry["dtype"] = runtime::getNumpyTypeName(param.dtype).str();
     entry["type"] = param.str();
     py::list shape;
     for (int64_t extent : runtime::getHostShape(param))

@@ -96,7 +96,7 @@ const char *getRoleName(tc::TensorInfo::Role role) {
 
 py::object getNumpyDType(tc::ScalarType type) {
   if (std::optional<runtime::DType> dtype = api::getDType(type))
-    return py::str(getNumpyName(*dtype));
+    return py::str(runtime::getNumpyTypeName(*dtype).str());
   return py::none();
 }
 

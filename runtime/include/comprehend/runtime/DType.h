@@ -4,9 +4,17 @@
 // name, and the NumPy type string used by .npy files. f16 and bf16 are raw
 // 2-byte data on the host; c32/c64 are pairs of f32/f64 (real first).
 //
+// A DType is an ir::ScalarKind or Bool (the IR's `bool` type, which is not a
+// scalar kind). toDType/toScalarKind are the only conversions between the
+// two; sizes, names and classes come from ir::ScalarKind through them, so
+// only the host-side facts (NumPy codes and names) are tabled here.
+// tc::ScalarType reaches a DType through tc::toIrScalarKind and toDType.
+//
 //===----------------------------------------------------------------------===//
 #ifndef COMPREHEND_RUNTIME_DTYPE_H
 #define COMPREHEND_RUNTIME_DTYPE_H
+
+#include "comprehend/ir/Types.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -30,6 +38,11 @@ enum class DType : uint8_t {
   C64, ///< complex<f64>
 };
 
+/// The DType that holds values of \p kind on the host.
+DType toDType(ir::ScalarKind kind);
+/// The IR scalar kind of \p type; empty for Bool.
+std::optional<ir::ScalarKind> toScalarKind(DType type);
+
 /// Bytes of one element.
 unsigned getDTypeSize(DType type);
 /// The tensor language's spelling: "i32", "f16", "c64", "bool", "index".
@@ -45,6 +58,9 @@ bool isComplexDType(DType type);
 /// NumPy type; it is written as "V2" (raw 2 bytes) and read from "V2" or
 /// "u2"/"i2".
 llvm::StringRef getNpyTypeCode(DType type);
+/// The NumPy dtype name a host array of \p type has ("float32", "int64");
+/// bf16 travels as "uint16" (its raw bits).
+llvm::StringRef getNumpyTypeName(DType type);
 
 /// IEEE binary16 / bfloat16 bits <-> float (round to nearest even), for
 /// host-side data and references.

@@ -24,14 +24,10 @@ class DiagnosticEngine;
 namespace ir {
 class Program;
 class Value;
-enum class ScalarKind : uint8_t;
 } // namespace ir
 } // namespace comprehend
 
 namespace comprehend::runtime {
-
-/// The runtime's name for an IR scalar kind.
-DType getDType(ir::ScalarKind kind);
 
 /// The parameter type of a function parameter; an input error for types no
 /// kernel can take (coopmatrix, void).
