@@ -17,7 +17,13 @@
 //
 // The remaining instructions (memory accesses, mul_add, reductions,
 // construct, extract, insert and component-wise arithmetic) still become
-// per-work-item parts in the emitter (spv/CoopLayout.h).
+// per-work-item parts in the emitter (spv/CoopLayout.h). Moving them here
+// needs an internal per-work-item part type in ir/ (a scalar kind and a
+// width of 1-16, printed e.g. `vector<f32x16>`, OpTypeVector in the
+// emitter) and internal fma, splat (insert + shuffle: LLVMSPIRVLib 15 fails
+// on OpCompositeConstruct of non-constants), vector extract/insert and
+// vector load/store instructions; each coopmatrix value then maps to its
+// parts, with one loop-carried value per part through for/if.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelShape.h"
