@@ -63,6 +63,20 @@ public:
   unsigned launches = 0;
 };
 
+/// A tuning of makeSpace() and the wall time it took.
+struct TimedTuning {
+  llvm::Expected<TunerResult> result;
+  double seconds;
+};
+
+TimedTuning tuneTimed(FakeTarget &target, const TunerOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  auto result = tune(makeSpace(), target, options);
+  return {std::move(result), std::chrono::duration<double>(
+                                 std::chrono::steady_clock::now() - start)
+                                 .count()};
+}
+
 TEST(TunerTest, AClearGainIsConfirmed) {
   FakeTarget target;
   target.cost = [](int64_t x, unsigned) { return x == 5 ? 0.5 : 1.0; };
@@ -127,16 +141,13 @@ TEST(TunerTest, TheTimeBudgetHoldsWhenLaunchesAreSlow) {
   options.search.maxEvaluations = 0;
   options.search.timeBudgetSeconds = 0.5;
   options.repeat = 10;
-  auto start = std::chrono::steady_clock::now();
-  auto result = tune(makeSpace(), target, options);
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
+  TimedTuning timed = tuneTimed(target, options);
+  auto &result = timed.result;
   ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
   // The default fits 5 % of the budget: 25 ms, one 20 ms launch.
   EXPECT_EQ(result->repeat, 1u);
   // Within the budget plus a few launches under way when it ran out.
-  EXPECT_LT(seconds, 0.5 + 0.2);
+  EXPECT_LT(timed.seconds, 0.5 + 0.2);
 
   // A budget the default alone uses up leaves the search none (not an
   // unlimited one).
@@ -159,30 +170,24 @@ TEST(TunerTest, TheTimeBudgetHoldsWhenCompilingIsSlow) {
   options.search.maxEvaluations = 0;
   options.search.timeBudgetSeconds = 1.0;
   options.repeat = 3;
-  auto start = std::chrono::steady_clock::now();
-  auto result = tune(makeSpace(), target, options);
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
+  TimedTuning timed = tuneTimed(target, options);
+  auto &result = timed.result;
   ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
   // Within 10 % of the budget (the default's launches are instant).
-  EXPECT_LT(seconds, 1.1);
+  EXPECT_LT(timed.seconds, 1.1);
   EXPECT_GE(result->search.numEvaluations, 3u);
   // Every finalist kept was compiled again within the budget.
   EXPECT_GE(result->finalists.size(), 2u);
   EXPECT_TRUE(result->improved);
 
-  // With no time to compile any finalist again the default stays, and the
-  // verdict says why.
+  // When compiling takes almost half the budget, the default stays and the
+  // budget still holds.
   target.prepareSleepMs = 300;
   options.search.timeBudgetSeconds = 0.7;
-  start = std::chrono::steady_clock::now();
-  auto rushed = tune(makeSpace(), target, options);
-  seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
+  TimedTuning rushedTimed = tuneTimed(target, options);
+  auto &rushed = rushedTimed.result;
   ASSERT_TRUE(bool(rushed)) << llvm::toString(rushed.takeError());
-  EXPECT_LT(seconds, 0.7 * 1.1);
+  EXPECT_LT(rushedTimed.seconds, 0.7 * 1.1);
   EXPECT_FALSE(rushed->improved);
   EXPECT_EQ(rushed->search.best, rushed->search.defaultConfig);
 }
