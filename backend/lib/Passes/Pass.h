@@ -57,6 +57,7 @@ std::unique_ptr<Pass> createConstantFoldingPass();
 std::unique_ptr<Pass> createDeadCodeEliminationPass();
 std::unique_ptr<Pass> createLowerCollectivePass();
 std::unique_ptr<Pass> createInsertBarriersPass();
+std::unique_ptr<Pass> createSplitBarrierGuardsPass();
 std::unique_ptr<Pass> createLowerForeachPass();
 std::unique_ptr<Pass> createLowerCoopMatrixPass();
 std::unique_ptr<Pass> createPlaceLocalMemoryPass();

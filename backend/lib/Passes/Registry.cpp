@@ -21,6 +21,10 @@ static const PassInfo passTable[] = {
     {"insert-barriers",
      "insert barriers between collective code touching the same memory",
      createInsertBarriersPass, 0},
+    {"split-barrier-guards",
+     "move barriers out of if-branches: the part after one becomes a "
+     "second if with the same condition",
+     createSplitBarrierGuardsPass, 0},
     {"lower-foreach",
      "map foreach and foreach_tile onto work-items and subgroups",
      createLowerForeachPass, 0},

@@ -296,7 +296,8 @@ TEST(CompilerTest, PassTableListsEveryPassOnce) {
   EXPECT_EQ(std::unique(sorted.begin(), sorted.end()), sorted.end());
   for (const char *name :
        {"work-group-size", "constant-folding", "lower-collective",
-        "insert-barriers", "lower-foreach", "lower-coopmatrix", "dce"})
+        "insert-barriers", "split-barrier-guards", "lower-foreach",
+         "lower-coopmatrix", "dce"})
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
 }
 
