@@ -404,9 +404,12 @@ static void checkIntegerDivisionByZero(const Region &region,
     for (const Region *child : inst.getRegions())
       checkIntegerDivisionByZero(*child, diags);
     if ((inst.getKind() != InstKind::Div && inst.getKind() != InstKind::Rem) ||
-        inst.getNumOperands() != 2 || !inst.getOperand(1))
+        inst.getNumOperands() != 2)
       continue;
-    const Type *type = inst.getOperand(1)->getType();
+    const Value *divisor = llvm::cast<ArithBinaryView>(&inst).getB();
+    if (!divisor)
+      continue;
+    const Type *type = divisor->getType();
     ScalarKind kind;
     if (const auto *scalar = llvm::dyn_cast_or_null<ScalarType>(type))
       kind = scalar->getScalarKind();
@@ -415,7 +418,7 @@ static void checkIntegerDivisionByZero(const Region &region,
     else
       continue;
     auto constant = llvm::dyn_cast_or_null<ConstantInst>(
-        inst.getOperand(1)->getDefiningInstruction());
+        divisor->getDefiningInstruction());
     if (!isInteger(kind) || !constant)
       continue;
     const ConstantValue &value = constant.getValue();

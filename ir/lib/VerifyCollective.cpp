@@ -92,7 +92,7 @@ void detail::verifyAlloca(const Instruction &inst, VerifyContext &vc) {
 }
 
 void detail::verifyLifetimeStop(const Instruction &inst, VerifyContext &vc) {
-  const Value *object = inst.getOperand(0);
+  const Value *object = viewOf<LifetimeStopInst>(inst).getObject();
   if (!llvm::isa_and_nonnull<AllocaInst>(object->getDefiningInstruction()))
     vc.emitOperandError(inst, 0)
         << "operand 'object' of 'lifetime_stop' must be the result of an "

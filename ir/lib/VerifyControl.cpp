@@ -11,7 +11,7 @@ using namespace comprehend::ir;
 using namespace comprehend::ir::detail;
 
 void detail::verifyCast(const Instruction &inst, VerifyContext &vc) {
-  const Type *from = inst.getOperand(0)->getType();
+  const Type *from = viewOf<CastInst>(inst).getA()->getType();
   const Type *to = inst.getResult(0)->getType();
   const auto *fromCoop = llvm::dyn_cast<CoopMatrixType>(from);
   const auto *toCoop = llvm::dyn_cast<CoopMatrixType>(to);
@@ -189,8 +189,8 @@ void detail::verifyYield(const Instruction &inst, VerifyContext &vc) {
       expected.push_back(result->getType());
     break;
   case InstKind::CooperativeMatrixApply:
-    if (const auto *coop =
-            llvm::dyn_cast<CoopMatrixType>(parent->getOperand(0)->getType()))
+    if (const auto *coop = llvm::dyn_cast<CoopMatrixType>(
+            viewOf<CooperativeMatrixApplyInst>(*parent).getA()->getType()))
       expected.push_back(coop->getComponentType());
     break;
   default:

@@ -109,7 +109,7 @@ void detail::verifyCoopPrefetch(const Instruction &inst, VerifyContext &vc) {
 }
 
 void detail::verifyCoopReduce(const Instruction &inst, VerifyContext &vc) {
-  const CoopMatrixType *a = coopOf(inst.getOperand(0));
+  const CoopMatrixType *a = coopOf(viewOf<CoopReduceView>(inst).getA());
   const CoopMatrixType *result = coopOf(inst.getResult(0));
   bool rowReduce =
       static_cast<ReduceMode>(inst.getInteger(0)) == ReduceMode::Row;

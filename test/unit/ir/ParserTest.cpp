@@ -79,8 +79,8 @@ func @k(%A: memref<f32x8x8>, %alpha: f32) {
   auto view = llvm::dyn_cast<GemmInst>(&gemm);
   ASSERT_TRUE(view);
   EXPECT_EQ(gemm.getNumOperands(), 5u);
-  EXPECT_EQ(gemm.getOperand(0), function->getParameter(1));
-  EXPECT_EQ(gemm.getOperand(1), function->getParameter(0));
+  EXPECT_EQ(view.getAlpha(), function->getParameter(1));
+  EXPECT_EQ(view.getA(), function->getParameter(0));
   const InstDescriptor &desc = gemm.getDescriptor();
   EXPECT_TRUE(gemm.getFlag(*desc.findProperty("atomic")));
   EXPECT_EQ(gemm.getInteger(*desc.findProperty("transpose_a")),
@@ -119,8 +119,9 @@ func @k(%lo: i32, %hi: i32, %x: f64) {
             ScalarType::get(ctx, ScalarKind::F64));
   // The add uses the region parameter, the yield the add.
   Instruction &add = body.front();
-  EXPECT_EQ(add.getOperand(0), body.getParameter(1));
-  EXPECT_EQ(body.back().getOperand(0), add.getResult(0));
+  EXPECT_EQ(llvm::cast<AddInst>(&add).getA(), body.getParameter(1));
+  EXPECT_EQ(llvm::cast<YieldInst>(&body.back()).getValues().front(),
+            add.getResult(0));
   EXPECT_EQ(loop.getOperandSegmentSizes().size(), 4u);
 }
 
