@@ -612,11 +612,17 @@ DefLowerer::mapDef(llvm::ArrayRef<StmtContext> stmts, bool keepBlas) {
     // Contractions of two tensors (gemm, gemv) keep their BLAS lowering;
     // memory-bound BLAS shapes (sum, hadamard, axpby, ger) gain more from
     // fusion with their neighbours.
+    // The statement-wise path gives a BLAS statement alone in its launch
+    // the work-groups for a batch (batched matrix products): ask with them.
     llvm::StringSet<> reads;
     collectReads(stmt, reads);
-    if (keepBlas && options.matchBlas &&
-        !stmt.stmt.getReductionVars().empty() && reads.size() >= 2 &&
-        (lowerAsBlas(context, stmt, /*dryRun=*/true) || isConvGemm(stmt)))
+    bool mayUseGroups = std::exchange(context.mayUseGroups, true);
+    bool isBlas = keepBlas && options.matchBlas &&
+                  !stmt.stmt.getReductionVars().empty() && reads.size() >= 2 &&
+                  (lowerAsBlas(context, stmt, /*dryRun=*/true) ||
+                   isConvGemm(stmt));
+    context.mayUseGroups = mayUseGroups;
+    if (isBlas)
       return error("a statement of '" + stmt.stmt.getLhs().name +
                    "' is lowered to a BLAS instruction");
     for (const IndexRange &range : stmt.ranges)
