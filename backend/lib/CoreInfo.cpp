@@ -1,9 +1,10 @@
-//===- CoreInfo.cpp - Target core presets
-//----------------------------------===//
+//===- CoreInfo.cpp - Target core presets ---------------------------------===//
 #include "comprehend/backend/CoreInfo.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
 
 using namespace comprehend::backend;
 
@@ -18,6 +19,11 @@ unsigned CoreInfo::defaultSubgroupSize() const {
     if (size <= 16)
       best = size;
   return best;
+}
+
+unsigned CoreInfo::getCpuRegisterBudget(unsigned nativeVectorWidth) {
+  unsigned width = std::max(nativeVectorWidth, 1u);
+  return (width >= 16 ? 32 : 16) * width;
 }
 
 static CoreInfo makeGeneric(llvm::StringRef name, unsigned subgroupSize) {
@@ -46,7 +52,11 @@ std::optional<CoreInfo> CoreInfo::getPreset(llvm::StringRef name) {
     info.maxWorkGroupSize = 4096;
     info.localMemoryBytes = 256 * 1024;
     info.dedicatedLocalMemory = false;
-    info.registerBudget = 512;
+    // Measured on an AVX-512 core (PoCL's pthread-skylake-avx512); the
+    // runtime takes these from the device it runs on.
+    info.nativeVectorWidth = 16;
+    info.registerBudget = getCpuRegisterBudget(info.nativeVectorWidth);
+    info.dataCacheBytes = 32 * 1024;
     info.features.fp64 = true;
     info.features.fp16 = false;
     info.features.int64Atomics = true;
@@ -77,6 +87,8 @@ void CoreInfo::print(llvm::raw_ostream &os) const {
     os << ' ' << size;
   os << ", max work-group size " << maxWorkGroupSize << ", local memory "
      << localMemoryBytes << " B ("
-     << (dedicatedLocalMemory ? "dedicated" : "in global memory") << "), fp64 " << features.fp64 << ", fp16 "
-     << features.fp16 << "\n";
+     << (dedicatedLocalMemory ? "dedicated" : "in global memory")
+     << "), vector width " << nativeVectorWidth << ", register budget "
+     << registerBudget << ", data cache " << dataCacheBytes << " B, fp64 "
+     << features.fp64 << ", fp16 " << features.fp16 << "\n";
 }

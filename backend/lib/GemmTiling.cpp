@@ -1,12 +1,14 @@
 //===- GemmTiling.cpp - Legal register tiles of the gemm lowering ---------===//
 //
-// The domain a tuner may search for `gemm.rows`, `gemm.cols` and
-// `gemm.k_step` (see Compiler.h), and the heuristic default.
+// The domain a tuner may search for `gemm.rows`, `gemm.cols`, `gemm.k_step`
+// and `gemm.k_block` (see Compiler.h), and the heuristic default.
 //
 //===----------------------------------------------------------------------===//
 #include "comprehend/backend/Compiler.h"
 
 #include "llvm/ADT/Twine.h"
+
+#include <algorithm>
 
 using namespace comprehend;
 using namespace comprehend::backend;
@@ -14,18 +16,50 @@ using namespace comprehend::backend;
 /// Bounds of the tile sizes: beyond them the unrolled tile code only grows.
 static constexpr int64_t kMaxRows = 128;
 static constexpr int64_t kMaxColsOrKStep = 32;
+static constexpr int64_t kMaxKBlock = int64_t(1) << 20;
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// Values one work-item holds for \p tiling (see checkGemmTiling).
+static int64_t countValues(int64_t rows, int64_t cols, int64_t kStep,
+                           int64_t subgroupSize) {
+  int64_t blocks = ceilDiv(rows, subgroupSize);
+  return blocks * cols + blocks * kStep + ceilDiv(kStep, subgroupSize) * cols;
+}
+
 GemmTiling comprehend::backend::getDefaultGemmTiling(const CoreInfo &core,
-                                                     unsigned subgroupSize) {
+                                                     unsigned subgroupSize,
+                                                     unsigned elementBytes) {
   int64_t sg = subgroupSize ? subgroupSize : core.defaultSubgroupSize();
   GemmTiling tiling;
-  // 16 rows (one float16 per column on subgroup size 1, one row per lane on
-  // 16 lanes) by 8 columns keeps the accumulator at 128 values.
+  if (sg == 1 && core.nativeVectorWidth > 1) {
+    // Two vectors of C per column and a K step of 1: per step, two loads
+    // of A and one broadcast of B per column feed two FMAs per column. The
+    // accumulator takes half the registers (16 of AVX-512's 32, 8 of
+    // AVX2's 16), enough FMAs in flight to hide their latency.
+    tiling.rows = 2 * int64_t(core.nativeVectorWidth);
+    tiling.kStep = 1;
+    tiling.cols = 2;
+    for (int64_t cols : {16, 12, 8, 6, 4})
+      if (2 * tiling.rows * cols <= core.registerBudget) {
+        tiling.cols = cols;
+        break;
+      }
+    // K blocks whose A tile (rows x kBlock) fills the data cache; one block
+    // where its size is unknown.
+    int64_t rowBytes = tiling.rows * std::max(elementBytes, 1u);
+    tiling.kBlock =
+        core.dataCacheBytes
+            ? std::max<int64_t>(core.dataCacheBytes / rowBytes, tiling.kStep)
+            : kMaxKBlock;
+    return tiling;
+  }
+  // 16 rows (one row per lane on 16 lanes) by 8 columns keeps the
+  // accumulator at 128 values.
   tiling.rows = ceilDiv(16, sg) * sg;
   tiling.cols = 8;
   tiling.kStep = 8;
+  tiling.kBlock = kMaxKBlock;
   return tiling;
 }
 
@@ -47,13 +81,14 @@ std::optional<std::string> comprehend::backend::checkGemmTiling(
     return outOfRange("gemm.cols", cols, kMaxColsOrKStep);
   if (kStep < 0 || kStep > kMaxColsOrKStep)
     return outOfRange("gemm.k_step", kStep, kMaxColsOrKStep);
+  if (tiling.kBlock < 0 || tiling.kBlock > kMaxKBlock)
+    return outOfRange("gemm.k_block", tiling.kBlock, kMaxKBlock);
   if (rows % sg != 0)
     return (llvm::Twine("'gemm.rows' must be a multiple of the subgroup "
                         "size ") +
             llvm::Twine(sg) + ", but is " + llvm::Twine(rows))
         .str();
-  int64_t blocks = rows / sg;
-  int64_t values = blocks * cols + blocks * kStep + ceilDiv(kStep, sg) * cols;
+  int64_t values = countValues(rows, cols, kStep, sg);
   if (values > core.registerBudget)
     return (llvm::Twine("tile ") + llvm::Twine(rows) + "x" + llvm::Twine(cols) +
             " with k step " + llvm::Twine(kStep) + " needs " +

@@ -9,7 +9,9 @@
 
 #include <CL/cl_ext.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <unistd.h>
 
 using namespace comprehend;
 using namespace comprehend::runtime;
@@ -182,6 +184,7 @@ Expected<DeviceInfo> runtime::queryDeviceInfo(cl_platform_id platform,
               CL_DEVICE_LOCAL_MEM_TYPE)
   QUERY_VALUE(doubleConfig, cl_device_fp_config, CL_DEVICE_DOUBLE_FP_CONFIG)
   QUERY_VALUE(dimensions, cl_uint, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS)
+  QUERY_VALUE(vectorWidth, cl_uint, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT)
 #undef QUERY_VALUE
   info.addressBits = *addressBits;
   info.computeUnits = *computeUnits;
@@ -211,9 +214,20 @@ Expected<DeviceInfo> runtime::queryDeviceInfo(cl_platform_id platform,
   core.maxWorkGroupSize = static_cast<unsigned>(*maxWorkGroupSize);
   core.localMemoryBytes = *localMemory;
   core.dedicatedLocalMemory = *localMemoryType == CL_LOCAL;
-  // CPU cores keep a work-item's registers in (vector) registers and cache;
-  // GPUs spill early.
-  core.registerBudget = info.type == "cpu" ? 512 : 128;
+  // A CPU work-item holds its values in the core's vector registers, and
+  // the device is the host, whose L1 data cache the C library knows
+  // (OpenCL's CL_DEVICE_GLOBAL_MEM_CACHE_SIZE is the last level, or 0 on
+  // PoCL). GPUs spill early and vectorise across a subgroup.
+  if (info.type == "cpu") {
+    core.nativeVectorWidth = std::max<cl_uint>(*vectorWidth, 1);
+    core.registerBudget =
+        backend::CoreInfo::getCpuRegisterBudget(core.nativeVectorWidth);
+    long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+    core.dataCacheBytes = l1 > 0 ? static_cast<uint64_t>(l1) : 0;
+  } else {
+    core.nativeVectorWidth = 1;
+    core.registerBudget = 128;
+  }
   core.features.fp64 = *doubleConfig != 0 || info.hasExtension("cl_khr_fp64");
   core.features.fp16 = info.hasExtension("cl_khr_fp16");
   core.features.int64Atomics =
@@ -353,6 +367,10 @@ void runtime::writeDeviceJson(llvm::json::OStream &json,
       json.attribute("dedicated_local_memory", core.dedicatedLocalMemory);
       json.attribute("register_budget",
                      static_cast<int64_t>(core.registerBudget));
+      json.attribute("native_vector_width",
+                     static_cast<int64_t>(core.nativeVectorWidth));
+      json.attribute("data_cache_bytes",
+                     static_cast<int64_t>(core.dataCacheBytes));
       json.attribute("fp64", core.features.fp64);
       json.attribute("fp16", core.features.fp16);
       json.attribute("int64_atomics", core.features.int64Atomics);
@@ -388,6 +406,13 @@ void runtime::printDevice(llvm::raw_ostream &os, const DeviceInfo &info) {
   os << "\n  work-group:     max " << core.maxWorkGroupSize << " work-items\n";
   os << "  local memory:   " << core.localMemoryBytes << " bytes"
      << (core.dedicatedLocalMemory ? "" : " (in global memory)") << "\n";
+  os << "  vectors:        " << core.nativeVectorWidth << " floats, "
+     << core.registerBudget << " register values per work-item\n";
+  os << "  data cache:     ";
+  if (core.dataCacheBytes)
+    os << core.dataCacheBytes << " bytes\n";
+  else
+    os << "unknown\n";
   os << "  features:      ";
   auto feature = [&](StringRef name, bool on) {
     if (on)

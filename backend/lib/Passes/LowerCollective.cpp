@@ -70,7 +70,6 @@ public:
     if (tilingOverride != GemmTiling())
       tilingError =
           checkGemmTiling(tilingOverride, context.core, shape.subgroupSize);
-    defaultTiling = getDefaultGemmTiling(context.core, shape.subgroupSize);
     hadError = false;
     replaceMatching(
         function, isCollectiveBlas,
@@ -278,20 +277,24 @@ private:
   }
 
   void lowerGemm(ir::GemmInst inst, LoweringBuilder &b);
+  void emitGemmTiles(ir::GemmInst inst, LoweringBuilder &b, ir::Value *kLower,
+                     ir::Value *kUpper, ir::Value *alpha, ir::Value *beta);
   void emitGemmTile(ir::GemmInst inst, LoweringBuilder &b, ir::Value *m,
-                    ir::Value *n, bool checkM, bool checkN, bool checkK,
-                    ir::Value *alpha, ir::Value *beta);
+                    ir::Value *n, bool checkMN, ir::Value *kLower,
+                    ir::Value *kUpper, ir::Value *alpha, ir::Value *beta);
 
   KernelShape shape;
   ir::Context *ctx = nullptr;
   DiagnosticEngine *diags = nullptr;
   const CoreInfo *core = nullptr;
-  /// The requested gemm tiling, why it is illegal (if it is), the default.
-  GemmTiling tilingOverride, defaultTiling;
+  /// The requested gemm tiling and why it is illegal (if it is).
+  GemmTiling tilingOverride;
   std::optional<std::string> tilingError;
   bool hadError = false;
-  // Tile shape of the gemm being lowered.
+  // Tile shape of the gemm being lowered, and which of its modes have a
+  // remainder tile.
   int64_t tileM = 0, tileN = 0, tileK = 0;
+  bool remM = false, remN = false, remK = false;
 };
 
 /// Rounds \p value up to a multiple of \p multiple.
@@ -320,13 +323,27 @@ void LowerCollectivePass::lowerGemm(ir::GemmInst inst, LoweringBuilder &b) {
   auto pick = [&](int64_t requested, int64_t fallback) {
     return useOverride && requested ? requested : fallback;
   };
+  GemmTiling defaultTiling =
+      getDefaultGemmTiling(*core, shape.subgroupSize,
+                           ir::getSizeInBytes(getElementKind(inst.getA())));
   tileM = pick(tilingOverride.rows, defaultTiling.rows);
   tileN = pick(tilingOverride.cols, defaultTiling.cols);
   tileK = pick(tilingOverride.kStep, defaultTiling.kStep);
+  int64_t blockK = pick(tilingOverride.kBlock, defaultTiling.kBlock);
   if (!ir::isDynamic(sizeM))
     tileM = std::min(tileM, roundUp(std::max<int64_t>(sizeM, 1), sg));
   if (!ir::isDynamic(sizeN))
     tileN = std::min(tileN, std::max<int64_t>(sizeN, 1));
+  // On a narrow C (four tiles wide or less), a default column count that
+  // leaves a remainder tile gives way to the largest divisor of N at least
+  // half as wide, so that no tile runs checked (per-element) accesses.
+  if (!(useOverride && tilingOverride.cols) && !ir::isDynamic(sizeN) &&
+      sizeN % tileN != 0 && sizeN <= 4 * tileN)
+    for (int64_t cols = tileN - 1; 2 * cols >= tileN; --cols)
+      if (sizeN % cols == 0) {
+        tileN = cols;
+        break;
+      }
   if (!ir::isDynamic(sizeK))
     tileK = std::min(tileK, std::max<int64_t>(sizeK, 1));
   // A short static K that the default step does not divide is taken in one
@@ -337,12 +354,43 @@ void LowerCollectivePass::lowerGemm(ir::GemmInst inst, LoweringBuilder &b) {
     if (!checkGemmTiling(wholeK, *core, shape.subgroupSize))
       tileK = sizeK;
   }
-  bool remM = ir::isDynamic(sizeM) || sizeM % tileM != 0;
-  bool remN = ir::isDynamic(sizeN) || sizeN % tileN != 0;
-  bool remK = ir::isDynamic(sizeK) || sizeK % tileK != 0;
+  remM = ir::isDynamic(sizeM) || sizeM % tileM != 0;
+  remN = ir::isDynamic(sizeN) || sizeN % tileN != 0;
+  remK = ir::isDynamic(sizeK) || sizeK % tileK != 0;
 
   ir::Value *alpha = b.castTo(inst.getAlpha(), kind);
   ir::Value *beta = b.castTo(inst.getBeta(), kind);
+  ir::Value *zero = b.index(0);
+  ir::Value *upperK = b.size(inst.getA(), kMode);
+  // K blocks (a multiple of the K step): the first applies beta, the
+  // others add to C. Atomic gemms (several groups adding to one C) and
+  // a K that fits one block walk K at once.
+  blockK = roundUp(std::max<int64_t>(blockK, 1), tileK);
+  if (inst.isAtomic() || ir::isDynamic(sizeK) || sizeK <= blockK) {
+    emitGemmTiles(inst, b, zero, upperK, alpha, beta);
+    return;
+  }
+  ir::Value *block = b.index(blockK);
+  emitGemmTiles(inst, b, zero, block, alpha, beta);
+  auto blocks = b.create<ir::ForInst>(b.getLoc(), block, upperK, block,
+                                      llvm::ArrayRef<ir::Value *>{});
+  LoweringBuilder blockBuilder(*ctx, b.getLoc());
+  blockBuilder.setInsertionPointToEnd(blocks.getBody());
+  ir::Value *kLower = blocks.getBody().getParameter(0);
+  ir::Value *kUpper =
+      blockBuilder
+          .create<ir::MinInst>(b.getLoc(), blockBuilder.add(kLower, block),
+                               upperK)
+          .getResult();
+  emitGemmTiles(inst, blockBuilder, kLower, kUpper, alpha,
+                blockBuilder.createConstant(b.getLoc(), 1.0, alpha->getType()));
+}
+
+/// A `foreach_tile` over C whose tiles add alpha * A[:, kLower:kUpper] *
+/// B[kLower:kUpper, :] to beta * C.
+void LowerCollectivePass::emitGemmTiles(ir::GemmInst inst, LoweringBuilder &b,
+                                        ir::Value *kLower, ir::Value *kUpper,
+                                        ir::Value *alpha, ir::Value *beta) {
   ir::Value *zero = b.index(0);
   auto tiles = b.create<ir::ForeachTileInst>(
       b.getLoc(), llvm::ArrayRef<ir::Value *>{zero, zero},
@@ -355,7 +403,7 @@ void LowerCollectivePass::lowerGemm(ir::GemmInst inst, LoweringBuilder &b) {
   LoweringBuilder inner(*ctx, b.getLoc());
   inner.setInsertionPointToEnd(body);
   if (!remM && !remN) {
-    emitGemmTile(inst, inner, m, n, false, false, remK, alpha, beta);
+    emitGemmTile(inst, inner, m, n, false, kLower, kUpper, alpha, beta);
     return;
   }
   // Full tiles run unchecked; the remainder tiles check what may overhang.
@@ -374,22 +422,25 @@ void LowerCollectivePass::lowerGemm(ir::GemmInst inst, LoweringBuilder &b) {
       b.getLoc(), llvm::ArrayRef<const ir::Type *>(), full);
   LoweringBuilder thenBuilder(*ctx, b.getLoc());
   thenBuilder.setInsertionPointToEnd(branch.getThen());
-  emitGemmTile(inst, thenBuilder, m, n, false, false, remK, alpha, beta);
+  emitGemmTile(inst, thenBuilder, m, n, false, kLower, kUpper, alpha, beta);
   LoweringBuilder elseBuilder(*ctx, b.getLoc());
   elseBuilder.setInsertionPointToEnd(branch.getElse());
-  emitGemmTile(inst, elseBuilder, m, n, remM, remN, remK, alpha, beta);
+  emitGemmTile(inst, elseBuilder, m, n, true, kLower, kUpper, alpha, beta);
 }
 
+/// One tile of C at (m, n): a loop over [kLower, kUpper) accumulating
+/// A and B tiles, then the alpha/beta update of C. \p checkMN: a remainder
+/// tile, whose accesses check the modes that have one (remM, remN).
 void LowerCollectivePass::emitGemmTile(ir::GemmInst inst, LoweringBuilder &b,
-                                       ir::Value *m, ir::Value *n, bool checkM,
-                                       bool checkN, bool checkK,
+                                       ir::Value *m, ir::Value *n, bool checkMN,
+                                       ir::Value *kLower, ir::Value *kUpper,
                                        ir::Value *alpha, ir::Value *beta) {
   Location loc = b.getLoc();
+  bool checkM = checkMN && remM, checkN = checkMN && remN, checkK = remK;
   ScalarKind kc = getElementKind(inst.getC());
   ScalarKind ka = getElementKind(inst.getA());
   ScalarKind kb = getElementKind(inst.getB());
   ir::Transpose tA = inst.getTransposeA(), tB = inst.getTransposeB();
-  unsigned kMode = tA == ir::Transpose::T ? 0 : 1;
   auto *accType =
       ir::CoopMatrixType::get(*ctx, kc, tileM, tileN, ir::MatrixUse::Acc);
   auto *aTileType =
@@ -398,10 +449,8 @@ void LowerCollectivePass::emitGemmTile(ir::GemmInst inst, LoweringBuilder &b,
       ir::CoopMatrixType::get(*ctx, kb, tileK, tileN, ir::MatrixUse::B);
 
   ir::Value *init = b.zero(accType);
-  ir::Value *lower = b.index(0);
-  ir::Value *upper = b.size(inst.getA(), kMode);
   ir::Value *step = b.index(tileK);
-  auto loop = b.create<ir::ForInst>(loc, lower, upper, step,
+  auto loop = b.create<ir::ForInst>(loc, kLower, kUpper, step,
                                     llvm::ArrayRef<ir::Value *>{init});
   LoweringBuilder l(*ctx, loc);
   l.setInsertionPointToEnd(loop.getBody());

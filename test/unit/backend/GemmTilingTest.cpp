@@ -21,16 +21,37 @@ CoreInfo getCore(llvm::StringRef preset) {
   return core.value_or(CoreInfo());
 }
 
-TEST(GemmTilingTest, DefaultIsSixteenRowsByEightColumnsAndKStepEight) {
-  EXPECT_EQ(getDefaultGemmTiling(getCore("pocl-cpu")), (GemmTiling{16, 8, 8}));
+constexpr int64_t kNoBlocks = int64_t(1) << 20;
+
+TEST(GemmTilingTest, DefaultOnSubgroupsIsSixteenRowsByEightColumns) {
   EXPECT_EQ(getDefaultGemmTiling(getCore("generic-sg8")),
-            (GemmTiling{16, 8, 8}));
+            (GemmTiling{16, 8, 8, kNoBlocks}));
   EXPECT_EQ(getDefaultGemmTiling(getCore("generic-sg16")),
-            (GemmTiling{16, 8, 8}));
+            (GemmTiling{16, 8, 8, kNoBlocks}));
   // Rows are rounded up to one row per lane.
   EXPECT_EQ(getDefaultGemmTiling(getCore("generic-sg32")),
-            (GemmTiling{32, 8, 8}));
+            (GemmTiling{32, 8, 8, kNoBlocks}));
   EXPECT_EQ(getDefaultGemmTiling(getCore("generic-sg16"), 32).rows, 32);
+}
+
+TEST(GemmTilingTest, DefaultOnACpuFollowsItsVectorsAndCache) {
+  // AVX-512 (the pocl-cpu preset): 32 rows, 8 columns (16 of 32 vector
+  // registers), K blocks of 32 KB / (32 * 4 B) = 256.
+  CoreInfo avx512 = getCore("pocl-cpu");
+  EXPECT_EQ(getDefaultGemmTiling(avx512), (GemmTiling{32, 8, 1, 256}));
+  // Doubles: the same tile, half as long a block.
+  EXPECT_EQ(getDefaultGemmTiling(avx512, 0, 8), (GemmTiling{32, 8, 1, 128}));
+  // AVX2: 8 floats, 16 registers of them; a 48 KB cache.
+  CoreInfo avx2 = avx512;
+  avx2.nativeVectorWidth = 8;
+  avx2.registerBudget = CoreInfo::getCpuRegisterBudget(8);
+  avx2.dataCacheBytes = 48 * 1024;
+  EXPECT_EQ(avx2.registerBudget, 128u);
+  EXPECT_EQ(getDefaultGemmTiling(avx2), (GemmTiling{16, 4, 1, 768}));
+  EXPECT_EQ(checkGemmTiling(getDefaultGemmTiling(avx2), avx2), std::nullopt);
+  // An unknown cache: no blocks.
+  avx2.dataCacheBytes = 0;
+  EXPECT_EQ(getDefaultGemmTiling(avx2).kBlock, kNoBlocks);
 }
 
 TEST(GemmTilingTest, DefaultsAndEmptyOverridesAreLegalOnEveryPreset) {
@@ -74,6 +95,8 @@ TEST(GemmTilingTest, SizesOutsideTheirRangeAreIllegal) {
             "'gemm.cols' must be between 1 and 32, but is 33");
   EXPECT_EQ(checkGemmTiling({16, 8, -1}, pocl),
             "'gemm.k_step' must be between 1 and 32, but is -1");
+  EXPECT_EQ(checkGemmTiling({16, 8, 8, kNoBlocks + 1}, pocl),
+            "'gemm.k_block' must be between 1 and 1048576, but is 1048577");
 }
 
 TEST(GemmTilingTest, RegisterBudgetBoundsTheTile) {
@@ -142,10 +165,10 @@ TEST(GemmTilingTest, TheLoweringUsesTheOverride) {
 
 TEST(GemmTilingTest, PartialOverridesKeepTheOtherDefaults) {
   std::string lowered = lowerGemm("pocl-cpu", {0, 5, 0});
-  EXPECT_NE(lowered.find("coopmatrix<f32x16x5,matrix_acc>"), std::string::npos)
+  EXPECT_NE(lowered.find("coopmatrix<f32x32x5,matrix_acc>"), std::string::npos)
       << lowered;
-  EXPECT_NE(lowered.find("coopmatrix<f32x8x5,matrix_b>"), std::string::npos);
-  // 40 / 5 divides, 64 / 16 too: still no remainder tiles.
+  EXPECT_NE(lowered.find("coopmatrix<f32x1x5,matrix_b>"), std::string::npos);
+  // 40 / 5 divides, 64 / 32 too: still no remainder tiles.
   EXPECT_EQ(lowered.find("checked"), std::string::npos);
 }
 
@@ -175,18 +198,44 @@ TEST(GemmTilingTest, OnlyOverridesAreCheckedAgainstTheBudget) {
   CoreInfo tiny = getCore("pocl-cpu");
   tiny.registerBudget = 16;
   std::string lowered = lowerGemm(tiny, GemmTiling());
-  EXPECT_NE(lowered.find("coopmatrix<f32x16x8,matrix_acc>"), std::string::npos)
+  EXPECT_NE(lowered.find("coopmatrix<f32x32x2,matrix_acc>"), std::string::npos)
       << lowered;
   EXPECT_NE(
-      lowerGemm(tiny, {16, 8, 8}).find("more than the register budget 16"),
+      lowerGemm(tiny, {32, 2, 1}).find("more than the register budget 16"),
       std::string::npos);
 }
 
 TEST(GemmTilingTest, ShortKIsTakenInOneStep) {
-  // K = 12 is not a multiple of the default step 8 and at most 16: one step
-  // of 12, so neither A nor B loads need checks.
+  // K = 12 is not a multiple of the default step 8 on subgroups and at most
+  // 16: one step of 12, so neither A nor B loads need checks.
   const char *source = R"(
 func @gemm(%A: memref<f32x32x12>, %B: memref<f32x12x16>, %C: memref<f32x32x16>) {
+  %alpha = constant 1.0 : f32
+  %beta = constant 0.0 : f32
+  gemm %alpha, %A, %B, %beta, %C
+}
+)";
+  llvm::SourceMgr sourceMgr;
+  DiagnosticEngine diags(sourceMgr);
+  ir::Context ctx;
+  std::unique_ptr<ir::Program> program =
+      ir::parseSource(ctx, diags, source, "gemm.ir");
+  ASSERT_TRUE(program);
+  ASSERT_TRUE(succeeded(ir::verify(*program, diags)));
+  ASSERT_TRUE(compileProgram(*program, getCore("generic-sg16"), {}, diags));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  ir::print(*program, os);
+  EXPECT_NE(text.find("coopmatrix<f32x16x12,matrix_a>"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("checked"), std::string::npos);
+}
+
+TEST(GemmTilingTest, NarrowMatricesTakeADividingColumnCount) {
+  // N = 40 is more than four default tiles (8) wide and 8 divides it; with
+  // N = 12 the default 8 would leave a remainder tile, 6 divides it.
+  const char *source = R"(
+func @gemm(%A: memref<f32x64x48>, %B: memref<f32x48x12>, %C: memref<f32x64x12>) {
   %alpha = constant 1.0 : f32
   %beta = constant 0.0 : f32
   gemm %alpha, %A, %B, %beta, %C
@@ -203,9 +252,11 @@ func @gemm(%A: memref<f32x32x12>, %B: memref<f32x12x16>, %C: memref<f32x32x16>) 
   std::string text;
   llvm::raw_string_ostream os(text);
   ir::print(*program, os);
-  EXPECT_NE(text.find("coopmatrix<f32x16x12,matrix_a>"), std::string::npos)
+  EXPECT_NE(text.find("coopmatrix<f32x32x6,matrix_acc>"), std::string::npos)
       << text;
   EXPECT_EQ(text.find("checked"), std::string::npos);
+  EXPECT_NE(lowerGemm("pocl-cpu", {}).find("coopmatrix<f32x32x8,matrix_acc>"),
+            std::string::npos);
 }
 
 } // namespace

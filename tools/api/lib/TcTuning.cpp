@@ -55,6 +55,7 @@ constexpr llvm::StringLiteral kTileSizes[] = {"tc.tile0", "tc.tile1",
 constexpr llvm::StringLiteral kGemmRows = "gemm.rows";
 constexpr llvm::StringLiteral kGemmCols = "gemm.cols";
 constexpr llvm::StringLiteral kGemmKStep = "gemm.k_step";
+constexpr llvm::StringLiteral kGemmKBlock = "gemm.k_block";
 
 int64_t lookupOr(const Configuration &config, llvm::StringRef name,
                  int64_t fallback) {
@@ -64,9 +65,9 @@ int64_t lookupOr(const Configuration &config, llvm::StringRef name,
 
 /// The gemm tiling a configuration asks for (0: the compiler's choice).
 backend::GemmTiling getGemmTiling(const Configuration &config) {
-  return backend::GemmTiling{lookupOr(config, kGemmRows, 0),
-                             lookupOr(config, kGemmCols, 0),
-                             lookupOr(config, kGemmKStep, 0)};
+  return backend::GemmTiling{
+      lookupOr(config, kGemmRows, 0), lookupOr(config, kGemmCols, 0),
+      lookupOr(config, kGemmKStep, 0), lookupOr(config, kGemmKBlock, 0)};
 }
 
 /// Why the gemm tiling of `config` is illegal on `core` for the subgroup
@@ -117,7 +118,7 @@ llvm::Error api::applyCompileConfiguration(const Configuration &config,
     }
     if (name == kBlockRows || name == kBlockCols || name == kGroupWork ||
         name == kGemmRows || name == kGemmCols || name == kGemmKStep ||
-        llvm::is_contained(kTileSizes, name)) {
+        name == kGemmKBlock || llvm::is_contained(kTileSizes, name)) {
       if (value < 0)
         return runtime::makeInputError(
             "'" + name + "' must not be negative, not " + llvm::Twine(value));
@@ -290,14 +291,23 @@ api::makeTcSearchSpace(const TcKnobs &knobs, const backend::CoreInfo &core,
   if (knobs.gemm) {
     // 0 is the compiler's own choice (which depends on the problem sizes),
     // so the default point is exactly the untuned kernel.
+    // Rows in whole vectors of the core (one to four) or subgroups; a
+    // K block of 2^20 is no blocking.
     llvm::SmallVector<int64_t, 16> rows = {0, 4, 8, 16, 32, 48, 64};
-    for (unsigned size : core.subgroupSizes)
-      for (int64_t factor : {1, 2, 4})
+    for (int64_t factor : {1, 2, 3, 4}) {
+      rows.push_back(factor * core.nativeVectorWidth);
+      for (unsigned size : core.subgroupSizes)
         rows.push_back(factor * size);
-    const int64_t blocks[] = {0, 2, 4, 8, 16};
+    }
+    llvm::sort(rows);
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    const int64_t cols[] = {0, 2, 4, 6, 8, 12, 16};
+    const int64_t kSteps[] = {0, 1, 2, 4, 8, 16};
+    const int64_t kBlocks[] = {0, 32, 64, 128, 256, 512, int64_t(1) << 20};
     add(kGemmRows, rows, 0);
-    add(kGemmCols, blocks, 0);
-    add(kGemmKStep, blocks, 0);
+    add(kGemmCols, cols, 0);
+    add(kGemmKStep, kSteps, 0);
+    add(kGemmKBlock, kBlocks, 0);
     space->addConstraint([core](const Configuration &config) {
       return checkGemmConfiguration(config, core);
     });

@@ -53,14 +53,27 @@ struct CoreInfo {
   /// memory (CL_GLOBAL, e.g. PoCL on a CPU), staging data there only adds
   /// copies, so the lowerings keep temporaries in global memory by default.
   bool dedicatedLocalMemory = true;
-  /// 32-bit registers a work-item may use before spilling hurts.
+  /// 32-bit registers a work-item may use before spilling hurts. On a CPU:
+  /// its vector registers times their width (getCpuRegisterBudget).
   unsigned registerBudget = 128;
+  /// Floats in one native SIMD vector of a work-item (OpenCL's
+  /// CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT): 16 with AVX-512, 8 with AVX2; 1
+  /// where subgroups are the vectors (GPUs).
+  unsigned nativeVectorWidth = 1;
+  /// Bytes of the data cache nearest to a work-item (L1d of a CPU core);
+  /// 0 when unknown. The gemm lowering sizes its K blocks to it.
+  uint64_t dataCacheBytes = 0;
   CoreFeatures features;
   SpirvTarget spirv;
 
   bool supportsSubgroupSize(unsigned size) const;
   /// The size the backend picks when a function does not ask for one.
   unsigned defaultSubgroupSize() const;
+
+  /// The register budget of a CPU core whose vectors hold
+  /// \p nativeVectorWidth floats: 32 vector registers with 16-float vectors
+  /// (AVX-512), else 16 (SSE, AVX, AVX2).
+  static unsigned getCpuRegisterBudget(unsigned nativeVectorWidth);
 
   /// Looks up a named preset: pocl-cpu, generic-sg8, generic-sg16,
   /// generic-sg32.

@@ -13,8 +13,8 @@
 //   tc.local_temporaries           0/1: temporaries in global or local
 //                                  memory (default: local only where the
 //                                  core has dedicated local memory)
-//   gemm.rows, gemm.cols,          register tile and K step of the gemm
-//   gemm.k_step                    lowering (backend)
+//   gemm.rows, gemm.cols,          register tile, K step and K block of
+//   gemm.k_step, gemm.k_block      the gemm lowering (backend)
 //   work_group_size.0/.1,          launch shape of every kernel of the def
 //   subgroup_size                  (backend attributes)
 //
