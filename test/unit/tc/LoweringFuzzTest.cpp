@@ -551,6 +551,10 @@ void runBatches(runtime::Runtime &rt, unsigned seed, bool favourTemporaries,
     }
   }
   EXPECT_EQ(numRun + numRejected, numBatches * kDefsPerBatch);
+  // Long runs add these lines up.
+  llvm::outs() << "seed " << seed << ": " << numRun
+               << " defs ran and were compared, " << numRejected
+               << " rejected by the lowering and the evaluator alike\n";
   // The generator must mostly make defs that run.
   EXPECT_LT(numRejected * 4, numRun) << numRejected << " defs rejected";
 }
