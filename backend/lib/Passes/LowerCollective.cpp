@@ -370,6 +370,13 @@ void LowerCollectivePass::lowerGemm(ir::GemmInst inst, LoweringBuilder &b) {
     emitGemmTiles(inst, b, zero, upperK, alpha, beta);
     return;
   }
+  // Blocks of equal length (512 = 2 x 256 rather than 384 + 128).
+  int64_t numBlocks = (sizeK + blockK - 1) / blockK;
+  blockK = roundUp((sizeK + numBlocks - 1) / numBlocks, tileK);
+  if (sizeK <= blockK) {
+    emitGemmTiles(inst, b, zero, upperK, alpha, beta);
+    return;
+  }
   ir::Value *block = b.index(blockK);
   emitGemmTiles(inst, b, zero, block, alpha, beta);
   auto blocks = b.create<ir::ForInst>(b.getLoc(), block, upperK, block,
