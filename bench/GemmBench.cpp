@@ -169,7 +169,7 @@ void registerBatchMatmul(int64_t batch, int64_t n, int64_t m, int64_t k) {
 } // namespace
 
 void comprehend::bench::registerSuite() {
-  for (int64_t size : {128, 256, 512, 1024})
+  for (int64_t size : {128, 256, 512, 1024, 2048})
     registerMatmul(size, size, size);
   // Skinny: a rank-64 update, a long reduction to a small result, and a
   // tall matrix times a small one.
