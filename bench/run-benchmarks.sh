@@ -66,11 +66,19 @@ lib = ctypes.CDLL("libopenblas.so.0")
 lib.openblas_get_corename.restype = ctypes.c_char_p
 print(lib.openblas_get_corename().decode().lower())' 2>/dev/null || echo unknown)
   flags=" $(grep -m1 '^flags' /proc/cpuinfo) "
+  # OpenBLAS 0.3.21 falls back to old kernels on CPUs it does not know,
+  # and to its AVX2 (haswell/zen) kernels on AMD cores with AVX-512: give
+  # the baseline the widest kernels the CPU runs.
   case $core in
-    prescott|core2|penryn|dunnington|nehalem|atom|unknown)
+    skylakex|cooperlake|sapphirerapids) ;;
+    *)
       case $flags in
         *" avx512bw "*) export OPENBLAS_CORETYPE=SkylakeX ;;
-        *" avx2 "*) export OPENBLAS_CORETYPE=Haswell ;;
+        *" avx2 "*)
+          case $core in
+            prescott|core2|penryn|dunnington|nehalem|atom|unknown)
+              export OPENBLAS_CORETYPE=Haswell ;;
+          esac ;;
       esac ;;
   esac
   if [ -n "${OPENBLAS_CORETYPE:-}" ]; then

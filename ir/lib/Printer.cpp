@@ -240,7 +240,6 @@ void AsmPrinter::printModifiers(const Instruction &inst,
 }
 
 void AsmPrinter::printFormat(const Instruction &inst, const AsmFormat &format) {
-  const InstDescriptor &desc = inst.getDescriptor();
   for (const FormatElement &element : format.elements) {
     switch (element.kind) {
     case FormatElement::Kind::Literal:
