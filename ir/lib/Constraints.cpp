@@ -143,9 +143,27 @@ bool constraints::matchCoop(const Type *type, ScalarKind *kind, int64_t,
   return true;
 }
 
+bool constraints::matchVector(const Type *type, ScalarKind *kind, int64_t,
+                              StringRef) {
+  const auto *vector = llvm::dyn_cast_or_null<VectorType>(type);
+  if (!vector)
+    return false;
+  *kind = vector->getElementKind();
+  return true;
+}
+
+bool constraints::matchPart(const Type *type, ScalarKind *kind, int64_t order,
+                            StringRef) {
+  return matchNumber(type, kind, order, {}) ||
+         matchVector(type, kind, order, {});
+}
+
+// Vectors (lower-coopmatrix's parts) go wherever coopmatrices go: through
+// arithmetic, casts, constants and control flow.
 bool constraints::matchNumberOrCoop(const Type *type, ScalarKind *kind,
                                     int64_t order, StringRef) {
-  return matchNumber(type, kind, order, {}) || matchCoop(type, kind, order, {});
+  return matchNumber(type, kind, order, {}) ||
+         matchCoop(type, kind, order, {}) || matchVector(type, kind, order, {});
 }
 
 bool constraints::matchReturnType(const Type *type, ScalarKind *kind,
@@ -171,10 +189,12 @@ bool constraints::matchClassOrCoop(const Type *type, ScalarKind *kind,
                                    int64_t order, StringRef arg) {
   if (matchClass(type, kind, order, arg))
     return true;
-  const auto *coop = llvm::dyn_cast_or_null<CoopMatrixType>(type);
-  if (!coop || !isKindIn(coop->getComponentKind(), *parseTypeClass(arg)))
+  std::optional<ScalarKind> component;
+  if (llvm::isa_and_nonnull<CoopMatrixType, VectorType>(type))
+    component = getScalarOrComponentKind(type);
+  if (!component || !isKindIn(*component, *parseTypeClass(arg)))
     return false;
-  *kind = coop->getComponentKind();
+  *kind = *component;
   return true;
 }
 

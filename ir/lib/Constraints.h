@@ -56,6 +56,11 @@ bool matchMemRefOrGroup(const Type *type, ScalarKind *kind, int64_t order,
                         llvm::StringRef arg);
 bool matchCoop(const Type *type, ScalarKind *kind, int64_t order,
                llvm::StringRef arg);
+bool matchVector(const Type *type, ScalarKind *kind, int64_t order,
+                 llvm::StringRef arg);
+/// A number type or a vector.
+bool matchPart(const Type *type, ScalarKind *kind, int64_t order,
+               llvm::StringRef arg);
 bool matchNumberOrCoop(const Type *type, ScalarKind *kind, int64_t order,
                        llvm::StringRef arg);
 bool matchReturnType(const Type *type, ScalarKind *kind, int64_t order,

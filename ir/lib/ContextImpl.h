@@ -21,6 +21,7 @@ struct Context::Impl {
   llvm::FoldingSet<MemRefType> memrefTypes;
   llvm::FoldingSet<GroupType> groupTypes;
   llvm::FoldingSet<CoopMatrixType> coopTypes;
+  llvm::FoldingSet<VectorType> vectorTypes;
 
   const BoolAttr *boolAttrs[2];
   const DictionaryAttr *emptyDictionary = nullptr;

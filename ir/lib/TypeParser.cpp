@@ -45,6 +45,7 @@ private:
   LogicalResult parseMemRef(const Type *&type, llvm::SMLoc start);
   LogicalResult parseGroup(const Type *&type);
   LogicalResult parseCoopMatrix(const Type *&type);
+  LogicalResult parseVector(const Type *&type);
 
   Parser &parser;
   Context &ctx;
@@ -217,6 +218,28 @@ LogicalResult TypeParser::parseCoopMatrix(const Type *&type) {
   return success();
 }
 
+/// vector-type = "vector<" number-type "x" integer-constant ">"
+/// (lower-coopmatrix's per-work-item parts; widths 2 to 16).
+LogicalResult TypeParser::parseVector(const Type *&type) {
+  ScalarKind element;
+  int64_t width = 0;
+  if (failed(parser.parseToken(Token::less, "after 'vector'")) ||
+      failed(parseElementKind(element)))
+    return failure();
+  if (!consumeX())
+    return parser.emitExpected("'x' and vector width");
+  Location loc = tok().getRange();
+  if (failed(parser.parseInteger(width, "vector width")))
+    return failure();
+  if (width < 2 || width > 16)
+    return parser.emitError(loc)
+           << "expected vector width from 2 to 16, but found " << width;
+  if (failed(parser.parseToken(Token::greater, "to end vector type")))
+    return failure();
+  type = VectorType::get(ctx, element, static_cast<unsigned>(width));
+  return success();
+}
+
 LogicalResult TypeParser::parseType(const Type *&type) {
   NestingGuard guard(parser, "type");
   if (guard.failed())
@@ -260,6 +283,10 @@ LogicalResult TypeParser::parseType(const Type *&type) {
   if (word == "coopmatrix") {
     parser.consumeToken();
     return parseCoopMatrix(type);
+  }
+  if (word == "vector") {
+    parser.consumeToken();
+    return parseVector(type);
   }
   return parser.emitExpected("type");
 }

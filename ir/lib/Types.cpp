@@ -65,6 +65,12 @@ void Type::print(llvm::raw_ostream &os) const {
        << stringify(coop->getUse()) << '>';
     return;
   }
+  case TypeKind::Vector: {
+    const auto *vector = llvm::cast<VectorType>(this);
+    os << "vector<" << stringify(vector->getElementKind()) << 'x'
+       << vector->getWidth() << '>';
+    return;
+  }
   }
 }
 
@@ -96,6 +102,8 @@ comprehend::ir::getScalarOrComponentKind(const Type *type) {
     return scalar->getScalarKind();
   if (const auto *coop = llvm::dyn_cast_or_null<CoopMatrixType>(type))
     return coop->getComponentKind();
+  if (const auto *vector = llvm::dyn_cast_or_null<VectorType>(type))
+    return vector->getElementKind();
   return std::nullopt;
 }
 
@@ -290,4 +298,32 @@ const ScalarType *CoopMatrixType::getComponentType() const {
 
 const CoopMatrixType *CoopMatrixType::withComponent(ScalarKind kind) const {
   return get(getContext(), kind, rows, cols, use);
+}
+
+//===----------------------------------------------------------------------===//
+// VectorType
+//===----------------------------------------------------------------------===//
+
+void VectorType::Profile(llvm::FoldingSetNodeID &id) const {
+  id.AddInteger(static_cast<unsigned>(elementKind));
+  id.AddInteger(width);
+}
+
+const VectorType *VectorType::get(Context &ctx, ScalarKind element,
+                                  unsigned width) {
+  llvm::FoldingSetNodeID id;
+  id.AddInteger(static_cast<unsigned>(element));
+  id.AddInteger(width);
+  auto &set = ctx.getImpl().vectorTypes;
+  void *insertPos = nullptr;
+  if (VectorType *existing = set.FindNodeOrInsertPos(id, insertPos))
+    return existing;
+  auto *type = new (ctx.getAllocator().Allocate<VectorType>())
+      VectorType(ctx, element, width);
+  set.InsertNode(type, insertPos);
+  return type;
+}
+
+const ScalarType *VectorType::getElementType() const {
+  return ScalarType::get(getContext(), elementKind);
 }

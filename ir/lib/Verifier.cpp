@@ -103,7 +103,7 @@ void FunctionVerifier::verifyParameter(unsigned i) {
   std::string name = quoteValueName(param, ("#" + llvm::Twine(i)).str());
   Location loc =
       param->getLoc().isValid() ? param->getLoc() : function.getLoc();
-  if (!type || llvm::isa<CoopMatrixType, VoidType>(type)) {
+  if (!type || llvm::isa<CoopMatrixType, VectorType, VoidType>(type)) {
     vc.emitError(loc) << "parameter " << name << " of function '@"
                       << function.getName() << "' must not have type " << type;
     return;

@@ -36,6 +36,15 @@ void detail::verifyCast(const Instruction &inst, VerifyContext &vc) {
       return;
     }
   }
+  const auto *fromVector = llvm::dyn_cast<VectorType>(from);
+  const auto *toVector = llvm::dyn_cast<VectorType>(to);
+  if (!fromVector != !toVector ||
+      (fromVector && fromVector->getWidth() != toVector->getWidth())) {
+    vc.emitOperandError(inst, 0)
+        << "'cast' cannot convert " << from << " to " << to
+        << ": both or neither must be vectors, of one width";
+    return;
+  }
   ScalarKind fromKind = *getScalarOrComponentKind(from);
   ScalarKind toKind = *getScalarOrComponentKind(to);
   if (!isCastAllowed(fromKind, toKind))

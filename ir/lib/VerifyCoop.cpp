@@ -124,3 +124,47 @@ void detail::verifyCoopReduce(const Instruction &inst, VerifyContext &vc) {
         << "' must have type " << expected << ", but has type " << result;
   checkRowsMultiple(inst, vc, a, "the operand", inst.getOperandLoc(0));
 }
+
+void detail::verifyPartIndex(const Instruction &inst, VerifyContext &vc) {
+  int64_t index = inst.getInteger(*inst.getDescriptor().findProperty("index"));
+  if (index < 0) {
+    vc.emitError(inst.getLoc()) << "index " << index << " of '"
+                                << inst.getName() << "' must not be negative";
+    return;
+  }
+  // The parts of a coopmatrix depend on the subgroup size; a vector's
+  // width is in its type.
+  const Value *vector = inst.getOperands().back();
+  if (const auto *type = llvm::dyn_cast<VectorType>(vector->getType()))
+    if (index >= type->getWidth())
+      vc.emitError(inst.getLoc())
+          << "index " << index << " of '" << inst.getName()
+          << "' must be smaller than the width " << type->getWidth() << " of "
+          << type;
+}
+
+void detail::verifyFromParts(const Instruction &inst, VerifyContext &vc) {
+  ScalarKind component = coopOf(inst.getResult(0))->getComponentKind();
+  if (inst.getNumOperands() == 0)
+    vc.emitError(inst.getLoc())
+        << "'" << inst.getName() << "' needs at least one part";
+  for (unsigned i = 0, e = inst.getNumOperands(); i < e; ++i)
+    if (getScalarOrComponentKind(inst.getOperand(i)->getType()) != component)
+      vc.emitOperandError(inst, i)
+          << "part " << i << " of '" << inst.getName() << "' must hold "
+          << stringify(component) << ", but has type "
+          << inst.getOperand(i)->getType();
+}
+
+void detail::verifyVectorAccess(const Instruction &inst, VerifyContext &vc) {
+  std::optional<unsigned> group = inst.getDescriptor().findOperand("operand");
+  const auto *memref =
+      llvm::cast<MemRefType>(inst.getOperandGroup(*group).front()->getType());
+  if (memref->getStride(0) != 1)
+    vc.emitOperandError(inst, *group)
+        << "mode 0 of the memref of '" << inst.getName()
+        << "' must have stride 1, but " << memref << " has stride "
+        << (isDynamic(memref->getStride(0))
+                ? std::string("?")
+                : std::to_string(memref->getStride(0)));
+}

@@ -15,18 +15,17 @@
 //   component between a `cooperative_matrix_extract` and a
 //   `cooperative_matrix_insert`.
 //
-// The remaining instructions (memory accesses, mul_add, reductions,
-// construct, extract, insert and component-wise arithmetic) still become
-// per-work-item parts in the emitter (spv/CoopLayout.h). Moving them here
-// needs an internal per-work-item part type in ir/ (a scalar kind and a
-// width of 1-16, printed e.g. `vector<f32x16>`, OpTypeVector in the
-// emitter) and internal fma, splat (insert + shuffle: LLVMSPIRVLib 15 fails
-// on OpCompositeConstruct of non-constants), vector extract/insert and
-// vector load/store instructions; each coopmatrix value then maps to its
-// parts, with one loop-carried value per part through for/if.
+// Then the coopmatrix values are split into the work-item's parts
+// (CoopParts.cpp, layout in CoopLayout.h): constants, construct, extract,
+// insert, component-wise arithmetic and casts become instructions on
+// numbers and `vector<...>` parts, and for/if/yield carry one value per
+// part. Memory accesses, mul_add and reductions still take whole
+// coopmatrices (the emitter lowers them), joined to the parts by
+// `cooperative_matrix_from_parts` and `cooperative_matrix_part`.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelShape.h"
+#include "Passes/CoopParts.h"
 #include "Passes/LoweringBuilder.h"
 #include "Passes/Pass.h"
 
@@ -119,7 +118,8 @@ public:
                         changed = true;
                       });
     }
-    return success();
+    return splitCoopMatricesIntoParts(function, subgroupSize, context.core,
+                                      context.diags);
   }
 
 private:

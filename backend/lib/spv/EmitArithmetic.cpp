@@ -1,9 +1,9 @@
 //===- EmitArithmetic.cpp - Arithmetic, comparisons, casts, math ----------===//
 //
-// Scalars map to core SPIR-V instructions or OpenCL.std; coopmatrices apply
-// the operation to each part (a vector or a scalar, see CoopLayout), or to
-// each component when the operands' layouts differ. Complex numbers are
-// 2-vectors (re, im); f16/bf16 values are computed in f32.
+// Scalars map to core SPIR-V instructions or OpenCL.std, vectors (the parts
+// of coopmatrices, see CoopLayout.h) to the same ones on OpenCL vectors.
+// Complex numbers are 2-vectors (re, im); f16/bf16 values are computed in
+// f32.
 //
 //===----------------------------------------------------------------------===//
 #include "spv/FunctionEmitter.h"
@@ -235,21 +235,13 @@ void FunctionEmitter::emitConstant(ir::ConstantInst inst) {
   }
   ScalarKind scalar = *ir::getScalarOrComponentKind(resultType);
   Id id = getConstantId(types, scalar, value);
-  auto *coop = llvm::dyn_cast<ir::CoopMatrixType>(resultType);
-  if (!coop) {
-    setValue(result, id);
-    return;
-  }
-  llvm::SmallVector<Id, 16> parts;
-  CoopLayout layout = getCoopLayout(coop);
-  for (unsigned part = 0, e = layout.getNumParts(); part < e; ++part) {
-    unsigned width = layout.getWidth(part);
-    parts.push_back(width == 1 ? id
-                               : builder.getConstantComposite(
-                                     getVectorValueType(scalar, width),
-                                     llvm::SmallVector<Id, 16>(width, id)));
-  }
-  setCoop(result, std::move(parts));
+  // Index constants fold into address arithmetic (addI64, mulI64).
+  if (scalar == ScalarKind::Index)
+    id = constI64(std::get<int64_t>(value));
+  if (auto *vector = llvm::dyn_cast<ir::VectorType>(resultType))
+    id = builder.getConstantComposite(
+        getPartType(vector), llvm::SmallVector<Id, 16>(vector->getWidth(), id));
+  setValue(result, id);
 }
 
 LogicalResult FunctionEmitter::emitArithmeticInst(ir::Instruction &inst) {
@@ -264,80 +256,38 @@ LogicalResult FunctionEmitter::emitArithmeticInst(ir::Instruction &inst) {
       !inst.hasTrait(ir::InstTrait::MathFunction))
     return emitUnsupported(inst, "no SPIR-V lowering for this instruction");
 
-  // Every remaining instruction has one result and scalar or coopmatrix
+  // Every remaining instruction has one result and number or vector
   // operands whose kind decides the opcode.
   llvm::ArrayRef<ir::Value *> operands = inst.getOperands();
   ir::Value *result = inst.getResult(0);
   const ir::Type *resultType = result->getType();
-  auto *coop = llvm::dyn_cast<ir::CoopMatrixType>(resultType);
   std::optional<ScalarKind> operandKind =
       ir::getScalarOrComponentKind(operands.front()->getType());
+  llvm::SmallVector<Id, 2> ids;
+  for (const ir::Value *operand : operands)
+    ids.push_back(getValue(operand));
   if (!isCast && !isElementwise) {
     // Comparisons and math functions take scalars only.
-    llvm::SmallVector<Id, 2> ids;
-    for (const ir::Value *operand : operands)
-      ids.push_back(getValue(operand));
     setValue(result, inst.hasTrait(ir::InstTrait::Comparison)
                          ? emitCompare(kind, *operandKind, ids[0], ids[1])
                          : emitMath(kind, *operandKind, ids[0]));
     return success();
   }
-
-  // Applies fn(ids, width) to scalars and coopmatrices alike: per part when
-  // all coopmatrix operands are packed like the result, else per component.
-  auto map = [&](auto &&fn) {
-    if (!coop) {
-      llvm::SmallVector<Id, 2> ids;
-      for (const ir::Value *operand : operands)
-        ids.push_back(getValue(operand));
-      setValue(result, fn(ids, 1u));
-      return;
-    }
-    CoopLayout layout = getCoopLayout(coop);
-    bool samePacking = llvm::all_of(operands, [&](ir::Value *operand) {
-      auto *type = llvm::cast<ir::CoopMatrixType>(operand->getType());
-      return getCoopLayout(type) == layout;
-    });
-    llvm::SmallVector<Id, 16> out;
-    if (samePacking) {
-      for (unsigned part = 0, e = layout.getNumParts(); part < e; ++part) {
-        llvm::SmallVector<Id, 2> ids;
-        for (const ir::Value *operand : operands)
-          ids.push_back(getCoop(operand)[part]);
-        out.push_back(fn(ids, layout.getWidth(part)));
-      }
-      setCoop(result, std::move(out));
-      return;
-    }
-    for (unsigned k = 0, e = layout.getNumComponents(); k < e; ++k) {
-      llvm::SmallVector<Id, 2> ids;
-      for (const ir::Value *operand : operands)
-        ids.push_back(getCoopComponent(operand, k));
-      out.push_back(fn(ids, 1u));
-    }
-    setCoopComponents(result, out);
-  };
-
-  if (isCast) {
-    ScalarKind to = *ir::getScalarOrComponentKind(resultType);
-    map([&](llvm::ArrayRef<Id> ids, unsigned width) {
-      return emitCast(*operandKind, to, ids[0], width);
-    });
-  } else if (operands.size() == 2) {
-    map([&](llvm::ArrayRef<Id> ids, unsigned width) {
-      if (width > 1)
-        return emitScalarBinary(kind, *ir::getScalarOrComponentKind(resultType),
-                                ids[0], ids[1], width);
-      return emitBinary(kind, resultType, ids[0], ids[1]);
-    });
-  } else if (!operandKind) {
-    // `not` on bool.
-    setValue(result, emitTableOp(kind, std::nullopt, types.getBoolType(),
-                                 {getValue(operands.front())}));
-  } else {
-    map([&](llvm::ArrayRef<Id> ids, unsigned width) {
-      return emitScalarUnary(kind, *operandKind, ids[0], width);
-    });
-  }
+  auto *vector = llvm::dyn_cast<ir::VectorType>(resultType);
+  unsigned width = vector ? vector->getWidth() : 1;
+  Id id;
+  if (isCast)
+    id = emitCast(*operandKind, *ir::getScalarOrComponentKind(resultType),
+                  ids[0], width);
+  else if (operands.size() == 2 && vector)
+    id =
+        emitScalarBinary(kind, vector->getElementKind(), ids[0], ids[1], width);
+  else if (operands.size() == 2)
+    id = emitBinary(kind, resultType, ids[0], ids[1]);
+  else if (!operandKind) // `not` on bool.
+    id = emitTableOp(kind, std::nullopt, types.getBoolType(), {ids[0]});
+  else
+    id = emitScalarUnary(kind, *operandKind, ids[0], width);
+  setValue(result, id);
   return success();
 }

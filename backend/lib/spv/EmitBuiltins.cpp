@@ -33,17 +33,6 @@ Id FunctionEmitter::getSubgroupLocalId() {
   return subgroupLocalId;
 }
 
-Id FunctionEmitter::getLaneI64() {
-  if (laneI64)
-    return laneI64;
-  if (shape.subgroupSize == 1)
-    return laneI64 = constI64(0);
-  Id lane = getSubgroupLocalId();
-  laneI64 = newId();
-  entryCode.emit(::spv::OpUConvert, {types.getIndexType(), laneI64, lane});
-  return laneI64;
-}
-
 Id FunctionEmitter::getSubgroupIdX() {
   if (subgroupIdX)
     return subgroupIdX;

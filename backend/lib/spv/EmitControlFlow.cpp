@@ -2,8 +2,8 @@
 //
 // `for` becomes a structured loop (header with OpPhi per loop-carried value
 // and OpLoopMerge, body, continue block); `if` a selection with OpPhi in the
-// merge block for the yielded values. Coopmatrix values travel as one phi
-// per part (see CoopLayout): a vector per column chunk on subgroup size 1.
+// merge block for the yielded values (lower-coopmatrix has split carried
+// coopmatrices into one number or vector per part).
 //
 //===----------------------------------------------------------------------===//
 #include "spv/FunctionEmitter.h"
@@ -17,29 +17,16 @@ using namespace comprehend::backend::spv;
 llvm::SmallVector<Id, 8>
 FunctionEmitter::flatten(llvm::ArrayRef<ir::Value *> values) {
   llvm::SmallVector<Id, 8> ids;
-  for (ir::Value *value : values) {
-    if (llvm::isa<ir::CoopMatrixType>(value->getType()))
-      llvm::append_range(ids, getCoop(value));
-    else
-      ids.push_back(getValue(value));
-  }
+  for (ir::Value *value : values)
+    ids.push_back(getValue(value));
   return ids;
 }
 
 void FunctionEmitter::bindFlattened(llvm::ArrayRef<ir::Value *> values,
                                     llvm::ArrayRef<Id> ids) {
-  for (ir::Value *value : values) {
-    if (auto *coop = llvm::dyn_cast<ir::CoopMatrixType>(value->getType())) {
-      unsigned n = getCoopLayout(coop).getNumParts();
-      llvm::ArrayRef<Id> components = ids.take_front(n);
-      setCoop(value,
-              llvm::SmallVector<Id, 16>(components.begin(), components.end()));
-      ids = ids.drop_front(n);
-      continue;
-    }
-    setValue(value, ids.front());
-    ids = ids.drop_front();
-  }
+  assert(values.size() == ids.size() && "one id per value");
+  for (auto [value, id] : llvm::zip(values, ids))
+    setValue(value, id);
 }
 
 llvm::SmallVector<Id, 8>
@@ -52,15 +39,8 @@ FunctionEmitter::getYieldedIds(const ir::Region &region) {
 llvm::SmallVector<Id, 8>
 FunctionEmitter::flattenTypes(llvm::ArrayRef<ir::Value *> values) {
   llvm::SmallVector<Id, 8> result;
-  for (ir::Value *value : values) {
-    const ir::Type *type = value->getType();
-    if (auto *coop = llvm::dyn_cast<ir::CoopMatrixType>(type))
-      llvm::append_range(result, getCoopPartTypes(coop));
-    else if (auto *scalar = llvm::dyn_cast<ir::ScalarType>(type))
-      result.push_back(types.getValueType(scalar->getScalarKind()));
-    else
-      result.push_back(types.getBoolType());
-  }
+  for (ir::Value *value : values)
+    result.push_back(getPartType(value->getType()));
   return result;
 }
 

@@ -50,12 +50,6 @@ Id FunctionEmitter::getValue(const ir::Value *value) const {
   return it->second;
 }
 
-llvm::ArrayRef<Id> FunctionEmitter::getCoop(const ir::Value *value) const {
-  auto it = coops.find(value);
-  assert(it != coops.end() && "coopmatrix used before its definition");
-  return it->second;
-}
-
 const MemRefDesc &FunctionEmitter::getMemRef(const ir::Value *value) const {
   auto it = memrefs.find(value);
   assert(it != memrefs.end() && "memref used before its definition");
@@ -71,8 +65,6 @@ const GroupDesc &FunctionEmitter::getGroup(const ir::Value *value) const {
 void FunctionEmitter::bindLike(const ir::Value *value, const ir::Value *from) {
   if (auto it = scalars.find(from); it != scalars.end())
     scalars[value] = it->second;
-  else if (auto it = coops.find(from); it != coops.end())
-    coops[value] = it->second;
   else if (auto it = memrefs.find(from); it != memrefs.end())
     memrefs[value] = it->second;
   else if (auto it = groups.find(from); it != groups.end())
@@ -188,8 +180,6 @@ LogicalResult FunctionEmitter::emitRegion(const ir::Region &region) {
 
 LogicalResult FunctionEmitter::emitInstruction(ir::Instruction &inst) {
   using ir::InstTrait;
-  if (inst.hasTrait(InstTrait::CoopMatrix))
-    return emitCoopInst(inst);
   if (inst.hasTrait(InstTrait::MemoryAccess))
     return emitMemoryInst(inst);
   if (inst.hasTrait(InstTrait::Builtin) || inst.hasTrait(InstTrait::SubgroupOp))
@@ -208,6 +198,15 @@ LogicalResult FunctionEmitter::emitInstruction(ir::Instruction &inst) {
   case InstKind::LifetimeStop:
     // The place-local-memory pass used the stop to share bytes.
     return success();
+  case InstKind::Fma:
+  case InstKind::Select:
+  case InstKind::VectorSplat:
+  case InstKind::VectorExtract:
+  case InstKind::VectorInsert:
+    return emitPartInst(inst);
+  case InstKind::VectorLoad:
+  case InstKind::VectorStore:
+    return emitVectorAccess(inst);
   default:
     return emitArithmeticInst(inst);
   }
@@ -217,13 +216,18 @@ LogicalResult FunctionEmitter::emitInstruction(ir::Instruction &inst) {
 // The kernel
 //===----------------------------------------------------------------------===//
 
-/// Whether the lowering passes remove \p inst before emission.
+/// Whether the lowering passes remove \p inst before emission: BLAS,
+/// foreach, and (lower-coopmatrix) every instruction on cooperative
+/// matrices.
 static bool isLoweredBeforeEmission(const ir::Instruction &inst) {
+  auto isCoop = [](const ir::Value *value) {
+    return llvm::isa<ir::CoopMatrixType>(value->getType());
+  };
   return inst.hasTrait(ir::InstTrait::Blas) ||
          inst.hasTrait(ir::InstTrait::ForeachLoop) ||
-         llvm::isa<ir::CooperativeMatrixPrefetchInst,
-                   ir::CooperativeMatrixScaleInst,
-                   ir::CooperativeMatrixApplyInst>(&inst);
+         inst.hasTrait(ir::InstTrait::CoopMatrix) ||
+         llvm::any_of(inst.getOperands(), isCoop) ||
+         llvm::any_of(inst.getResults(), isCoop);
 }
 
 LogicalResult FunctionEmitter::checkLowered(const ir::Region &region) {

@@ -1,15 +1,11 @@
 //===- FunctionEmitter.h - One kernel as SPIR-V -----------------*- C++ -*-===//
 //
-// Emits one lowered function as an OpenCL kernel. The emitter works on the
-// IR after the lowering passes: collective BLAS instructions, foreach
-// loops and the coopmatrix scale/apply/prefetch (lower-coopmatrix) are gone,
-// only SPMD/mixed instructions and `parallel` remain.
-// Cooperative matrices are lowered here to per-work-item values: a
-// coopmatrix<T x M x N> has ceil(M/S)*N components per work-item for
-// subgroup size S (component k holds row (k mod B)*S + lane and column
-// k div B, with B = ceil(M/S)); rows beyond M are padding. The components
-// are packed into SPIR-V values ("parts", see CoopLayout): on subgroup size
-// 1 each column is held as OpenCL vectors, elsewhere each part is a scalar.
+// Emits one lowered function as an OpenCL kernel, one instruction at a
+// time. The emitter works on the IR after the lowering passes: collective
+// BLAS instructions, foreach loops and cooperative matrices are gone (the
+// latter split into per-work-item parts by lower-coopmatrix: numbers and
+// `vector<...>`, OpenCL vectors here); only SPMD/mixed instructions and
+// `parallel` remain.
 //
 // The member functions are spread over EmitXxx.cpp files by concern.
 //
@@ -18,7 +14,6 @@
 #define COMPREHEND_BACKEND_SPV_FUNCTIONEMITTER_H
 
 #include "KernelShape.h"
-#include "spv/CoopLayout.h"
 #include "spv/ModuleBuilder.h"
 #include "spv/TypeMapper.h"
 
@@ -94,14 +89,10 @@ private:
   void branch(Id target) { emitOp(::spv::OpBranch, {target}); }
 
   Id getValue(const ir::Value *value) const;
-  llvm::ArrayRef<Id> getCoop(const ir::Value *value) const;
   const MemRefDesc &getMemRef(const ir::Value *value) const;
   const GroupDesc &getGroup(const ir::Value *value) const;
   void setValue(const ir::Value *value, Id id) { scalars[value] = id; }
-  void setCoop(const ir::Value *value, llvm::SmallVector<Id, 16> ids) {
-    coops[value] = std::move(ids);
-  }
-  /// Binds \p value to what \p from is bound to (scalar, coop, memref...).
+  /// Binds \p value to what \p from is bound to (scalar, memref, group).
   void bindLike(const ir::Value *value, const ir::Value *from);
 
   Id constI64(int64_t value);
@@ -110,8 +101,6 @@ private:
   /// zero offsets and unit strides).
   Id addI64(Id a, Id b);
   Id mulI64(Id a, Id b);
-  /// The subgroup local id as i64, computed once in the entry block.
-  Id getLaneI64();
   Id getBuiltin(::spv::BuiltIn builtin);
   /// Component \p component of a vec3 built-in, as i64.
   Id loadBuiltin(::spv::BuiltIn builtin, unsigned component);
@@ -136,13 +125,12 @@ private:
   //===--------------------------------------------------------------------===//
   LogicalResult emitFor(ir::ForInst inst);
   LogicalResult emitIf(ir::IfInst inst);
-  /// The values a region's trailing yield yields, flattened (coopmatrix
-  /// components in order).
+  /// The ids of the values a region's trailing yield yields.
   llvm::SmallVector<Id, 8> getYieldedIds(const ir::Region &region);
   llvm::SmallVector<Id, 8> flatten(llvm::ArrayRef<ir::Value *> values);
-  /// The SPIR-V type of each id that flatten() gives for \p values.
+  /// The SPIR-V type of each of \p values.
   llvm::SmallVector<Id, 8> flattenTypes(llvm::ArrayRef<ir::Value *> values);
-  /// Binds \p values from flattened ids.
+  /// Binds \p values to \p ids, one each.
   void bindFlattened(llvm::ArrayRef<ir::Value *> values,
                      llvm::ArrayRef<Id> ids);
 
@@ -222,14 +210,14 @@ private:
   Id getReductionIdentity(ir::InstKind combine, ir::ScalarKind scalar);
 
   //===--------------------------------------------------------------------===//
-  // Cooperative matrices (EmitCoopMatrix.cpp)
+  // The parts of cooperative matrices (EmitParts.cpp)
   //===--------------------------------------------------------------------===//
-  LogicalResult emitCoopInst(ir::Instruction &inst);
-  unsigned getNumBlocks(const ir::CoopMatrixType *type) const;
-  unsigned getNumComponents(const ir::CoopMatrixType *type) const;
-  CoopLayout getCoopLayout(const ir::CoopMatrixType *type) const;
-  /// The SPIR-V type of each part of a value of \p type.
-  llvm::SmallVector<Id, 16> getCoopPartTypes(const ir::CoopMatrixType *type);
+  /// fma, select, vector_splat, vector_extract and vector_insert.
+  LogicalResult emitPartInst(ir::Instruction &inst);
+  /// vector_load and vector_store.
+  LogicalResult emitVectorAccess(ir::Instruction &inst);
+  /// The SPIR-V type of a part (number, vector) or bool.
+  Id getPartType(const ir::Type *type);
   /// \p scalar's value type, or a vector of \p width of it.
   Id getVectorValueType(ir::ScalarKind scalar, unsigned width);
   /// A vector of \p width copies of \p value (\p value when width is 1).
@@ -239,33 +227,9 @@ private:
   /// condition, so the scalar \p condition is broadcast to one.
   Id selectValue(ir::ScalarKind scalar, unsigned width, Id condition, Id a,
                  Id b);
-  /// Component \p k of coopmatrix \p value as a scalar.
-  Id getCoopComponent(const ir::Value *value, unsigned k);
-  /// All components of coopmatrix \p value as scalars.
-  llvm::SmallVector<Id, 16> getCoopComponents(const ir::Value *value);
-  /// Binds \p value to the parts packing scalar \p components.
-  void setCoopComponents(const ir::Value *value, llvm::ArrayRef<Id> components);
-  /// Parts packing scalar \p components of a value of \p type.
-  llvm::SmallVector<Id, 16> packCoop(const ir::CoopMatrixType *type,
-                                     llvm::ArrayRef<Id> components);
-  /// Whether the coopmatrix load/store \p inst may move whole column chunks
-  /// as vectors once its rows are known to be in bounds.
-  bool canAccessCoopAsVectors(ir::Instruction &inst);
-  /// The vector form of \p inst (rows in bounds): the loaded parts, or
-  /// nothing for a store.
-  llvm::SmallVector<Id, 16> emitCoopVectorAccess(ir::Instruction &inst,
-                                                 bool checkCols);
-  /// The per-element form of \p inst: the loaded components or old values,
-  /// or nothing for a store.
-  llvm::SmallVector<Id, 16> emitCoopElementAccess(ir::Instruction &inst);
   Id emitVectorLoad(const MemRefDesc &memref, Id offset, unsigned width);
   void emitVectorStore(const MemRefDesc &memref, Id offset, Id value,
                        unsigned width);
-  /// Row index (i64) of component \p k, and whether the row is padding.
-  Id getCoopRow(const ir::CoopMatrixType *type, unsigned k);
-  LogicalResult emitCoopLoadStore(ir::Instruction &inst);
-  LogicalResult emitCoopMulAdd(ir::CooperativeMatrixMulAddInst inst);
-  LogicalResult emitCoopReduce(ir::CoopReduceView inst);
 
   ModuleState &module;
   ModuleBuilder &builder;
@@ -285,12 +249,11 @@ private:
   Id localArena = 0;
 
   llvm::DenseMap<const ir::Value *, Id> scalars;
-  llvm::DenseMap<const ir::Value *, llvm::SmallVector<Id, 16>> coops;
   llvm::DenseMap<const ir::Value *, MemRefDesc> memrefs;
   llvm::DenseMap<const ir::Value *, GroupDesc> groups;
   /// Built-in values loaded in the entry block, by (built-in, component).
   llvm::DenseMap<unsigned, Id> builtinValues;
-  Id subgroupLocalId = 0, subgroupIdX = 0, subgroupIdY = 0, laneI64 = 0;
+  Id subgroupLocalId = 0, subgroupIdX = 0, subgroupIdY = 0;
   /// Values of the i64 constants made by constI64.
   llvm::DenseMap<Id, int64_t> i64Constants;
 };

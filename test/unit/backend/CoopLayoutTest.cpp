@@ -1,12 +1,12 @@
 //===- CoopLayoutTest.cpp - Coopmatrices as per-work-item parts -----------===//
-#include "spv/CoopLayout.h"
+#include "CoopLayout.h"
 
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
 using namespace comprehend;
-using namespace comprehend::backend::spv;
+using namespace comprehend::backend;
 using ir::ScalarKind;
 
 namespace {

@@ -142,9 +142,16 @@ std::string lowerGemm(const CoreInfo &core, GemmTiling tiling) {
   options.verifyEachPass = true;
   if (!compileProgram(*program, core, options, diags))
     return "error: " + messages;
+  // The tiles show as coopmatrix types until lower-coopmatrix splits them
+  // into parts: print the program after lower-collective.
+  std::unique_ptr<ir::Program> tiled =
+      ir::parseSource(ctx, diags, kGemm, "gemm.ir");
+  options.passes = {"work-group-size", "lower-collective"};
+  if (!tiled || failed(lowerProgram(*tiled, core, options, diags)))
+    return "error: " + messages;
   std::string text;
   llvm::raw_string_ostream os(text);
-  ir::print(*program, os);
+  ir::print(*tiled, os);
   return text;
 }
 
@@ -249,6 +256,12 @@ func @gemm(%A: memref<f32x64x48>, %B: memref<f32x48x12>, %C: memref<f32x64x12>) 
   ASSERT_TRUE(program);
   ASSERT_TRUE(succeeded(ir::verify(*program, diags)));
   ASSERT_TRUE(compileProgram(*program, getCore("pocl-cpu"), {}, diags));
+  // The tiles and checks as lower-collective makes them.
+  program = ir::parseSource(ctx, diags, source, "gemm.ir");
+  CompileOptions options;
+  options.passes = {"work-group-size", "lower-collective"};
+  ASSERT_TRUE(
+      succeeded(lowerProgram(*program, getCore("pocl-cpu"), options, diags)));
   std::string text;
   llvm::raw_string_ostream os(text);
   ir::print(*program, os);

@@ -50,7 +50,12 @@ def Group : Pred<"a group", "matchGroup">;
 def MemRefOrGroup : Pred<"a memref or group", "matchMemRefOrGroup">;
 // (Coop $k, "A"): a coopmatrix (with the given use); captures the component.
 def Coop : Pred<"a coopmatrix", "matchCoop">;
-// (NumberOrCoop $k): a number type or a coopmatrix; captures the
+// (Vector $k): a vector (lower-coopmatrix's parts); captures the element.
+def Vector : Pred<"a vector", "matchVector">;
+// (Part $k): a number type or a vector: a part of a coopmatrix.
+def Part : Pred<"a number type or vector", "matchPart">;
+// (NumberOrCoop $k): a number type or a coopmatrix (or a vector, which
+// stands for a part of one after lower-coopmatrix); captures the
 // scalar/component kind.
 def NumberOrCoop : Pred<"a number type or coopmatrix", "matchNumberOrCoop">;
 // bool, number or coopmatrix: what yield, for and if carry.

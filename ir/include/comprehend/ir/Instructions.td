@@ -749,6 +749,113 @@ def CooperativeMatrixScaleInst : Inst<"cooperative_matrix_scale", Spmd> {
   let traits = [CoopMatrix];
 }
 
+// What lower-coopmatrix rewrites cooperative matrices into: per-work-item
+// parts (see backend/lib/CoopLayout.h), each a number or a `vector<...>`,
+// which arithmetic, casts, constants, for, if and yield take like numbers.
+// cooperative_matrix_part / _from_parts connect the parts to the
+// coopmatrix instructions the emitter still lowers itself.
+def CooperativeMatrixPartInst : Inst<"cooperative_matrix_part", Spmd> {
+  let summary = "Part of the work-item's share of a coopmatrix "
+                "(lower-coopmatrix)";
+  let props = (prop IntProp:$index);
+  let operands = (ins (Coop $k):$mat);
+  let results = (outs (Part $k):$result);
+  let format = "$mat `[` $index `]` type($result)";
+  let verify = "verifyPartIndex";
+  let pure = 1;
+  let traits = [CoopMatrix];
+}
+def CooperativeMatrixFromPartsInst
+    : Inst<"cooperative_matrix_from_parts", Spmd> {
+  let summary = "A coopmatrix from the work-item's parts (lower-coopmatrix)";
+  let operands = (ins (Variadic Part):$parts);
+  let results = (outs Coop:$result);
+  let format = "`(` $parts `)` type($result)";
+  let verify = "verifyFromParts";
+  let pure = 1;
+  let traits = [CoopMatrix];
+}
+def VectorSplatInst : Inst<"vector_splat", Spmd> {
+  let summary = "A vector with every element set to a scalar";
+  let operands = (ins (Number $k):$val);
+  let results = (outs (Vector $k):$result);
+  let format = "$val type($result)";
+  let pure = 1;
+}
+def VectorExtractInst : Inst<"vector_extract", Spmd> {
+  let summary = "An element of a vector";
+  let props = (prop IntProp:$index);
+  let operands = (ins (Vector $k):$vec);
+  let results = (outs (Number $k):$result);
+  let format = "$vec `[` $index `]` type($result)";
+  let verify = "verifyPartIndex";
+  let pure = 1;
+}
+def VectorInsertInst : Inst<"vector_insert", Spmd> {
+  let summary = "A copy of a vector with one element replaced";
+  let props = (prop IntProp:$index);
+  let operands = (ins (Number $k):$val, (Vector $k):$vec);
+  let results = (outs (SameAs $vec):$result);
+  let format = "$val `,` $vec `[` $index `]` type($result)";
+  let verify = "verifyPartIndex";
+  let pure = 1;
+}
+
+def FmaInst : Inst<"fma", Spmd> {
+  let summary = "a * b + c (fused for floating types)";
+  let operands = (ins (Part $k):$a, (SameAs $a):$b, (SameAs $a):$c);
+  let results = (outs (SameAs $a):$result);
+  let format = "$a `,` $b `,` $c type($result)";
+  let pure = 1;
+}
+def SelectInst : Inst<"select", Spmd> {
+  let summary = "a where the condition holds, else b";
+  let operands = (ins BoolT:$condition, (Part $k):$a, (SameAs $a):$b);
+  let results = (outs (SameAs $a):$result);
+  let format = "$condition `,` $a `,` $b type($result)";
+  let pure = 1;
+}
+// A column chunk of a coopmatrix part: elements (x + i, y) for i below the
+// width, contiguous because mode 0 has stride 1.
+// Bounds tests of indices: one unsigned comparison covers 0 <= a too.
+def UnsignedLessThanInst
+    : Inst<"unsigned_less_than", Spmd> {
+  let summary = "a < b as unsigned integers";
+  let operands = (ins Index:$a, Index:$b);
+  let results = (outs BoolT:$result);
+  let format = "$a `,` $b type($result)";
+  let pure = 1;
+  let traits = [Comparison];
+  let spirvInt = "ULessThan";
+}
+def UnsignedLessThanEqualInst
+    : Inst<"unsigned_less_than_equal", Spmd> {
+  let summary = "a <= b as unsigned integers";
+  let operands = (ins Index:$a, Index:$b);
+  let results = (outs BoolT:$result);
+  let format = "$a `,` $b type($result)";
+  let pure = 1;
+  let traits = [Comparison];
+  let spirvInt = "ULessThanEqual";
+}
+def VectorLoadInst : Inst<"vector_load", Spmd> {
+  let summary = "Loads consecutive elements of mode 0 as a vector";
+  let operands = (ins (MemRef $e, 2):$operand, Index:$x, Index:$y);
+  let results = (outs (Vector $e):$result);
+  let format = "$operand `[` $x `,` $y `]` type($result)";
+  let verify = "verifyVectorAccess";
+  let reads = ["operand"];
+}
+def VectorStoreInst : Inst<"vector_store", Spmd> {
+  let summary = "Stores a vector into consecutive elements of mode 0";
+  let operands = (ins (Vector $e):$val, (MemRef $e, 2):$operand, Index:$x,
+                      Index:$y);
+  let format = "$val `,` $operand `[` $x `,` $y `]`";
+  let verify = "verifyVectorAccess";
+  let reads = ["operand"];
+  let writes = ["operand"];
+}
+
 def SubgroupBroadcastInst : Inst<"subgroup_broadcast", Spmd> {
   let summary = "Broadcasts a work-item's scalar to the subgroup";
   let operands = (ins Number:$a, I32:$idx);

@@ -87,7 +87,8 @@ public:
     Scalar,
     MemRef,
     Group,
-    CoopMatrix
+    CoopMatrix,
+    Vector
   };
 
   Type(const Type &) = delete;
@@ -288,7 +289,30 @@ private:
   MatrixUse use;
 };
 
-/// The scalar kind of a number type or the component kind of a coopmatrix.
+/// `vector<kind x width>`: the value one work-item holds of a part of a
+/// cooperative matrix once lower-coopmatrix has split it (an OpenCL vector
+/// of 2-16 real or integer elements). Not part of the user language.
+class VectorType : public Type, public llvm::FoldingSetNode {
+public:
+  static const VectorType *get(Context &ctx, ScalarKind element,
+                               unsigned width);
+  ScalarKind getElementKind() const { return elementKind; }
+  const ScalarType *getElementType() const;
+  unsigned getWidth() const { return width; }
+  static bool classof(const Type *type) {
+    return type->getTypeKind() == TypeKind::Vector;
+  }
+  void Profile(llvm::FoldingSetNodeID &id) const;
+
+private:
+  VectorType(Context &ctx, ScalarKind element, unsigned width)
+      : Type(TypeKind::Vector, ctx), elementKind(element), width(width) {}
+  ScalarKind elementKind;
+  unsigned width;
+};
+
+/// The scalar kind of a number type, the component kind of a coopmatrix or
+/// the element kind of a vector.
 std::optional<ScalarKind> getScalarOrComponentKind(const Type *type);
 
 /// True if a scalar cast from \p from to \p to is allowed (the spec's cast

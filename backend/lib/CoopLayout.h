@@ -1,12 +1,13 @@
 //===- CoopLayout.h - A coopmatrix as per-work-item values ------*- C++ -*-===//
 //
-// The per-work-item form of cooperative matrices, decided apart from the
-// emitter so that it can be tested on its own. For subgroup size S a
-// coopmatrix with M rows and N columns has B = ceil(M/S) components per
+// The per-work-item form of cooperative matrices that lower-coopmatrix
+// rewrites them into (and the emitter's remaining coopmatrix code reads),
+// decided in one place so that it can be tested on its own. For subgroup size S
+// a coopmatrix with M rows and N columns has B = ceil(M/S) components per
 // column on each work-item: component k = b + B*j holds row b*S + lane and
 // column j; rows >= M are padding.
 //
-// The components are packed into SPIR-V values, "parts". With S = 1 a
+// The components are packed into values, "parts". With S = 1 a
 // work-item owns whole columns, which are contiguous in memory (mode 0 has
 // stride 1), so each column is split, largest first, into OpenCL vectors of
 // 16, 8, 4, 2 elements and a scalar for the rest (8 at most for 64-bit
@@ -14,8 +15,8 @@
 // components of a column are S rows apart and every part is a scalar.
 //
 //===----------------------------------------------------------------------===//
-#ifndef COMPREHEND_BACKEND_SPV_COOPLAYOUT_H
-#define COMPREHEND_BACKEND_SPV_COOPLAYOUT_H
+#ifndef COMPREHEND_BACKEND_COOPLAYOUT_H
+#define COMPREHEND_BACKEND_COOPLAYOUT_H
 
 #include "comprehend/ir/Types.h"
 
@@ -27,7 +28,7 @@ namespace llvm {
 class raw_ostream;
 } // namespace llvm
 
-namespace comprehend::backend::spv {
+namespace comprehend::backend {
 
 /// How the components of a coopmatrix are packed into parts on one
 /// work-item. Part `c + getPartsPerColumn() * j` is part c of column j. The
@@ -66,6 +67,6 @@ struct CoopLayout {
   void print(llvm::raw_ostream &os) const;
 };
 
-} // namespace comprehend::backend::spv
+} // namespace comprehend::backend
 
-#endif // COMPREHEND_BACKEND_SPV_COOPLAYOUT_H
+#endif // COMPREHEND_BACKEND_COOPLAYOUT_H

@@ -1,11 +1,11 @@
 //===- CoopLayout.cpp - A coopmatrix as per-work-item values --------------===//
-#include "spv/CoopLayout.h"
+#include "CoopLayout.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace comprehend;
-using namespace comprehend::backend::spv;
+using namespace comprehend::backend;
 using ir::ScalarKind;
 
 /// The widest vector a part of \p kind may be on subgroup size 1: OpenCL
