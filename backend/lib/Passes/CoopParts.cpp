@@ -91,8 +91,12 @@ void PartSplitter::run(ir::Region &region) {
   llvm::SmallVector<ir::Instruction *, 32> insts;
   for (ir::Instruction &inst : region)
     insts.push_back(&inst);
-  for (ir::Instruction *inst : insts)
+  // After an error the values it left unsplit have no parts: stop there.
+  for (ir::Instruction *inst : insts) {
+    if (failed(result))
+      return;
     visit(*inst);
+  }
 }
 
 bool PartSplitter::removeUnused(ir::Region &region) {

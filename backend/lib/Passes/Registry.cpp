@@ -29,8 +29,8 @@ static const PassInfo passTable[] = {
      "map foreach and foreach_tile onto work-items and subgroups",
      createLowerForeachPass, 0},
     {"lower-coopmatrix",
-     "drop coopmatrix prefetches, turn scale into mul and unroll apply "
-     "over the work-item's components",
+     "split cooperative matrices into per-work-item parts (numbers and "
+     "vectors) for the core's subgroup size",
      createLowerCoopMatrixPass, 0},
     {"constant-folding", "fold and propagate constants",
      createConstantFoldingPass, 1},

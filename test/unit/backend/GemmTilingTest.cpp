@@ -230,6 +230,12 @@ func @gemm(%A: memref<f32x32x12>, %B: memref<f32x12x16>, %C: memref<f32x32x16>) 
   ASSERT_TRUE(program);
   ASSERT_TRUE(succeeded(ir::verify(*program, diags)));
   ASSERT_TRUE(compileProgram(*program, getCore("generic-sg16"), {}, diags));
+  // The tiles and checks as lower-collective makes them.
+  program = ir::parseSource(ctx, diags, source, "gemm.ir");
+  CompileOptions options;
+  options.passes = {"work-group-size", "lower-collective"};
+  ASSERT_TRUE(succeeded(
+      lowerProgram(*program, getCore("generic-sg16"), options, diags)));
   std::string text;
   llvm::raw_string_ostream os(text);
   ir::print(*program, os);
