@@ -92,29 +92,30 @@ LogicalResult FunctionEmitter::emitPartInst(ir::Instruction &inst) {
   return success();
 }
 
+Id FunctionEmitter::getVectorPointer(const MemRefDesc &memref, Id offset,
+                                     unsigned width) {
+  Id vectorType = getVectorValueType(memref.type->getElementKind(), width);
+  Id pointerType = builder.getPointerType(
+      TypeMapper::getStorageClass(memref.type->getAddressSpace()), vectorType);
+  return emitValue(::spv::OpBitcast, pointerType,
+                   {getElementPointer(memref, offset)});
+}
+
+// Only element alignment is known (a tile may start anywhere).
 Id FunctionEmitter::emitVectorLoad(const MemRefDesc &memref, Id offset,
                                    unsigned width) {
   ScalarKind kind = memref.type->getElementKind();
-  Id vectorType = getVectorValueType(kind, width);
-  Id pointerType = builder.getPointerType(
-      TypeMapper::getStorageClass(memref.type->getAddressSpace()), vectorType);
-  Id pointer = emitValue(::spv::OpBitcast, pointerType,
-                         {getElementPointer(memref, offset)});
-  // Only element alignment is known (a tile may start anywhere).
-  return emitValue(::spv::OpLoad, vectorType,
-                   {pointer, ::spv::MemoryAccessAlignedMask,
+  return emitValue(::spv::OpLoad, getVectorValueType(kind, width),
+                   {getVectorPointer(memref, offset, width),
+                    ::spv::MemoryAccessAlignedMask,
                     static_cast<Word>(ir::getSizeInBytes(kind))});
 }
 
 void FunctionEmitter::emitVectorStore(const MemRefDesc &memref, Id offset,
                                       Id value, unsigned width) {
   ScalarKind kind = memref.type->getElementKind();
-  Id vectorType = getVectorValueType(kind, width);
-  Id pointerType = builder.getPointerType(
-      TypeMapper::getStorageClass(memref.type->getAddressSpace()), vectorType);
-  Id pointer = emitValue(::spv::OpBitcast, pointerType,
-                         {getElementPointer(memref, offset)});
-  emitOp(::spv::OpStore, {pointer, value, ::spv::MemoryAccessAlignedMask,
+  emitOp(::spv::OpStore, {getVectorPointer(memref, offset, width), value,
+                          ::spv::MemoryAccessAlignedMask,
                           static_cast<Word>(ir::getSizeInBytes(kind))});
 }
 

@@ -227,6 +227,8 @@ private:
   /// condition, so the scalar \p condition is broadcast to one.
   Id selectValue(ir::ScalarKind scalar, unsigned width, Id condition, Id a,
                  Id b);
+  /// A pointer to \p width elements of \p memref from \p offset on.
+  Id getVectorPointer(const MemRefDesc &memref, Id offset, unsigned width);
   Id emitVectorLoad(const MemRefDesc &memref, Id offset, unsigned width);
   void emitVectorStore(const MemRefDesc &memref, Id offset, Id value,
                        unsigned width);

@@ -212,33 +212,40 @@ TEST(GemmTilingTest, OnlyOverridesAreCheckedAgainstTheBudget) {
       std::string::npos);
 }
 
-TEST(GemmTilingTest, ShortKIsTakenInOneStep) {
-  // K = 12 is not a multiple of the default step 8 on subgroups and at most
-  // 16: one step of 12, so neither A nor B loads need checks.
-  const char *source = R"(
-func @gemm(%A: memref<f32x32x12>, %B: memref<f32x12x16>, %C: memref<f32x32x16>) {
-  %alpha = constant 1.0 : f32
-  %beta = constant 0.0 : f32
-  gemm %alpha, %A, %B, %beta, %C
-}
-)";
+/// Compiles \p source for \p preset with the default tiling (which must
+/// succeed), then returns it as lower-collective makes it: the tiles and
+/// checks before lower-coopmatrix splits them into parts. Empty on failure.
+std::string lowerWithDefaults(const char *source, llvm::StringRef preset) {
   llvm::SourceMgr sourceMgr;
   DiagnosticEngine diags(sourceMgr);
   ir::Context ctx;
   std::unique_ptr<ir::Program> program =
       ir::parseSource(ctx, diags, source, "gemm.ir");
-  ASSERT_TRUE(program);
-  ASSERT_TRUE(succeeded(ir::verify(*program, diags)));
-  ASSERT_TRUE(compileProgram(*program, getCore("generic-sg16"), {}, diags));
-  // The tiles and checks as lower-collective makes them.
+  if (!program || failed(ir::verify(*program, diags)) ||
+      !compileProgram(*program, getCore(preset), {}, diags))
+    return "";
   program = ir::parseSource(ctx, diags, source, "gemm.ir");
   CompileOptions options;
   options.passes = {"work-group-size", "lower-collective"};
-  ASSERT_TRUE(succeeded(
-      lowerProgram(*program, getCore("generic-sg16"), options, diags)));
+  if (failed(lowerProgram(*program, getCore(preset), options, diags)))
+    return "";
   std::string text;
   llvm::raw_string_ostream os(text);
   ir::print(*program, os);
+  return text;
+}
+
+TEST(GemmTilingTest, ShortKIsTakenInOneStep) {
+  // K = 12 is not a multiple of the default step 8 on subgroups and at most
+  // 16: one step of 12, so neither A nor B loads need checks.
+  std::string text = lowerWithDefaults(R"(
+func @gemm(%A: memref<f32x32x12>, %B: memref<f32x12x16>, %C: memref<f32x32x16>) {
+  %alpha = constant 1.0 : f32
+  %beta = constant 0.0 : f32
+  gemm %alpha, %A, %B, %beta, %C
+}
+)",
+                                       "generic-sg16");
   EXPECT_NE(text.find("coopmatrix<f32x16x12,matrix_a>"), std::string::npos)
       << text;
   EXPECT_EQ(text.find("checked"), std::string::npos);
@@ -247,30 +254,14 @@ func @gemm(%A: memref<f32x32x12>, %B: memref<f32x12x16>, %C: memref<f32x32x16>) 
 TEST(GemmTilingTest, NarrowMatricesTakeADividingColumnCount) {
   // N = 40 is more than four default tiles (8) wide and 8 divides it; with
   // N = 12 the default 8 would leave a remainder tile, 6 divides it.
-  const char *source = R"(
+  std::string text = lowerWithDefaults(R"(
 func @gemm(%A: memref<f32x64x48>, %B: memref<f32x48x12>, %C: memref<f32x64x12>) {
   %alpha = constant 1.0 : f32
   %beta = constant 0.0 : f32
   gemm %alpha, %A, %B, %beta, %C
 }
-)";
-  llvm::SourceMgr sourceMgr;
-  DiagnosticEngine diags(sourceMgr);
-  ir::Context ctx;
-  std::unique_ptr<ir::Program> program =
-      ir::parseSource(ctx, diags, source, "gemm.ir");
-  ASSERT_TRUE(program);
-  ASSERT_TRUE(succeeded(ir::verify(*program, diags)));
-  ASSERT_TRUE(compileProgram(*program, getCore("pocl-cpu"), {}, diags));
-  // The tiles and checks as lower-collective makes them.
-  program = ir::parseSource(ctx, diags, source, "gemm.ir");
-  CompileOptions options;
-  options.passes = {"work-group-size", "lower-collective"};
-  ASSERT_TRUE(
-      succeeded(lowerProgram(*program, getCore("pocl-cpu"), options, diags)));
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  ir::print(*program, os);
+)",
+                                       "pocl-cpu");
   EXPECT_NE(text.find("coopmatrix<f32x32x6,matrix_acc>"), std::string::npos)
       << text;
   EXPECT_EQ(text.find("checked"), std::string::npos);
