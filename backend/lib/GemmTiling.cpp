@@ -16,7 +16,6 @@ using namespace comprehend::backend;
 /// Bounds of the tile sizes: beyond them the unrolled tile code only grows.
 static constexpr int64_t kMaxRows = 128;
 static constexpr int64_t kMaxColsOrKStep = 32;
-static constexpr int64_t kMaxKBlock = int64_t(1) << 20;
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -51,7 +50,7 @@ GemmTiling comprehend::backend::getDefaultGemmTiling(const CoreInfo &core,
     tiling.kBlock =
         core.dataCacheBytes
             ? std::max<int64_t>(core.dataCacheBytes / rowBytes, tiling.kStep)
-            : kMaxKBlock;
+            : GemmTiling::kMaxKBlock;
     return tiling;
   }
   // 16 rows (one row per lane on 16 lanes) by 8 columns keeps the
@@ -59,7 +58,7 @@ GemmTiling comprehend::backend::getDefaultGemmTiling(const CoreInfo &core,
   tiling.rows = ceilDiv(16, sg) * sg;
   tiling.cols = 8;
   tiling.kStep = 8;
-  tiling.kBlock = kMaxKBlock;
+  tiling.kBlock = GemmTiling::kMaxKBlock;
   return tiling;
 }
 
@@ -81,8 +80,8 @@ std::optional<std::string> comprehend::backend::checkGemmTiling(
     return outOfRange("gemm.cols", cols, kMaxColsOrKStep);
   if (kStep < 0 || kStep > kMaxColsOrKStep)
     return outOfRange("gemm.k_step", kStep, kMaxColsOrKStep);
-  if (tiling.kBlock < 0 || tiling.kBlock > kMaxKBlock)
-    return outOfRange("gemm.k_block", tiling.kBlock, kMaxKBlock);
+  if (tiling.kBlock < 0 || tiling.kBlock > GemmTiling::kMaxKBlock)
+    return outOfRange("gemm.k_block", tiling.kBlock, GemmTiling::kMaxKBlock);
   if (rows % sg != 0)
     return (llvm::Twine("'gemm.rows' must be a multiple of the subgroup "
                         "size ") +

@@ -297,9 +297,13 @@ private:
   bool remM = false, remN = false, remK = false;
 };
 
+int64_t ceilDiv(int64_t value, int64_t divisor) {
+  return (value + divisor - 1) / divisor;
+}
+
 /// Rounds \p value up to a multiple of \p multiple.
 int64_t roundUp(int64_t value, int64_t multiple) {
-  return (value + multiple - 1) / multiple * multiple;
+  return ceilDiv(value, multiple) * multiple;
 }
 
 void LowerCollectivePass::lowerGemm(ir::GemmInst inst, LoweringBuilder &b) {
@@ -362,18 +366,15 @@ void LowerCollectivePass::lowerGemm(ir::GemmInst inst, LoweringBuilder &b) {
   ir::Value *beta = b.castTo(inst.getBeta(), kind);
   ir::Value *zero = b.index(0);
   ir::Value *upperK = b.size(inst.getA(), kMode);
-  // K blocks (a multiple of the K step): the first applies beta, the
-  // others add to C. Atomic gemms (several groups adding to one C) and
-  // a K that fits one block walk K at once.
-  blockK = roundUp(std::max<int64_t>(blockK, 1), tileK);
-  if (inst.isAtomic() || ir::isDynamic(sizeK) || sizeK <= blockK) {
-    emitGemmTiles(inst, b, zero, upperK, alpha, beta);
-    return;
-  }
-  // Blocks of equal length (512 = 2 x 256 rather than 384 + 128).
-  int64_t numBlocks = (sizeK + blockK - 1) / blockK;
-  blockK = roundUp((sizeK + numBlocks - 1) / numBlocks, tileK);
-  if (sizeK <= blockK) {
+  // K blocks of equal length, a multiple of the K step (512 = 2 x 256
+  // rather than 384 + 128): the first applies beta, the others add to C.
+  // Atomic gemms (several groups adding to one C) and a dynamic K walk K
+  // at once.
+  int64_t numBlocks = inst.isAtomic() || ir::isDynamic(sizeK)
+                          ? 1
+                          : ceilDiv(sizeK, std::max<int64_t>(blockK, 1));
+  blockK = roundUp(ceilDiv(sizeK, numBlocks), tileK);
+  if (numBlocks == 1 || sizeK <= blockK) {
     emitGemmTiles(inst, b, zero, upperK, alpha, beta);
     return;
   }

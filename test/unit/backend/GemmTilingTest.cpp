@@ -21,7 +21,7 @@ CoreInfo getCore(llvm::StringRef preset) {
   return core.value_or(CoreInfo());
 }
 
-constexpr int64_t kNoBlocks = int64_t(1) << 20;
+constexpr int64_t kNoBlocks = GemmTiling::kMaxKBlock;
 
 TEST(GemmTilingTest, DefaultOnSubgroupsIsSixteenRowsByEightColumns) {
   EXPECT_EQ(getDefaultGemmTiling(getCore("generic-sg8")),

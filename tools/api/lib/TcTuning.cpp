@@ -291,8 +291,8 @@ api::makeTcSearchSpace(const TcKnobs &knobs, const backend::CoreInfo &core,
   if (knobs.gemm) {
     // 0 is the compiler's own choice (which depends on the problem sizes),
     // so the default point is exactly the untuned kernel.
-    // Rows in whole vectors of the core (one to four) or subgroups; a
-    // K block of 2^20 is no blocking.
+    // Rows in whole vectors of the core (one to four) or subgroups; the
+    // longest K block is no blocking.
     llvm::SmallVector<int64_t, 16> rows = {0, 4, 8, 16, 32, 48, 64};
     for (int64_t factor : {1, 2, 3, 4}) {
       rows.push_back(factor * core.nativeVectorWidth);
@@ -303,7 +303,8 @@ api::makeTcSearchSpace(const TcKnobs &knobs, const backend::CoreInfo &core,
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
     const int64_t cols[] = {0, 2, 4, 6, 8, 12, 16};
     const int64_t kSteps[] = {0, 1, 2, 4, 8, 16};
-    const int64_t kBlocks[] = {0, 32, 64, 128, 256, 512, int64_t(1) << 20};
+    const int64_t kBlocks[] = {
+        0, 32, 64, 128, 256, 512, backend::GemmTiling::kMaxKBlock};
     add(kGemmRows, rows, 0);
     add(kGemmCols, cols, 0);
     add(kGemmKStep, kSteps, 0);

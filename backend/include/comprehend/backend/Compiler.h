@@ -48,6 +48,9 @@ struct GemmTiling {
   int64_t kStep = 0;
   int64_t kBlock = 0;
 
+  /// The longest K block: a block this long means no blocking.
+  static constexpr int64_t kMaxKBlock = int64_t(1) << 20;
+
   bool operator==(const GemmTiling &other) const = default;
 };
 
