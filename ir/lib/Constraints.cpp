@@ -198,6 +198,19 @@ bool constraints::matchClassOrCoop(const Type *type, ScalarKind *kind,
   return true;
 }
 
+bool constraints::matchClassOrVector(const Type *type, ScalarKind *kind,
+                                     int64_t order, StringRef arg) {
+  if (matchClass(type, kind, order, arg))
+    return true;
+  const auto *vector = llvm::dyn_cast_or_null<VectorType>(type);
+  // Vectors are real: complex math is expanded per value by the emitter.
+  if (!vector || isComplex(vector->getElementKind()) ||
+      !isKindIn(vector->getElementKind(), *parseTypeClass(arg)))
+    return false;
+  *kind = vector->getElementKind();
+  return true;
+}
+
 const Type *constraints::sameType(const Type *type) { return type; }
 
 const Type *constraints::realType(const Type *type) {

@@ -69,6 +69,8 @@ bool matchClass(const Type *type, ScalarKind *kind, int64_t order,
                 llvm::StringRef arg);
 bool matchClassOrCoop(const Type *type, ScalarKind *kind, int64_t order,
                       llvm::StringRef arg);
+bool matchClassOrVector(const Type *type, ScalarKind *kind, int64_t order,
+                        llvm::StringRef arg);
 
 /// Type functions; null when undefined for \p type.
 const Type *sameType(const Type *type);

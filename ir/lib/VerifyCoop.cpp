@@ -157,7 +157,8 @@ void detail::verifyFromParts(const Instruction &inst, VerifyContext &vc) {
 }
 
 void detail::verifyVectorAccess(const Instruction &inst, VerifyContext &vc) {
-  std::optional<unsigned> group = inst.getDescriptor().findOperand("operand");
+  verifyIndexCount(inst, vc);
+  std::optional<unsigned> group = inst.getDescriptor().findOperand("tensor");
   const auto *memref =
       llvm::cast<MemRefType>(inst.getOperandGroup(*group).front()->getType());
   if (memref->getStride(0) != 1)

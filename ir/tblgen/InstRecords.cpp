@@ -57,6 +57,8 @@ std::string Constraint::describe() const {
     return describeTypeClass(strArg);
   if (name == "OfClassOrCoop")
     return describeTypeClass(strArg) + ", or a coopmatrix of such";
+  if (name == "OfClassOrVector")
+    return describeTypeClass(strArg) + ", or a vector of such";
   std::string text = desc;
   if (order)
     text += *order >= 0 ? " of order " + std::to_string(*order) : "";

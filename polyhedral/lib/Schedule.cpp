@@ -368,8 +368,11 @@ isl::schedule_node Mapper::mapKernel(isl::schedule_node node) {
       tiles[dim] = options.tileSizes[dim];
       continue;
     }
-    if (innerParallel)
+    if (innerParallel) {
+      if (dim + 1 == groupDims && options.vectorRows > 0)
+        tiles[dim] = options.vectorRows;
       continue;
+    }
     int64_t size = extent[dim] > 0 ? std::min(extent[dim], budget) : budget;
     tiles[dim] = std::max<int64_t>(1, size);
     budget = std::max<int64_t>(1, budget / tiles[dim]);

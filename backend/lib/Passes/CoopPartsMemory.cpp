@@ -185,18 +185,21 @@ private:
             b.create<ir::StoreInst>(loc, value, access.memref,
                                     llvm::ArrayRef<ir::Value *>{row, col});
           else
-            b.create<ir::VectorStoreInst>(loc, value, access.memref, row, col);
+            b.create<ir::VectorStoreInst>(
+                loc, value, access.memref,
+                llvm::ArrayRef<ir::Value *>{row, col});
           continue;
         }
         const ir::Type *type = pb.partType(elem, width);
-        ir::Value *value =
-            width == 1 ? b.create<ir::LoadInst>(
-                              loc, access.memref,
-                              llvm::ArrayRef<ir::Value *>{row, readCol})
-                             .getResult()
-                       : b.create<ir::VectorLoadInst>(loc, type, access.memref,
-                                                      row, readCol)
-                             .getResult();
+        ir::Value *value = width == 1
+                               ? b.create<ir::LoadInst>(
+                                      loc, access.memref,
+                                      llvm::ArrayRef<ir::Value *>{row, readCol})
+                                     .getResult()
+                               : b.create<ir::VectorLoadInst>(
+                                      loc, type, access.memref,
+                                      llvm::ArrayRef<ir::Value *>{row, readCol})
+                                     .getResult();
         if (valid)
           value =
               b.create<ir::SelectInst>(loc, valid, value, pb.zero(type, loc))

@@ -61,6 +61,7 @@ std::unique_ptr<Pass> createSplitBarrierGuardsPass();
 std::unique_ptr<Pass> createLowerForeachPass();
 std::unique_ptr<Pass> createLowerCoopMatrixPass();
 std::unique_ptr<Pass> createPlaceLocalMemoryPass();
+std::unique_ptr<Pass> createVectorizeLoopsPass();
 
 } // namespace comprehend::backend
 

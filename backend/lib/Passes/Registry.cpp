@@ -32,6 +32,10 @@ static const PassInfo passTable[] = {
      "split cooperative matrices into per-work-item parts (numbers and "
      "vectors) for the core's subgroup size",
      createLowerCoopMatrixPass, 0},
+    {"vectorize-loops",
+     "run `simd` loops on vectors of the core's native width, with a "
+     "scalar loop for the remaining iterations",
+     createVectorizeLoopsPass, 1},
     {"constant-folding", "fold and propagate constants",
      createConstantFoldingPass, 1},
     {"dce", "remove dead instructions", createDeadCodeEliminationPass, 1},

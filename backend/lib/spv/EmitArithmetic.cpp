@@ -263,17 +263,20 @@ LogicalResult FunctionEmitter::emitArithmeticInst(ir::Instruction &inst) {
   const ir::Type *resultType = result->getType();
   std::optional<ScalarKind> operandKind =
       ir::getScalarOrComponentKind(operands.front()->getType());
-  llvm::SmallVector<Id, 2> ids;
-  for (const ir::Value *operand : operands)
-    ids.push_back(getValue(operand));
+  llvm::SmallVector<Id, 8> ids = flatten(operands);
+  auto *vector = llvm::dyn_cast<ir::VectorType>(resultType);
   if (!isCast && !isElementwise) {
-    // Comparisons and math functions take scalars only.
-    setValue(result, inst.hasTrait(ir::InstTrait::Comparison)
-                         ? emitCompare(kind, *operandKind, ids[0], ids[1])
-                         : emitMath(kind, *operandKind, ids[0]));
+    // Comparisons take scalars; math functions scalars or real vectors,
+    // which OpenCL.std maps component-wise.
+    if (inst.hasTrait(ir::InstTrait::Comparison))
+      setValue(result, emitCompare(kind, *operandKind, ids[0], ids[1]));
+    else if (vector)
+      setValue(result,
+               emitTableOp(kind, *operandKind, getPartType(vector), ids));
+    else
+      setValue(result, emitMath(kind, *operandKind, ids[0]));
     return success();
   }
-  auto *vector = llvm::dyn_cast<ir::VectorType>(resultType);
   unsigned width = vector ? vector->getWidth() : 1;
   Id id;
   if (isCast)

@@ -115,19 +115,13 @@ MemRefDesc FunctionEmitter::loadFromGroup(const GroupDesc &group, Id index) {
 
 LogicalResult FunctionEmitter::emitMemoryInst(ir::Instruction &inst) {
   Id i64 = types.getIndexType();
-  auto getIds = [&](llvm::ArrayRef<ir::Value *> values) {
-    llvm::SmallVector<Id, 4> ids;
-    for (const ir::Value *value : values)
-      ids.push_back(getValue(value));
-    return ids;
-  };
   switch (inst.getKind()) {
   case InstKind::Alloca:
     return emitAlloca(ir::AllocaInst(&inst));
   case InstKind::Load: {
     ir::LoadInst load(&inst);
     ir::Value *tensor = load.getTensor();
-    auto indices = getIds(load.getIndices());
+    auto indices = flatten(load.getIndices());
     if (llvm::isa<ir::GroupType>(tensor->getType())) {
       memrefs[inst.getResult(0)] =
           loadFromGroup(getGroup(tensor), indices.front());
@@ -141,7 +135,7 @@ LogicalResult FunctionEmitter::emitMemoryInst(ir::Instruction &inst) {
   case InstKind::Store: {
     ir::StoreInst store(&inst);
     const MemRefDesc &memref = getMemRef(store.getTensor());
-    auto indices = getIds(store.getIndices());
+    auto indices = flatten(store.getIndices());
     storeElement(memref, linearOffset(memref, indices),
                  getValue(store.getValue()));
     return success();

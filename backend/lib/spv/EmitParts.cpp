@@ -121,18 +121,16 @@ void FunctionEmitter::emitVectorStore(const MemRefDesc &memref, Id offset,
 
 LogicalResult FunctionEmitter::emitVectorAccess(ir::Instruction &inst) {
   if (auto load = llvm::dyn_cast<ir::VectorLoadInst>(&inst)) {
-    const MemRefDesc &memref = getMemRef(load.getOperand());
-    Id offset =
-        linearOffset(memref, {getValue(load.getX()), getValue(load.getY())});
+    const MemRefDesc &memref = getMemRef(load.getTensor());
+    Id offset = linearOffset(memref, flatten(load.getIndices()));
     auto *type = llvm::cast<ir::VectorType>(load.getResult()->getType());
     setValue(load.getResult(),
              emitVectorLoad(memref, offset, type->getWidth()));
     return success();
   }
   auto store = llvm::cast<ir::VectorStoreInst>(&inst);
-  const MemRefDesc &memref = getMemRef(store.getOperand());
-  Id offset =
-      linearOffset(memref, {getValue(store.getX()), getValue(store.getY())});
+  const MemRefDesc &memref = getMemRef(store.getTensor());
+  Id offset = linearOffset(memref, flatten(store.getIndices()));
   auto *type = llvm::cast<ir::VectorType>(store.getVal()->getType());
   emitVectorStore(memref, offset, getValue(store.getVal()), type->getWidth());
   return success();

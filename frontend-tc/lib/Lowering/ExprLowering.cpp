@@ -552,3 +552,8 @@ void lowering::collectInvariantSubexprs(
   if (finder.visit(rhs) && InvariantFinder::computes(rhs))
     out.push_back(&rhs);
 }
+
+const ir::DictionaryAttr *lowering::getSimdLoopAttributes(ir::Context &ctx) {
+  ir::NamedAttribute simd{"simd", ir::BoolAttr::get(ctx, true)};
+  return ir::DictionaryAttr::get(ctx, simd);
+}

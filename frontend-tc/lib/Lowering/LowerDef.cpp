@@ -639,6 +639,7 @@ DefLowerer::mapDef(llvm::ArrayRef<StmtContext> stmts, bool keepBlas) {
                                    options.tileSizes.end());
   scheduleOptions.groupWork = context.groupWork;
   scheduleOptions.innerMapping = options.innerMapping;
+  scheduleOptions.vectorRows = options.vectorRows;
   llvm::Expected<poly::MappedSchedule> schedule =
       poly::mapSchedule({}, scheduled, scheduleOptions);
   if (!schedule)

@@ -171,7 +171,8 @@ LogicalResult lowering::lowerAsLoops(DefContext &def,
       auto loop = b.create<ir::ForInst>(
           loc, lowerer.indexConstant(loc, range.lo),
           lowerer.indexConstant(loc, range.hi), /*step=*/nullptr,
-          llvm::ArrayRef<ir::Value *>{acc});
+          llvm::ArrayRef<ir::Value *>{acc},
+          getSimdLoopAttributes(b.getContext()));
       lowerer.bindIndex(range.var, loop.getBody().getParameter(0));
       acc = loop.getBody().getParameter(1);
       loops.push_back(loop);

@@ -318,8 +318,14 @@ LogicalResult ScheduleLowerer::lowerFor(const AstNode &node, bool collective) {
   ir::Value *step = node.step == 1 ? nullptr : constant(node.step);
   if (!collective)
     hoistInvariants({&node});
-  auto loop =
-      b.create<ir::ForInst>(l, lo, hi, step, llvm::ArrayRef<ir::Value *>{});
+  // A loop of statement instances only, inside a work-item: vector lanes
+  // may take consecutive iterations (the backend checks the accesses).
+  bool simd = !collective && llvm::all_of(node.children, [](const AstNode &n) {
+    return n.kind == AstNode::Kind::Instance;
+  });
+  auto loop = b.create<ir::ForInst>(
+      l, lo, hi, step, llvm::ArrayRef<ir::Value *>{},
+      simd ? getSimdLoopAttributes(b.getContext()) : nullptr);
   ir::Region *outer = b.getInsertionRegion();
   iterators[node.iterator] = loop.getBody().getParameter(0);
   b.setInsertionPointToEnd(loop.getBody());
@@ -487,7 +493,8 @@ ir::Value *ScheduleLowerer::accumulate(const AstNode &loopNode, ir::Value *lo,
   Location l = stmt.stmt.getLoc();
   const TensorBinding *lhs = def.lookup(stmt.stmt.getLhs().name);
   auto loop =
-      b.create<ir::ForInst>(l, lo, hi, step, llvm::ArrayRef<ir::Value *>{init});
+      b.create<ir::ForInst>(l, lo, hi, step, llvm::ArrayRef<ir::Value *>{init},
+                            getSimdLoopAttributes(b.getContext()));
   ir::Region *outer = b.getInsertionRegion();
   iterators[loopNode.iterator] = loop.getBody().getParameter(0);
   b.setInsertionPointToEnd(loop.getBody());

@@ -135,6 +135,8 @@ llvm::Error api::applyCompileConfiguration(const Configuration &config,
   if (config.count(std::string(kSchedule)))
     lowering.useSchedule = lookupOr(config, kSchedule, 1) != 0;
   lowering.innerMapping = lookupOr(config, kInnerMapping, 1) != 0;
+  lowering.vectorRows =
+      core.defaultSubgroupSize() == 1 && core.nativeVectorWidth > 1 ? 4 : 0;
   if (config.count(std::string(kConvGemm)))
     lowering.convAsGemm = lookupOr(config, kConvGemm, 1) != 0;
   static constexpr poly::FusionStrategy fusions[] = {

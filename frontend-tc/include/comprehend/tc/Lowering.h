@@ -137,6 +137,12 @@ struct LoweringOptions {
   /// in each work-item (what a CPU vectorises best). Exposed as
   /// `tc.inner_mapping`; the default follows the core (on with subgroups).
   bool innerMapping = true;
+  /// Points of the outer band per group where the inner loop nests would
+  /// otherwise spread over a group's work-items: poly::ScheduleOptions::
+  /// vectorRows. Set from the core: cores without subgroups whose work-items
+  /// run on vector registers (CPUs) take 4, measured on PoCL (softmax and
+  /// layer norm rows, docs/lowering.md); others 0.
+  int64_t vectorRows = 0;
 };
 
 /// Prints the mapped schedule of \p def (`compile --emit schedule`): isl's

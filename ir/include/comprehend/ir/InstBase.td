@@ -64,6 +64,8 @@ def ReturnType : Pred<"bool, a number type or a coopmatrix", "matchReturnType">;
 // (OfClassOrCoop "Cls"): also a coopmatrix whose component is of that class.
 def OfClass : Pred<"", "matchClass">;
 def OfClassOrCoop : Pred<"", "matchClassOrCoop">;
+// (OfClassOrVector "Cls"): also a vector whose element is of that class.
+def OfClassOrVector : Pred<"", "matchClassOrVector">;
 
 // Type functions: equal to a function of another operand's type. Always
 // evaluatable, so results constrained by them are inferred.

@@ -321,7 +321,7 @@ def LessThanEqualInst
 class MathUnary<string m, string cls, string s, string entry>
     : Inst<m, Mixed> {
   let summary = s;
-  let operands = (ins (OfClass cls):$a);
+  let operands = (ins (OfClassOrVector cls):$a);
   let results = (outs (SameAs $a):$result);
   let format = "$a type($result)";
   let pure = 1;
@@ -840,20 +840,20 @@ def UnsignedLessThanEqualInst
 }
 def VectorLoadInst : Inst<"vector_load", Spmd> {
   let summary = "Loads consecutive elements of mode 0 as a vector";
-  let operands = (ins (MemRef $e, 2):$operand, Index:$x, Index:$y);
+  let operands = (ins (MemRef $e):$tensor, (Variadic Index):$indices);
   let results = (outs (Vector $e):$result);
-  let format = "$operand `[` $x `,` $y `]` type($result)";
+  let format = "$tensor `[` $indices `]` type($result)";
   let verify = "verifyVectorAccess";
-  let reads = ["operand"];
+  let reads = ["tensor"];
 }
 def VectorStoreInst : Inst<"vector_store", Spmd> {
   let summary = "Stores a vector into consecutive elements of mode 0";
-  let operands = (ins (Vector $e):$val, (MemRef $e, 2):$operand, Index:$x,
-                      Index:$y);
-  let format = "$val `,` $operand `[` $x `,` $y `]`";
+  let operands = (ins (Vector $e):$val, (MemRef $e):$tensor,
+                      (Variadic Index):$indices);
+  let format = "$val `,` $tensor `[` $indices `]`";
   let verify = "verifyVectorAccess";
-  let reads = ["operand"];
-  let writes = ["operand"];
+  let reads = ["tensor"];
+  let writes = ["tensor"];
 }
 
 def SubgroupBroadcastInst : Inst<"subgroup_broadcast", Spmd> {

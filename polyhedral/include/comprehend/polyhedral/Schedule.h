@@ -62,6 +62,14 @@ struct ScheduleOptions {
   /// Chosen when those loop nests have parallel loops or reductions of at
   /// least `groupWork` iterations.
   bool innerMapping = true;
+  /// On a core that runs a loop inside one work-item on vector registers (a
+  /// CPU; the backend's vectorize-loops), a group of such a textual inner
+  /// schedule takes this many points of the outer band's innermost member
+  /// instead of one, a point per work-item, and each work-item runs the
+  /// inner loop nests sequentially on vectors: a softmax row per work-item
+  /// rather than per group. 0 keeps one point per group (GPUs). An explicit
+  /// tile size wins.
+  int64_t vectorRows = 0;
 };
 
 /// A guard of the AST: a comparison of two IndexExprs or a conjunction /

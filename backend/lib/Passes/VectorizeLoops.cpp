@@ -1,0 +1,484 @@
+//===- VectorizeLoops.cpp - simd loops on the core's vector registers -----===//
+//
+// A CPU OpenCL compiler such as PoCL vectorizes across work-items, but a
+// loop inside one work-item stays scalar: it may not reorder a float sum,
+// and it does not know that two buffers never overlap. Measured on PoCL
+// with AVX-512, a softmax row loop ran 14x faster on `vector<f32x16>` than
+// on scalars. So the compiler does it, where the producer of the IR vouches
+// for it: a `for` with the attribute `simd = true` (the OpenMP `simd`
+// contract) promises that consecutive iterations may run together in
+// vector lanes and that its loop-carried values are reductions whose order
+// does not matter.
+//
+//   %s = for %i = %lo, %hi init(%a = %s0) -> (f32) {   ; simd
+//     %x = load %X[%i, %n] : f32
+//     %y = exp %x : f32
+//     store %y, %Y[%i, %n]
+//     %t = add %a, %y : f32
+//     yield (%t)
+//   }
+//
+// becomes a loop over W consecutive iterations at a time, from %lo up to
+// %lo + (%hi - %lo) / W * W, on `vector_load` / `vector_store`, vector
+// arithmetic and a vector accumulator per carried value; its lanes are
+// combined after it, and the original loop runs the remaining iterations
+// from there. W fills one native vector register (CoreInfo), so cores
+// without vectors (the GPU presets: width 1) keep their loops.
+//
+// The body must be straight-line code: index arithmetic in the iterator
+// (`%i + c`), loads and stores whose mode-0 index is such an index and
+// whose other indices do not depend on the iterator, on stride-1 memrefs;
+// elementwise arithmetic and math functions on real scalars; values that do
+// not depend on the iterator at all (kept scalar and splat where a vector
+// needs them). A carried value may only be combined once per iteration by
+// add, mul, max or min. As a guard against a producer's mistake, every
+// access to a memref that the loop stores to must use the store's indices.
+// Anything else leaves the loop as it is.
+//
+//===----------------------------------------------------------------------===//
+#include "Passes/LoweringBuilder.h"
+#include "Passes/Pass.h"
+
+#include "comprehend/ir/Attributes.h"
+#include "comprehend/ir/Function.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+using namespace comprehend;
+using namespace comprehend::backend;
+using ir::InstKind;
+using ir::ScalarKind;
+
+namespace {
+
+/// How a value of the scalar loop is carried by the vector loop.
+enum class Shape {
+  Uniform,     ///< the same in every lane: kept scalar
+  Consecutive, ///< an index: the iterator plus something uniform
+  Varying      ///< a vector of W lanes
+};
+
+/// A loop-carried value and the one instruction that combines it.
+struct Reduction {
+  InstKind kind;
+  ir::Instruction *combine;
+};
+
+bool isReductionKind(InstKind kind) {
+  return kind == InstKind::Add || kind == InstKind::Mul ||
+         kind == InstKind::Max || kind == InstKind::Min;
+}
+
+/// A real number kind a vector may hold.
+bool isLaneKind(const ir::Type *type) {
+  const auto *scalar = llvm::dyn_cast<ir::ScalarType>(type);
+  return scalar && scalar->getScalarKind() != ScalarKind::Index &&
+         !scalar->isComplex();
+}
+
+bool hasSimdAttribute(ir::ForInst loop) {
+  const ir::DictionaryAttr *attrs = loop.getAttributes();
+  const ir::Attribute *simd = attrs ? attrs->get("simd") : nullptr;
+  auto *flag = llvm::dyn_cast_or_null<ir::BoolAttr>(simd);
+  return flag && flag->getValue();
+}
+
+class LoopVectorizer {
+public:
+  LoopVectorizer(ir::ForInst loop, unsigned nativeWidth)
+      : loop(loop), body(loop.getBody()), nativeWidth(nativeWidth) {}
+
+  /// Whether the loop qualifies; fixes the vector width.
+  bool analyse();
+  void vectorize();
+
+private:
+  bool analyseInstruction(ir::Instruction &inst);
+  bool analyseAccess(ir::Instruction &inst, ir::Value *memref,
+                     llvm::ArrayRef<ir::Value *> indices);
+  bool isUniform(ir::Value *value) const {
+    auto it = shapes.find(value);
+    return it == shapes.end() || it->second == Shape::Uniform;
+  }
+  Shape shapeOf(ir::Value *value) const {
+    auto it = shapes.find(value);
+    return it == shapes.end() ? Shape::Uniform : it->second;
+  }
+  bool noteLaneKind(const ir::Type *type);
+
+  /// The vector-loop value of scalar-loop value \p value: its clone, or
+  /// itself when defined outside the loop.
+  ir::Value *mapped(ir::Value *value) const {
+    return map.lookup(value) ? map.lookup(value) : value;
+  }
+  /// \p value as a vector of the vector loop (splat when uniform).
+  ir::Value *asVector(ir::Value *value, LoweringBuilder &b);
+  ir::Value *clone(ir::Instruction &inst, llvm::ArrayRef<ir::Value *> operands,
+                   const ir::Type *resultType, LoweringBuilder &b);
+  void emitVectorBody(LoweringBuilder &b, ir::Region &vectorBody);
+  ir::Value *reduceLanes(ir::Value *vector, InstKind kind, LoweringBuilder &b);
+  const ir::VectorType *vectorOf(const ir::Type *type) const;
+
+  ir::ForInst loop;
+  ir::Region &body;
+  unsigned nativeWidth;
+  unsigned width = 0;
+  unsigned laneBytes = 0;
+  llvm::DenseMap<ir::Value *, Shape> shapes;
+  /// Per carried value (body parameter 1 + k): how it is combined.
+  llvm::SmallVector<Reduction, 2> reductions;
+  llvm::DenseMap<ir::Value *, ir::Value *> map;
+  llvm::DenseMap<ir::Value *, ir::Value *> splats;
+  /// Inserts before the vector loop.
+  LoweringBuilder *preheader = nullptr;
+};
+
+bool LoopVectorizer::noteLaneKind(const ir::Type *type) {
+  if (!isLaneKind(type))
+    return false;
+  unsigned bytes =
+      ir::getSizeInBytes(llvm::cast<ir::ScalarType>(type)->getScalarKind());
+  if (laneBytes && laneBytes != bytes)
+    return false;
+  laneBytes = bytes;
+  return true;
+}
+
+bool LoopVectorizer::analyse() {
+  if (loop.getStep() && !isConstantNumber(loop.getStep(), 1))
+    return false;
+  shapes[body.getParameter(0)] = Shape::Consecutive;
+  // Each carried value: used once, by an add/mul/max/min whose result is
+  // what the loop yields for it and nothing else.
+  ir::Instruction &yield = body.back();
+  if (yield.getKind() != InstKind::Yield && loop.getInit().size())
+    return false;
+  for (unsigned k = 0; k < loop.getInit().size(); ++k) {
+    ir::Value *carried = body.getParameter(k + 1);
+    if (carried->getNumUses() != 1 || !isLaneKind(carried->getType()))
+      return false;
+    ir::Instruction *combine = carried->getUses().front().user;
+    if (!isReductionKind(combine->getKind()) ||
+        combine->getParentRegion() != &body ||
+        combine->getResult(0)->getNumUses() != 1 ||
+        yield.getOperand(k) != combine->getResult(0))
+      return false;
+    reductions.push_back({combine->getKind(), combine});
+    shapes[carried] = Shape::Varying;
+  }
+  for (ir::Instruction &inst : body)
+    if (!analyseInstruction(inst))
+      return false;
+  if (!laneBytes)
+    return false;
+  // One register of lanes; OpenCL vectors have 2, 4, 8 or 16.
+  width = std::min(16u, nativeWidth * 4 / laneBytes);
+  width = width >= 16 ? 16 : width >= 8 ? 8 : width >= 4 ? 4 : width;
+  return width >= 2;
+}
+
+bool LoopVectorizer::analyseInstruction(ir::Instruction &inst) {
+  if (inst.getNumRegions())
+    return false;
+  switch (inst.getKind()) {
+  case InstKind::Yield:
+    return &inst == &body.back();
+  case InstKind::Load: {
+    ir::LoadInst load(&inst);
+    return analyseAccess(inst, load.getTensor(), load.getIndices());
+  }
+  case InstKind::Store: {
+    ir::StoreInst store(&inst);
+    return analyseAccess(inst, store.getTensor(), store.getIndices()) &&
+           shapeOf(store.getValue()) != Shape::Consecutive;
+  }
+  default:
+    break;
+  }
+  llvm::ArrayRef<ir::Value *> operands = inst.getOperands();
+  bool uniform = llvm::all_of(
+      operands, [&](ir::Value *value) { return isUniform(value); });
+  if (uniform && inst.getDescriptor().isPure)
+    return true;
+  if (inst.getNumResults() != 1)
+    return false;
+  ir::Value *result = inst.getResult(0);
+  // Index arithmetic that moves with the iterator: i + c, c + i, i - c.
+  if (result->getType() == body.getParameter(0)->getType()) {
+    bool add = inst.getKind() == InstKind::Add;
+    bool sub = inst.getKind() == InstKind::Sub;
+    if ((add || sub) && shapeOf(operands[0]) == Shape::Consecutive &&
+        isUniform(operands[1]))
+      return shapes[result] = Shape::Consecutive, true;
+    if (add && isUniform(operands[0]) &&
+        shapeOf(operands[1]) == Shape::Consecutive)
+      return shapes[result] = Shape::Consecutive, true;
+    return false;
+  }
+  bool elementwise = inst.hasTrait(ir::InstTrait::Elementwise) ||
+                     inst.hasTrait(ir::InstTrait::MathFunction);
+  if (!elementwise || !noteLaneKind(result->getType()) ||
+      llvm::any_of(operands, [&](ir::Value *value) {
+        return shapeOf(value) == Shape::Consecutive ||
+               value->getType() != result->getType();
+      }))
+    return false;
+  shapes[result] = Shape::Varying;
+  return true;
+}
+
+bool LoopVectorizer::analyseAccess(ir::Instruction &inst, ir::Value *memref,
+                                   llvm::ArrayRef<ir::Value *> indices) {
+  const auto *type = llvm::dyn_cast<ir::MemRefType>(memref->getType());
+  if (!type || !isUniform(memref) || indices.empty() ||
+      llvm::any_of(indices.drop_front(),
+                   [&](ir::Value *index) { return !isUniform(index); }))
+    return false;
+  bool isStore = inst.getKind() == InstKind::Store;
+  if (isUniform(indices[0]) && !isStore) {
+    // The same element in every lane: a scalar load, unless the loop
+    // stores to this memref (checked below for every store).
+    for (ir::Instruction &other : body)
+      if (auto store = llvm::dyn_cast<ir::StoreInst>(&other);
+          store && store.getTensor() == memref)
+        return false;
+    return true;
+  }
+  if (shapeOf(indices[0]) != Shape::Consecutive || type->getStride(0) != 1 ||
+      !noteLaneKind(type->getElementType()))
+    return false;
+  // Every access to a memref the loop stores to must touch the store's
+  // element: another iteration's element could be in a different lane.
+  for (ir::Instruction &other : body) {
+    if (&other == &inst)
+      continue;
+    ir::Value *otherMemref = nullptr;
+    llvm::ArrayRef<ir::Value *> otherIndices;
+    if (auto load = llvm::dyn_cast<ir::LoadInst>(&other))
+      otherMemref = load.getTensor(), otherIndices = load.getIndices();
+    else if (auto store = llvm::dyn_cast<ir::StoreInst>(&other))
+      otherMemref = store.getTensor(), otherIndices = store.getIndices();
+    bool conflicts = otherMemref == memref &&
+                     (isStore || llvm::isa<ir::StoreInst>(&other)) &&
+                     !llvm::equal(otherIndices, indices);
+    if (conflicts)
+      return false;
+  }
+  if (!isStore)
+    shapes[inst.getResult(0)] = Shape::Varying;
+  return true;
+}
+
+const ir::VectorType *LoopVectorizer::vectorOf(const ir::Type *type) const {
+  return ir::VectorType::get(type->getContext(),
+                             llvm::cast<ir::ScalarType>(type)->getScalarKind(),
+                             width);
+}
+
+ir::Value *LoopVectorizer::asVector(ir::Value *value, LoweringBuilder &b) {
+  if (shapeOf(value) == Shape::Varying)
+    return mapped(value);
+  ir::Value *&splat = splats[value];
+  if (splat)
+    return splat;
+  // A value from outside the loop is splat once, before it.
+  LoweringBuilder &at = map.count(value) ? b : *preheader;
+  splat = at.create<ir::VectorSplatInst>(
+                at.getLoc(), vectorOf(value->getType()), mapped(value))
+              .getResult();
+  return splat;
+}
+
+ir::Value *LoopVectorizer::clone(ir::Instruction &inst,
+                                 llvm::ArrayRef<ir::Value *> operands,
+                                 const ir::Type *resultType,
+                                 LoweringBuilder &b) {
+  auto copy = ir::Instruction::create(inst.getKind(), inst.getLoc());
+  copy->setOperands(operands, inst.getOperandSegmentSizes());
+  for (unsigned i = 0, e = inst.getNumProperties(); i < e; ++i)
+    copy->setProperty(i, inst.getProperty(i));
+  ir::Value *result =
+      resultType ? copy->addResult(resultType, inst.getResult(0)->getLoc())
+                 : nullptr;
+  b.insert(std::move(copy));
+  return result;
+}
+
+void LoopVectorizer::emitVectorBody(LoweringBuilder &b,
+                                    ir::Region &vectorBody) {
+  map[body.getParameter(0)] = vectorBody.getParameter(0);
+  for (unsigned k = 0; k < reductions.size(); ++k)
+    map[body.getParameter(k + 1)] = vectorBody.getParameter(k + 1);
+  for (ir::Instruction &inst : body) {
+    llvm::SmallVector<ir::Value *, 4> operands;
+    for (ir::Value *operand : inst.getOperands())
+      operands.push_back(mapped(operand));
+    if (auto load = llvm::dyn_cast<ir::LoadInst>(&inst);
+        load && shapeOf(load.getResult()) == Shape::Varying) {
+      map[load.getResult()] =
+          b.create<ir::VectorLoadInst>(
+               inst.getLoc(), vectorOf(load.getResult()->getType()),
+               mapped(load.getTensor()),
+               llvm::ArrayRef<ir::Value *>(operands).drop_front())
+              .getResult();
+      continue;
+    }
+    if (auto store = llvm::dyn_cast<ir::StoreInst>(&inst)) {
+      b.create<ir::VectorStoreInst>(
+          inst.getLoc(), asVector(store.getValue(), b),
+          mapped(store.getTensor()),
+          llvm::ArrayRef<ir::Value *>(operands).drop_front(2));
+      continue;
+    }
+    if (inst.getKind() == InstKind::Yield) {
+      llvm::SmallVector<ir::Value *, 2> values;
+      for (const Reduction &reduction : reductions)
+        values.push_back(mapped(reduction.combine->getResult(0)));
+      b.create<ir::YieldInst>(inst.getLoc(), values);
+      continue;
+    }
+    ir::Value *result = inst.getNumResults() ? inst.getResult(0) : nullptr;
+    if (!result || shapeOf(result) != Shape::Varying) {
+      // Uniform or index arithmetic: the scalar instruction, once per
+      // vector iteration.
+      map[result] =
+          clone(inst, operands, result ? result->getType() : nullptr, b);
+      continue;
+    }
+    for (auto [operand, original] : llvm::zip(operands, inst.getOperands()))
+      operand = asVector(original, b);
+    map[result] = clone(inst, operands, vectorOf(result->getType()), b);
+  }
+}
+
+ir::Value *LoopVectorizer::reduceLanes(ir::Value *vector, InstKind kind,
+                                       LoweringBuilder &b) {
+  llvm::SmallVector<ir::Value *, 16> lanes;
+  for (unsigned lane = 0; lane < width; ++lane)
+    lanes.push_back(
+        b.create<ir::VectorExtractInst>(b.getLoc(), vector, lane).getResult());
+  // Pairwise, so the dependence chain is log2(W) long.
+  while (lanes.size() > 1) {
+    llvm::SmallVector<ir::Value *, 8> next;
+    for (unsigned i = 0; i + 1 < lanes.size(); i += 2) {
+      auto combine = ir::Instruction::create(kind, b.getLoc());
+      combine->setOperands({lanes[i], lanes[i + 1]}, {1, 1});
+      next.push_back(combine->addResult(lanes[i]->getType(), b.getLoc()));
+      b.insert(std::move(combine));
+    }
+    if (lanes.size() % 2)
+      next.push_back(lanes.back());
+    lanes = std::move(next);
+  }
+  return lanes.front();
+}
+
+void LoopVectorizer::vectorize() {
+  ir::Context &ctx = body.getParameter(0)->getType()->getContext();
+  LoweringBuilder b(ctx, loop.getLoc());
+  b.setInsertionPoint(loop.getInstruction());
+  ir::Value *lo = loop.getFrom(), *hi = loop.getTo();
+  ir::Value *vectorWidth = b.index(width);
+  ir::Value *trips = b.create<ir::SubInst>(b.getLoc(), hi, lo).getResult();
+  ir::Value *vectorTrips =
+      b.create<ir::DivInst>(b.getLoc(), trips, vectorWidth).getResult();
+  ir::Value *vectorEnd = b.add(lo, b.mul(vectorTrips, vectorWidth));
+
+  // max and min may start every lane from the initial value; add and mul
+  // start from their identity and take it in after the lanes are combined.
+  llvm::SmallVector<ir::Value *, 2> vectorInit;
+  for (auto [reduction, init] : llvm::zip(reductions, loop.getInit())) {
+    ir::Value *start = init;
+    if (reduction.kind == InstKind::Add || reduction.kind == InstKind::Mul) {
+      int64_t identity = reduction.kind == InstKind::Add ? 0 : 1;
+      bool floating = llvm::cast<ir::ScalarType>(init->getType())->isFloating();
+      start = b.createConstant(
+          b.getLoc(),
+          floating ? ir::ConstantValue(static_cast<double>(identity))
+                   : ir::ConstantValue(identity),
+          init->getType());
+    }
+    vectorInit.push_back(b.create<ir::VectorSplatInst>(
+                              b.getLoc(), vectorOf(init->getType()), start)
+                             .getResult());
+  }
+  auto vectorLoop =
+      b.create<ir::ForInst>(b.getLoc(), lo, vectorEnd, vectorWidth, vectorInit);
+  {
+    LoweringBuilder before(ctx, loop.getLoc());
+    before.setInsertionPoint(vectorLoop.getInstruction());
+    preheader = &before;
+    LoweringBuilder inner(ctx, loop.getLoc());
+    inner.setInsertionPointToEnd(vectorLoop.getBody());
+    emitVectorBody(inner, vectorLoop.getBody());
+    preheader = nullptr;
+  }
+
+  // The scalar loop finishes the iterations from vectorEnd on, starting
+  // from the combined lanes.
+  llvm::SmallVector<ir::Value *, 2> remainderInit;
+  for (unsigned k = 0; k < reductions.size(); ++k) {
+    const Reduction &reduction = reductions[k];
+    ir::Value *total =
+        reduceLanes(vectorLoop.getResults()[k], reduction.kind, b);
+    if (reduction.kind == InstKind::Add || reduction.kind == InstKind::Mul) {
+      auto combine = ir::Instruction::create(reduction.kind, b.getLoc());
+      combine->setOperands({loop.getInit()[k], total}, {1, 1});
+      total = combine->addResult(total->getType(), b.getLoc());
+      b.insert(std::move(combine));
+    }
+    remainderInit.push_back(total);
+  }
+  ir::Instruction &scalar = *loop.getInstruction();
+  llvm::SmallVector<ir::Value *, 6> operands = {vectorEnd, hi};
+  if (loop.getStep())
+    operands.push_back(loop.getStep());
+  operands.append(remainderInit);
+  scalar.setOperands(operands, {1, 1, loop.getStep() ? 1u : 0u,
+                                static_cast<unsigned>(remainderInit.size())});
+  llvm::SmallVector<ir::NamedAttribute, 2> kept;
+  for (const ir::NamedAttribute &entry : loop.getAttributes()->getEntries())
+    if (entry.name != "simd")
+      kept.push_back(entry);
+  loop.setAttributes(ir::DictionaryAttr::get(ctx, kept));
+}
+
+/// The `simd` loops of \p region that run per work-item (vector
+/// instructions are SPMD); \p spmd tells whether \p region does.
+void collectSimdLoops(ir::Region &region, bool spmd,
+                      llvm::SmallVectorImpl<ir::ForInst> &loops) {
+  for (ir::Instruction &inst : region) {
+    if (auto loop = llvm::dyn_cast<ir::ForInst>(&inst);
+        loop && spmd && hasSimdAttribute(loop))
+      loops.push_back(loop);
+    for (ir::Region *nested : inst.getRegions())
+      collectSimdLoops(*nested,
+                       nested->getKind() == ir::RegionKind::Mixed
+                           ? spmd
+                           : nested->getKind() == ir::RegionKind::Spmd,
+                       loops);
+  }
+}
+
+class VectorizeLoopsPass : public Pass {
+public:
+  LogicalResult run(ir::Function &function, PassContext &context) override {
+    unsigned nativeWidth = context.core.nativeVectorWidth;
+    if (nativeWidth < 2)
+      return success();
+    llvm::SmallVector<ir::ForInst, 8> loops;
+    collectSimdLoops(function.getBody(), /*spmd=*/false, loops);
+    for (ir::ForInst loop : loops) {
+      LoopVectorizer vectorizer(loop, nativeWidth);
+      if (vectorizer.analyse())
+        vectorizer.vectorize();
+    }
+    return success();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> comprehend::backend::createVectorizeLoopsPass() {
+  return std::make_unique<VectorizeLoopsPass>();
+}
