@@ -321,6 +321,9 @@ std::string DefGenerator::generate() {
         poly::FusionStrategy::None};
     options.fusion = fusions[pick(3)];
     options.innerMapping = chance(50);
+    // Rows per work-item on vector cores: off, some, and the CPU default.
+    const int64_t vectorRows[] = {0, 0, 3, 4};
+    options.vectorRows = vectorRows[pick(4)];
     const int64_t tiles[] = {0, 1, 2, 3, 64};
     for (unsigned dim = 0, n = pick(4); dim < n; ++dim)
       options.tileSizes.push_back(tiles[pick(5)]);
@@ -427,13 +430,13 @@ void runBatches(runtime::Runtime &rt, unsigned seed, bool favourTemporaries,
   unsigned numRun = 0, numRejected = 0;
   for (unsigned batch = 0; batch < numBatches; ++batch) {
     // Sizes of this batch: small and odd, sometimes 1; L sometimes long
-    // enough for several tiles of work-groups.
+    // enough for several tiles of work-groups and for vector loops.
     const int64_t small[] = {1, 2, 3, 5, 7};
-    const int64_t longer[] = {1, 3, 70};
+    const int64_t longer[] = {1, 3, 35, 70};
     llvm::StringMap<int64_t> sizes{{"M", small[rng() % 5]},
                                    {"N", small[rng() % 5]},
                                    {"K", small[rng() % 5]},
-                                   {"L", longer[rng() % 3]}};
+                                   {"L", longer[rng() % 4]}};
     std::string text;
     llvm::SmallVector<LoweringOptions, 32> options;
     // Per def: the work-group shape its kernels are compiled with (0 x 0:
@@ -541,7 +544,8 @@ void runBatches(runtime::Runtime &rt, unsigned seed, bool favourTemporaries,
           << " localMemoryBytes=" << options[d].localMemoryBytes
           << " useSchedule=" << *options[d].useSchedule
           << " fusion=" << poly::getFusionStrategyName(options[d].fusion).str()
-          << " innerMapping=" << options[d].innerMapping << " tiles="
+          << " innerMapping=" << options[d].innerMapping
+          << " vectorRows=" << options[d].vectorRows << " tiles="
           << testing::PrintToString(std::vector<int64_t>(
                  options[d].tileSizes.begin(), options[d].tileSizes.end()))
           << " fromSchedule=" << result.fromSchedule
