@@ -198,10 +198,10 @@ bool LoopVectorizer::analyseInstruction(ir::Instruction &inst) {
   llvm::ArrayRef<ir::Value *> operands = inst.getOperands();
   bool uniform = llvm::all_of(
       operands, [&](ir::Value *value) { return isUniform(value); });
-  if (uniform && inst.getDescriptor().isPure)
-    return true;
   if (inst.getNumResults() != 1)
     return false;
+  if (uniform && inst.getDescriptor().isPure)
+    return true;
   ir::Value *result = inst.getResult(0);
   // Index arithmetic that moves with the iterator: i + c, c + i, i - c.
   if (result->getType() == body.getParameter(0)->getType()) {
@@ -297,9 +297,7 @@ ir::Value *LoopVectorizer::clone(ir::Instruction &inst,
   copy->setOperands(operands, inst.getOperandSegmentSizes());
   for (unsigned i = 0, e = inst.getNumProperties(); i < e; ++i)
     copy->setProperty(i, inst.getProperty(i));
-  ir::Value *result =
-      resultType ? copy->addResult(resultType, inst.getResult(0)->getLoc())
-                 : nullptr;
+  ir::Value *result = copy->addResult(resultType, inst.getResult(0)->getLoc());
   b.insert(std::move(copy));
   return result;
 }
@@ -337,12 +335,12 @@ void LoopVectorizer::emitVectorBody(LoweringBuilder &b,
       b.create<ir::YieldInst>(inst.getLoc(), values);
       continue;
     }
-    ir::Value *result = inst.getNumResults() ? inst.getResult(0) : nullptr;
-    if (!result || shapeOf(result) != Shape::Varying) {
+    // Every other instruction has one result (analyse checked).
+    ir::Value *result = inst.getResult(0);
+    if (shapeOf(result) != Shape::Varying) {
       // Uniform or index arithmetic: the scalar instruction, once per
       // vector iteration.
-      map[result] =
-          clone(inst, operands, result ? result->getType() : nullptr, b);
+      map[result] = clone(inst, operands, result->getType(), b);
       continue;
     }
     for (auto [operand, original] : llvm::zip(operands, inst.getOperands()))
