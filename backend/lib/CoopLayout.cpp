@@ -25,7 +25,7 @@ static unsigned getMaxPartWidth(ScalarKind kind) {
 }
 
 CoopLayout CoopLayout::get(int64_t rows, int64_t cols, ScalarKind kind,
-                           unsigned subgroupSize) {
+                           unsigned subgroupSize, bool overlapTail) {
   CoopLayout layout;
   layout.blocks =
       static_cast<unsigned>((rows + subgroupSize - 1) / subgroupSize);
@@ -43,6 +43,17 @@ CoopLayout CoopLayout::get(int64_t rows, int64_t cols, ScalarKind kind,
     layout.starts.push_back(start);
     start += width;
   }
+  // Whole vectors of the widest width that fits, the last one moved back
+  // to end at the last row, when that takes fewer parts.
+  unsigned widest = layout.widths.front();
+  unsigned vectors = (layout.blocks + widest - 1) / widest;
+  if (overlapTail && widest > 1 && vectors < layout.widths.size()) {
+    layout.widths.assign(vectors, widest);
+    layout.starts.clear();
+    for (unsigned part = 0; part + 1 < vectors; ++part)
+      layout.starts.push_back(part * widest);
+    layout.starts.push_back(layout.blocks - widest);
+  }
   return layout;
 }
 
@@ -55,6 +66,13 @@ std::pair<unsigned, unsigned> CoopLayout::locate(unsigned k) const {
 
 void CoopLayout::print(llvm::raw_ostream &os) const {
   os << cols << " x [";
-  llvm::interleaveComma(widths, os);
+  unsigned end = 0;
+  for (unsigned part = 0; part < widths.size(); ++part) {
+    os << (part ? ", " : "") << widths[part];
+    // An overlapping part says where it starts.
+    if (starts[part] != end)
+      os << "@" << starts[part];
+    end = starts[part] + widths[part];
+  }
   os << "]";
 }

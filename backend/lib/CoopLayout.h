@@ -14,6 +14,15 @@
 // kinds; f16/bf16, complex and small integers stay scalar). With S > 1 the
 // components of a column are S rows apart and every part is a scalar.
 //
+// Where the greedy split would need more parts than whole vectors do, the
+// layout may instead end a column with a vector that overlaps the one
+// before it (30 rows: 16 at row 0 and 16 at row 14, not 16 + 8 + 4 + 2):
+// half the instructions for a gemm tile of 30 rows. The components in both
+// parts hold the same value, so loads, stores (written twice, alike) and
+// component-wise arithmetic need no change; an instruction that sets one
+// component, or one that exposes the parts themselves
+// (`cooperative_matrix_part`/`from_parts`), needs the greedy layout.
+//
 //===----------------------------------------------------------------------===//
 #ifndef COMPREHEND_BACKEND_COOPLAYOUT_H
 #define COMPREHEND_BACKEND_COOPLAYOUT_H
@@ -46,8 +55,9 @@ struct CoopLayout {
 
   /// The layout of a \p rows x \p cols coopmatrix of \p kind on subgroup
   /// size \p subgroupSize (see the file comment).
+  /// \p overlapTail allows the overlapping last part (see above).
   static CoopLayout get(int64_t rows, int64_t cols, ir::ScalarKind kind,
-                        unsigned subgroupSize);
+                        unsigned subgroupSize, bool overlapTail = false);
 
   unsigned getPartsPerColumn() const { return widths.size(); }
   unsigned getNumParts() const { return widths.size() * cols; }
@@ -56,14 +66,16 @@ struct CoopLayout {
   unsigned getWidth(unsigned part) const {
     return widths[part % widths.size()];
   }
-  /// The part holding component \p k and the lane within that part.
+  /// The part holding component \p k and the lane within that part (the
+  /// last such part where parts overlap).
   std::pair<unsigned, unsigned> locate(unsigned k) const;
   bool operator==(const CoopLayout &other) const {
     return blocks == other.blocks && cols == other.cols &&
-           widths == other.widths;
+           widths == other.widths && starts == other.starts;
   }
   /// `<cols> x [w0, w1, ...]`, e.g. `8 x [16]` for a 16x8 f32 matrix on one
-  /// lane: one part list per column.
+  /// lane: one part list per column; an overlapping part shows its start
+  /// (`8 x [16, 16@14]` for 30 rows).
   void print(llvm::raw_ostream &os) const;
 };
 

@@ -500,6 +500,7 @@ LogicalResult comprehend::backend::splitCoopMatricesIntoParts(
     ir::Function &function, unsigned subgroupSize, const CoreInfo &core,
     DiagnosticEngine &diags) {
   PartSplitter splitter(function.getContext(), subgroupSize, core, diags);
+  splitter.fixLayouts(function.getBody());
   splitter.run(function.getBody());
   while (splitter.removeUnused(function.getBody()))
     ;

@@ -10,7 +10,23 @@ using namespace comprehend::backend;
 
 CoopLayout PartBuilder::layoutOf(const ir::CoopMatrixType *type) const {
   return CoopLayout::get(type->getRows(), type->getCols(),
-                         type->getComponentKind(), subgroupSize);
+                         type->getComponentKind(), subgroupSize,
+                         /*overlapTail=*/!greedyLayout.contains(type));
+}
+
+void PartBuilder::fixLayouts(ir::Region &region) {
+  for (ir::Instruction &inst : region) {
+    if (auto part = llvm::dyn_cast<ir::CooperativeMatrixPartInst>(&inst))
+      greedyLayout.insert(coopOf(part.getMat()));
+    else if (auto whole =
+                 llvm::dyn_cast<ir::CooperativeMatrixFromPartsInst>(&inst))
+      greedyLayout.insert(coopOf(whole.getResult()));
+    else if (auto insert =
+                 llvm::dyn_cast<ir::CooperativeMatrixInsertInst>(&inst))
+      greedyLayout.insert(coopOf(insert.getResult()));
+    for (ir::Region *nested : inst.getRegions())
+      fixLayouts(*nested);
+  }
 }
 
 const ir::Type *PartBuilder::partType(ir::ScalarKind kind,

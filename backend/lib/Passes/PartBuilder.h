@@ -20,6 +20,7 @@
 #include "comprehend/ir/Instructions.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <array>
 
@@ -41,6 +42,10 @@ public:
   unsigned getSubgroupSize() const { return subgroupSize; }
 
   CoopLayout layoutOf(const ir::CoopMatrixType *type) const;
+  /// Keeps the greedy layout (no overlapping tail, CoopLayout.h) for the
+  /// coopmatrix types of \p region whose parts are exposed or whose single
+  /// components are set; call before splitting.
+  void fixLayouts(ir::Region &region);
   /// A number of \p kind for width 1, else a vector of \p width.
   const ir::Type *partType(ir::ScalarKind kind, unsigned width) const;
   /// The parts of coopmatrix \p value (split before its users).
@@ -88,6 +93,8 @@ protected:
   ir::Context &ctx;
   ir::Builder b;
   unsigned subgroupSize;
+  /// The types that keep the greedy layout (fixLayouts).
+  llvm::DenseSet<const ir::CoopMatrixType *> greedyLayout;
   /// The parts of each coopmatrix value split so far.
   llvm::DenseMap<ir::Value *, Parts> parts;
   /// subgroup_local_id as an index, by the parallel region it is made at

@@ -29,6 +29,35 @@ TEST(CoopLayoutTest, OneLaneHoldsColumnsAsVectorsLargestFirst) {
   EXPECT_EQ(print(CoopLayout::get(16, 1, ScalarKind::I64, 1)), "1 x [8, 8]");
 }
 
+TEST(CoopLayoutTest, AnOverlappingTailSavesParts) {
+  // 30 rows: two whole vectors, the second from row 14, instead of
+  // 16 + 8 + 4 + 2.
+  CoopLayout layout = CoopLayout::get(30, 8, ScalarKind::F32, 1, true);
+  EXPECT_EQ(print(layout), "8 x [16, 16@14]");
+  EXPECT_EQ(layout.blocks, 30u);
+  EXPECT_EQ(layout.getNumParts(), 16u);
+  // A row in both parts is found in the last one.
+  EXPECT_EQ(layout.locate(13), std::make_pair(0u, 13u));
+  EXPECT_EQ(layout.locate(14), std::make_pair(1u, 0u));
+  EXPECT_EQ(layout.locate(29), std::make_pair(1u, 15u));
+  EXPECT_EQ(layout.locate(30), std::make_pair(2u, 0u));
+  EXPECT_EQ(print(CoopLayout::get(7, 1, ScalarKind::I32, 1, true)),
+            "1 x [4, 4@3]");
+  EXPECT_EQ(print(CoopLayout::get(30, 1, ScalarKind::F64, 1, true)),
+            "1 x [8, 8, 8, 8@22]");
+  // Only where it takes fewer parts: not for 9 (8 + 1) or 56 rows
+  // (16 * 3 + 8), nor on lanes of a subgroup, nor for scalar kinds.
+  EXPECT_EQ(print(CoopLayout::get(9, 1, ScalarKind::F32, 1, true)),
+            "1 x [8, 1]");
+  EXPECT_EQ(print(CoopLayout::get(56, 1, ScalarKind::F32, 1, true)),
+            "1 x [16, 16, 16, 8]");
+  EXPECT_TRUE(CoopLayout::get(30, 8, ScalarKind::F32, 16, true).isScalar());
+  EXPECT_EQ(print(CoopLayout::get(3, 1, ScalarKind::F16, 1, true)),
+            "1 x [1, 1, 1]");
+  EXPECT_FALSE(CoopLayout::get(30, 8, ScalarKind::F32, 1, true) ==
+               CoopLayout::get(30, 8, ScalarKind::F32, 1));
+}
+
 TEST(CoopLayoutTest, ConvertedComplexAndSmallKindsStayScalar) {
   for (ScalarKind kind : {ScalarKind::F16, ScalarKind::BF16, ScalarKind::C32,
                           ScalarKind::C64, ScalarKind::I8, ScalarKind::I16}) {
