@@ -60,14 +60,16 @@ void tc::printRangesJson(llvm::raw_ostream &os, const Def &def,
         const poly::TensorShape &shape = it->second;
         json.attributeObject(output.name.name, [&] {
           json.attributeArray("symbolic", [&] {
-            for (const std::string &extent : shape.symbolicExtent)
-              json.value(extent);
+            for (const poly::IndexExpr &extent : shape.extentExprs)
+              json.value(extent.str());
           });
-          if (llvm::any_of(shape.symbolicLo,
-                           [](const std::string &lo) { return lo != "0"; }))
+          if (llvm::any_of(shape.loExprs, [](const poly::IndexExpr &lo) {
+                return lo.getKind() != poly::IndexExpr::Kind::Constant ||
+                       lo.getValue() != 0;
+              }))
             json.attributeArray("offset", [&] {
-              for (const std::string &lo : shape.symbolicLo)
-                json.value(lo);
+              for (const poly::IndexExpr &lo : shape.loExprs)
+                json.value(lo.str());
             });
           if (llvm::all_of(shape.extent, [](const auto &extent) {
                 return extent.has_value();
@@ -100,8 +102,8 @@ void tc::printRangesJson(llvm::raw_ostream &os, const Def &def,
             for (const poly::VarRange &range : stmt.ranges.ranges)
               json.attributeObject(range.var, [&] {
                 json.attributeArray("symbolic", [&] {
-                  json.value(range.symbolicLo);
-                  json.value(range.symbolicHi);
+                  json.value(range.loExpr.str());
+                  json.value(range.hiExpr.str());
                 });
                 if (range.lo && range.hi) {
                   json.attribute("lo", *range.lo);

@@ -4,135 +4,11 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 
-#include <cctype>
-
 using namespace comprehend;
 using namespace comprehend::tc;
 using poly::IndexExpr;
 
-//===----------------------------------------------------------------------===//
-// Printed bounds back to IndexExprs
-//===----------------------------------------------------------------------===//
-
 namespace {
-
-/// Recursive descent over `+ - *`, `floord/min/max(a, b)`, `(e)/d`,
-/// integers and names: the forms the polyhedral printer emits.
-class BoundParser {
-public:
-  explicit BoundParser(llvm::StringRef text) : text(text) {}
-
-  std::optional<IndexExpr> parse() {
-    std::optional<IndexExpr> expr = parseSum();
-    skipSpace();
-    if (!expr || !text.empty())
-      return std::nullopt;
-    return expr;
-  }
-
-private:
-  void skipSpace() { text = text.ltrim(); }
-  bool consume(llvm::StringRef token) {
-    skipSpace();
-    return text.consume_front(token);
-  }
-
-  std::optional<IndexExpr> parseSum() {
-    std::optional<IndexExpr> lhs = parseProduct();
-    while (lhs) {
-      IndexExpr::Kind kind;
-      if (consume("+"))
-        kind = IndexExpr::Kind::Add;
-      else if (consume("-"))
-        kind = IndexExpr::Kind::Sub;
-      else
-        return lhs;
-      std::optional<IndexExpr> rhs = parseProduct();
-      if (!rhs)
-        return std::nullopt;
-      lhs = IndexExpr::binary(kind, std::move(*lhs), std::move(*rhs));
-    }
-    return lhs;
-  }
-
-  std::optional<IndexExpr> parseProduct() {
-    std::optional<IndexExpr> lhs = parseUnary();
-    while (lhs) {
-      IndexExpr::Kind kind;
-      if (consume("*"))
-        kind = IndexExpr::Kind::Mul;
-      else if (consume("/"))
-        kind = IndexExpr::Kind::FloorDiv;
-      else
-        return lhs;
-      std::optional<IndexExpr> rhs = parseUnary();
-      if (!rhs)
-        return std::nullopt;
-      lhs = IndexExpr::binary(kind, std::move(*lhs), std::move(*rhs));
-    }
-    return lhs;
-  }
-
-  std::optional<IndexExpr> parseUnary() {
-    if (consume("-")) {
-      std::optional<IndexExpr> operand = parseUnary();
-      if (!operand)
-        return std::nullopt;
-      return IndexExpr::neg(std::move(*operand));
-    }
-    return parsePrimary();
-  }
-
-  std::optional<IndexExpr> parsePrimary() {
-    skipSpace();
-    if (consume("(")) {
-      std::optional<IndexExpr> inner = parseSum();
-      if (!inner || !consume(")"))
-        return std::nullopt;
-      return inner;
-    }
-    if (!text.empty() && std::isdigit(static_cast<unsigned char>(text[0]))) {
-      size_t length = 0;
-      while (length < text.size() &&
-             std::isdigit(static_cast<unsigned char>(text[length])))
-        ++length;
-      int64_t value = 0;
-      if (text.take_front(length).getAsInteger(10, value))
-        return std::nullopt;
-      text = text.drop_front(length);
-      return IndexExpr::constant(value);
-    }
-    size_t length = 0;
-    while (length < text.size() &&
-           (std::isalnum(static_cast<unsigned char>(text[length])) ||
-            text[length] == '_'))
-      ++length;
-    if (length == 0)
-      return std::nullopt;
-    llvm::StringRef name = text.take_front(length);
-    text = text.drop_front(length);
-    std::optional<IndexExpr::Kind> call;
-    if (name == "floord")
-      call = IndexExpr::Kind::FloorDiv;
-    else if (name == "min")
-      call = IndexExpr::Kind::Min;
-    else if (name == "max")
-      call = IndexExpr::Kind::Max;
-    if (!call)
-      return IndexExpr::param(name);
-    if (!consume("("))
-      return std::nullopt;
-    std::optional<IndexExpr> lhs = parseSum();
-    if (!lhs || !consume(","))
-      return std::nullopt;
-    std::optional<IndexExpr> rhs = parseSum();
-    if (!rhs || !consume(")"))
-      return std::nullopt;
-    return IndexExpr::binary(*call, std::move(*lhs), std::move(*rhs));
-  }
-
-  llvm::StringRef text;
-};
 
 /// \p expr with every parameter replaced by its value in \p values
 /// (parameters without a value stay).
@@ -149,6 +25,10 @@ IndexExpr substitute(const IndexExpr &expr,
     return expr;
   case IndexExpr::Kind::Neg:
     return IndexExpr::neg(substitute(expr.getOperands()[0], values));
+  case IndexExpr::Kind::Select:
+    return IndexExpr::select(substitute(expr.getOperands()[0], values),
+                             substitute(expr.getOperands()[1], values),
+                             substitute(expr.getOperands()[2], values));
   default:
     return IndexExpr::binary(expr.getKind(),
                              substitute(expr.getOperands()[0], values),
@@ -191,6 +71,12 @@ std::optional<int64_t> evaluate(const IndexExpr &expr,
     if (std::optional<int64_t> v = evaluate(expr.getOperands()[0], sizes))
       return -*v;
     return std::nullopt;
+  case IndexExpr::Kind::Select: {
+    std::optional<int64_t> condition = evaluate(expr.getOperands()[0], sizes);
+    if (!condition)
+      return std::nullopt;
+    return evaluate(expr.getOperands()[*condition ? 1 : 2], sizes);
+  }
   default:
     break;
   }
@@ -217,6 +103,16 @@ std::optional<int64_t> evaluate(const IndexExpr &expr,
     return std::min(*a, *b);
   case IndexExpr::Kind::Max:
     return std::max(*a, *b);
+  case IndexExpr::Kind::Eq:
+    return *a == *b;
+  case IndexExpr::Kind::Le:
+    return *a <= *b;
+  case IndexExpr::Kind::Ge:
+    return *a >= *b;
+  case IndexExpr::Kind::And:
+    return *a && *b;
+  case IndexExpr::Kind::Or:
+    return *a || *b;
   default:
     return std::nullopt;
   }
@@ -252,17 +148,9 @@ public:
     if (info && info->role == TensorInfo::Role::Input && info->declared)
       return dimOf(info->declared->dims[dim]);
     std::optional<poly::TensorShape> shape = inference.getShape(tensor);
-    if (!shape || static_cast<size_t>(dim) >= shape->extent.size())
+    if (!shape || static_cast<size_t>(dim) >= shape->extentExprs.size())
       return IndexExpr::opaque({});
-    if (static_cast<size_t>(dim) < shape->extentExprs.size() &&
-        shape->extentExprs[dim])
-      return *shape->extentExprs[dim];
-    if (std::optional<IndexExpr> parsed =
-            parseBound(shape->symbolicExtent[dim]))
-      return *parsed;
-    if (shape->extent[dim])
-      return IndexExpr::constant(*shape->extent[dim]);
-    return IndexExpr::opaque({});
+    return shape->extentExprs[dim];
   }
 
   IndexExpr toIndexExpr(const Expr &expr) const {
@@ -536,28 +424,11 @@ LogicalResult DefInference::inferCall(const CallStmt &call) {
   for (auto [result, output] :
        llvm::zip(call.getResults(), callee.getOutputs())) {
     const poly::TensorShape &shape = calleeRanges->shapes[output.name.name];
+    // The callee's symbolic extents in the caller's sizes, so the caller's
+    // ranges stay symbolic; the caller's concrete sizes still apply.
     llvm::SmallVector<IndexExpr, 4> extents;
-    for (size_t d = 0; d < shape.symbolicExtent.size(); ++d) {
-      // Prefer the symbolic extent in the caller's sizes, so the caller's
-      // ranges stay symbolic; the caller's concrete sizes still apply.
-      std::optional<IndexExpr> parsed;
-      if (d < shape.extentExprs.size())
-        parsed = shape.extentExprs[d];
-      if (!parsed)
-        parsed = parseBound(shape.symbolicExtent[d]);
-      if (parsed) {
-        extents.push_back(substitute(*parsed, calleeExtents));
-        continue;
-      }
-      if (d < shape.extent.size() && shape.extent[d]) {
-        extents.push_back(IndexExpr::constant(*shape.extent[d]));
-        continue;
-      }
-      return diags.emitError(result.loc)
-             << "cannot express extent '" << shape.symbolicExtent[d] << "' of '"
-             << result.name
-             << "' in the caller's sizes; give the sizes with --sizes";
-    }
+    for (const IndexExpr &extent : shape.extentExprs)
+      extents.push_back(substitute(extent, calleeExtents));
     inference.declareInput(result.name, extents);
   }
   return success();
@@ -569,8 +440,4 @@ std::optional<DefRanges> tc::inferRanges(const Program &program, const Def &def,
                                          const llvm::StringMap<int64_t> &sizes,
                                          DiagnosticEngine &diags) {
   return DefInference(program, def, sizes, diags).run();
-}
-
-std::optional<IndexExpr> tc::parseBound(llvm::StringRef text) {
-  return BoundParser(text).parse();
 }

@@ -42,6 +42,16 @@ IndexExpr IndexExpr::neg(IndexExpr operand) {
   return expr;
 }
 
+IndexExpr IndexExpr::select(IndexExpr condition, IndexExpr ifTrue,
+                            IndexExpr ifFalse) {
+  IndexExpr expr;
+  expr.kind = Kind::Select;
+  expr.operands.push_back(std::move(condition));
+  expr.operands.push_back(std::move(ifTrue));
+  expr.operands.push_back(std::move(ifFalse));
+  return expr;
+}
+
 IndexExpr IndexExpr::opaque(llvm::ArrayRef<std::string> variables) {
   IndexExpr expr;
   expr.kind = Kind::Opaque;
@@ -69,18 +79,62 @@ llvm::SmallVector<std::string, 4> IndexExpr::getVariables() const {
   return result;
 }
 
+bool IndexExpr::hasSelect() const {
+  return kind == Kind::Select ||
+         llvm::any_of(operands,
+                      [](const IndexExpr &op) { return op.hasSelect(); });
+}
+
+/// C's precedence, higher binds tighter.
 static int precedence(IndexExpr::Kind kind) {
   switch (kind) {
+  case IndexExpr::Kind::Select:
+    return 1;
+  case IndexExpr::Kind::Or:
+    return 2;
+  case IndexExpr::Kind::And:
+    return 3;
+  case IndexExpr::Kind::Eq:
+    return 4;
+  case IndexExpr::Kind::Le:
+  case IndexExpr::Kind::Ge:
+    return 5;
   case IndexExpr::Kind::Add:
   case IndexExpr::Kind::Sub:
-    return 1;
+    return 6;
   case IndexExpr::Kind::Mul:
   case IndexExpr::Kind::Mod:
-    return 2;
+    return 7;
   case IndexExpr::Kind::Neg:
-    return 3;
+    return 8;
   default:
-    return 4;
+    return 9;
+  }
+}
+
+/// The spelling of an infix operator.
+static const char *infixSpelling(IndexExpr::Kind kind) {
+  switch (kind) {
+  case IndexExpr::Kind::Add:
+    return " + ";
+  case IndexExpr::Kind::Sub:
+    return " - ";
+  case IndexExpr::Kind::Mul:
+    return " * ";
+  case IndexExpr::Kind::Mod:
+    return " % ";
+  case IndexExpr::Kind::Eq:
+    return " == ";
+  case IndexExpr::Kind::Le:
+    return " <= ";
+  case IndexExpr::Kind::Ge:
+    return " >= ";
+  case IndexExpr::Kind::And:
+    return " && ";
+  case IndexExpr::Kind::Or:
+    return " || ";
+  default:
+    return nullptr;
   }
 }
 
@@ -108,16 +162,28 @@ void IndexExpr::print(llvm::raw_ostream &os) const {
   case Kind::Add:
   case Kind::Sub:
   case Kind::Mul:
-  case Kind::Mod: {
-    static constexpr const char *spelling[] = {" + ", " - ", " * ", " % "};
-    int index = kind == Kind::Add   ? 0
-                : kind == Kind::Sub ? 1
-                : kind == Kind::Mul ? 2
-                                    : 3;
+  case Kind::Mod:
+  case Kind::Eq:
+  case Kind::Le:
+  case Kind::Ge:
+  case Kind::And:
+  case Kind::Or: {
+    bool associative = kind == Kind::Add || kind == Kind::Mul ||
+                       kind == Kind::And || kind == Kind::Or;
     int own = precedence(kind);
     printOperand(operands[0], own, false, os);
-    os << spelling[index];
-    printOperand(operands[1], own, kind != Kind::Add && kind != Kind::Mul, os);
+    os << infixSpelling(kind);
+    printOperand(operands[1], own, !associative, os);
+    return;
+  }
+  case Kind::Select: {
+    // Right-associative: `a ? b : c ? d : e` needs no parentheses.
+    int own = precedence(kind);
+    printOperand(operands[0], own, true, os);
+    os << " ? ";
+    printOperand(operands[1], own, true, os);
+    os << " : ";
+    printOperand(operands[2], own, false, os);
     return;
   }
   case Kind::FloorDiv:

@@ -150,6 +150,9 @@ public:
   std::optional<AffineExpr> convert(const IndexExpr &expr) const;
 
 private:
+  /// The set where a condition (Eq, Le, Ge, And, Or) holds.
+  std::optional<isl::set> convertCondition(const IndexExpr &expr) const;
+
   isl::pw_aff constant(int64_t value) const {
     isl_local_space *ls = isl_local_space_from_space(space.copy());
     isl_val *val = isl_val_int_from_si(space.ctx().get(), value);
@@ -195,7 +198,23 @@ AffineConverter::convert(const IndexExpr &expr) const {
     return AffineExpr{variable(isl_dim_set, it - vars.begin()), true};
   }
   case Kind::Opaque:
+  case Kind::Eq:
+  case Kind::Le:
+  case Kind::Ge:
+  case Kind::And:
+  case Kind::Or:
     return std::nullopt;
+  case Kind::Select: {
+    std::optional<isl::set> condition = convertCondition(expr.getOperands()[0]);
+    std::optional<AffineExpr> ifTrue = convert(expr.getOperands()[1]);
+    std::optional<AffineExpr> ifFalse = convert(expr.getOperands()[2]);
+    if (!condition || !ifTrue || !ifFalse)
+      return std::nullopt;
+    isl::pw_aff value =
+        ifTrue->value.intersect_domain(*condition)
+            .union_add(ifFalse->value.subtract_domain(*condition));
+    return AffineExpr{value, false};
+  }
   case Kind::Neg: {
     std::optional<AffineExpr> operand = convert(expr.getOperands()[0]);
     if (!operand)
@@ -240,6 +259,31 @@ AffineConverter::convert(const IndexExpr &expr) const {
   default:
     return std::nullopt;
   }
+}
+
+std::optional<isl::set>
+AffineConverter::convertCondition(const IndexExpr &expr) const {
+  using Kind = IndexExpr::Kind;
+  llvm::ArrayRef<IndexExpr> operands = expr.getOperands();
+  if (expr.getKind() == Kind::And || expr.getKind() == Kind::Or) {
+    std::optional<isl::set> lhs = convertCondition(operands[0]);
+    std::optional<isl::set> rhs = convertCondition(operands[1]);
+    if (!lhs || !rhs)
+      return std::nullopt;
+    return expr.getKind() == Kind::And ? lhs->intersect(*rhs)
+                                       : lhs->unite(*rhs);
+  }
+  if (expr.getKind() != Kind::Eq && expr.getKind() != Kind::Le &&
+      expr.getKind() != Kind::Ge)
+    return std::nullopt;
+  std::optional<AffineExpr> lhs = convert(operands[0]);
+  std::optional<AffineExpr> rhs = convert(operands[1]);
+  if (!lhs || !rhs)
+    return std::nullopt;
+  if (expr.getKind() == Kind::Eq)
+    return lhs->value.eq_set(rhs->value);
+  return expr.getKind() == Kind::Le ? lhs->value.le_set(rhs->value)
+                                    : lhs->value.ge_set(rhs->value);
 }
 
 std::optional<AffineExpr>

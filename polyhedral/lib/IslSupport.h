@@ -3,8 +3,7 @@
 // Private to polyhedral/lib: the only header that includes isl/cpp.h. It holds
 // the RAII owner of an isl_ctx, the max-operations guard, the few isl C calls
 // the C++ bindings lack (each wrapped in one helper that takes and returns
-// isl:: values), the IndexExpr -> isl::pw_aff conversion and the printer that
-// renders piecewise affine bounds as isl-style C text.
+// isl:: values) and the two conversions between IndexExpr and isl::pw_aff.
 //
 // Spaces used throughout:
 //   * parameter space  `[P_0, ..., P_n] -> { : }`: the size variables of a def;
@@ -137,19 +136,16 @@ std::optional<AffineExpr> toAffine(const IndexExpr &expr,
                                    llvm::ArrayRef<std::string> vars);
 
 //===----------------------------------------------------------------------===//
-// Printing and evaluation
+// isl -> IndexExpr, and evaluation
 //===----------------------------------------------------------------------===//
 
-/// Renders \p value (on the parameter space) in isl's C style, simplified
-/// under \p context: `N - K + 1`, `floord(H - KH, 2) + 1`, `min(N, M)`.
-/// Falls back to isl's AST printer (`cond ? a : b`) for other piecewise
-/// functions.
-std::string formatPwAff(const isl::pw_aff &value, const isl::set &context);
-
-/// \p value (on the parameter space) as an IndexExpr over the parameters
-/// when it is affine (with floor divisions) or a min/max of such functions.
-std::optional<IndexExpr> toIndexExpr(const isl::pw_aff &value,
-                                     const isl::set &context);
+/// \p value (on the parameter space), simplified under \p context, as an
+/// IndexExpr over the parameters: `N - K + 1`, `floord(H - KH, 2) + 1`,
+/// `min(N, M)`, and a Select over the pieces (`N <= 4 ? 2 : N - 2`) for a
+/// piecewise function that is neither affine nor a min/max of affine
+/// pieces. toAffine converts the result back to \p value on \p context.
+/// Implemented in BoundTranslation.cpp.
+IndexExpr toIndexExpr(const isl::pw_aff &value, const isl::set &context);
 
 /// The value of \p value at the only point of \p context, if \p context is a
 /// single point inside the domain of \p value.

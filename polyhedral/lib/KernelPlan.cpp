@@ -176,13 +176,13 @@ llvm::Expected<ScheduledStatement> comprehend::poly::makeScheduledStatement(
   result.lhsTensor = stmt.lhsTensor;
   result.lhsIndices = stmt.lhsIndices;
   for (const VarRange &range : ranges.ranges) {
-    if (!range.loExpr || !range.hiExpr)
+    if (range.loExpr.hasSelect() || range.hiExpr.hasSelect())
       return planError("the range of '" + range.var + "' ([" +
-                       range.symbolicLo + ", " + range.symbolicHi +
+                       range.loExpr.str() + ", " + range.hiExpr.str() +
                        ")) has no affine form");
     result.iterators.push_back(range.var);
-    result.lo.push_back(*range.loExpr);
-    result.hi.push_back(*range.hiExpr);
+    result.lo.push_back(range.loExpr);
+    result.hi.push_back(range.hiExpr);
   }
   result.reads = stmt.accesses;
   result.readsLhs = readsLhs;

@@ -33,10 +33,10 @@ using namespace comprehend::poly;
 
 namespace {
 /// The range [lo, hi) of one dimension of a tensor defined by a statement,
-/// as functions on the parameter space, with their printed forms.
+/// as functions on the parameter space and as IndexExprs (for messages).
 struct DimBounds {
   isl::pw_aff lo, hi;
-  std::string loText, hiText;
+  IndexExpr loExpr, hiExpr;
 };
 } // namespace
 
@@ -48,12 +48,9 @@ struct InferenceState {
                  DiagnosticEngine &diags,
                  const llvm::StringMap<int64_t> &sizes);
 
-  /// Prints \p value (on the parameter space) over the size parameters,
-  /// whether or not their values are known.
-  std::string format(const isl::pw_aff &value) const {
-    return formatPwAff(value, symbolicContext);
-  }
-  std::optional<IndexExpr> expression(const isl::pw_aff &value) const {
+  /// \p value (on the parameter space) over the size parameters, whether
+  /// or not their values are known.
+  IndexExpr expression(const isl::pw_aff &value) const {
     return toIndexExpr(value, symbolicContext);
   }
   std::optional<int64_t> evaluate(const isl::pw_aff &value) const {
@@ -228,8 +225,8 @@ void StatementSolver::addConstraints(const TensorAccess &access) {
     for (const DimBounds &bounds : it->second) {
       los.push_back(bounds.lo.insert_domain(space));
       his.push_back(bounds.hi.insert_domain(space));
-      loTexts.push_back(bounds.loText);
-      hiTexts.push_back(bounds.hiText);
+      loTexts.push_back(bounds.loExpr.str());
+      hiTexts.push_back(bounds.hiExpr.str());
     }
   } else if (auto it = impl.inputExtents.find(access.tensor);
              it != impl.inputExtents.end()) {
@@ -443,8 +440,6 @@ std::optional<StatementRanges> StatementSolver::run() {
     VarRange range;
     range.var = var;
     isl::pw_aff hi = solution.max.add_constant(1);
-    range.symbolicLo = impl.format(solution.lo);
-    range.symbolicHi = impl.format(hi);
     range.lo = impl.evaluate(solution.lo);
     range.hi = impl.evaluate(hi);
     range.loExpr = impl.expression(solution.lo);
@@ -465,20 +460,22 @@ void StatementSolver::recordLhs(const StatementRanges &ranges) {
     const Solution &solution = *solutions[dim];
     const VarRange &range = ranges.ranges[dim];
     isl::pw_aff hi = solution.max.add_constant(1);
-    bounds.push_back({solution.lo, hi, range.symbolicLo, range.symbolicHi});
+    bounds.push_back({solution.lo, hi, range.loExpr, range.hiExpr});
 
     isl::pw_aff extent = hi.sub(solution.lo);
-    std::string extentText = impl.format(extent);
-    // A piecewise extent that is neither affine nor a min/max prints as a
-    // conditional; `hi - lo` of the printed bounds reads better.
-    if (extentText.find('?') != std::string::npos)
-      extentText = range.symbolicHi + " - (" + range.symbolicLo + ")";
-    shape.symbolicLo.push_back(range.symbolicLo);
-    shape.symbolicExtent.push_back(std::move(extentText));
+    IndexExpr extentExpr = impl.expression(extent);
+    // A piecewise extent that is neither affine nor a min/max becomes a
+    // select over its pieces; `hi - lo` of the bounds reads better.
+    bool loIsZero = range.loExpr.getKind() == IndexExpr::Kind::Constant &&
+                    range.loExpr.getValue() == 0;
+    if (extentExpr.hasSelect())
+      extentExpr = loIsZero ? range.hiExpr
+                            : IndexExpr::binary(IndexExpr::Kind::Sub,
+                                                range.hiExpr, range.loExpr);
+    shape.loExprs.push_back(range.loExpr);
+    shape.extentExprs.push_back(std::move(extentExpr));
     shape.lo.push_back(range.lo);
     shape.extent.push_back(impl.evaluate(extent));
-    shape.loExprs.push_back(range.loExpr);
-    shape.extentExprs.push_back(impl.expression(extent));
   }
   impl.definedBounds[stmt.lhsTensor] = std::move(bounds);
   impl.shapes[stmt.lhsTensor] = std::move(shape);
@@ -508,17 +505,15 @@ void RangeInference::declareInput(llvm::StringRef tensor,
   impl->definedBounds.erase(tensor);
   TensorShape shape;
   for (const IndexExpr &extent : extents) {
-    shape.symbolicLo.push_back("0");
     shape.lo.push_back(0);
     shape.loExprs.push_back(IndexExpr::constant(0));
-    shape.extentExprs.push_back(extent);
     std::optional<isl::pw_aff> value;
     if (impl->setupError.empty()) {
       try {
         MaxOperationsGuard guard(impl->isl, kDefaultMaxOperations);
         value = impl->toParamFunction(extent);
         if (value) {
-          shape.symbolicExtent.push_back(impl->format(*value));
+          shape.extentExprs.push_back(impl->expression(*value));
           shape.extent.push_back(impl->evaluate(*value));
           continue;
         }
@@ -526,7 +521,7 @@ void RangeInference::declareInput(llvm::StringRef tensor,
         // Fall through: keep the extent as written.
       }
     }
-    shape.symbolicExtent.push_back(extent.str());
+    shape.extentExprs.push_back(extent);
     shape.extent.push_back(std::nullopt);
   }
   impl->shapes[tensor] = std::move(shape);

@@ -203,6 +203,12 @@ ir::Value *ScheduleLowerer::index(const IndexExpr &expr) {
   }
   case Kind::Param:
   case Kind::Opaque:
+  case Kind::Eq:
+  case Kind::Le:
+  case Kind::Ge:
+  case Kind::And:
+  case Kind::Or:
+  case Kind::Select: // Only in inferred bounds, never in isl's AST.
     break;
   }
   return nullptr;

@@ -197,6 +197,22 @@ TEST(KernelPlan, NonAffineRangeIsAnError) {
             "the range of 'i' is not affine in the size variables");
 }
 
+TEST(KernelPlan, PiecewiseInferredRangeIsAnError) {
+  // O(i) = I(3 - i) + I(i): the bounds of i are selects, no loop bounds.
+  Def def{{"N"},
+          {{"I", {P("N")}}},
+          {statement("O", {"i"},
+                     {read("I", {C(3) - V("i")}), read("I", {V("i")})})}};
+  Outcome outcome = infer(def);
+  ASSERT_TRUE(outcome.ok);
+  llvm::Expected<ScheduledStatement> stmt =
+      makeScheduledStatement(def.statements[0], outcome.statements[0], false);
+  ASSERT_FALSE(stmt);
+  EXPECT_EQ(llvm::toString(stmt.takeError()),
+            "the range of 'i' ([N >= 4 ? 0 : 1, N == 3 ? 3 : 4)) has no affine "
+            "form");
+}
+
 TEST(KernelPlan, FromInferredRanges) {
   // pad(h) = I(h - 5); O(h) +=! pad(h + kh) * W(kh): pad's range starts at 5.
   Def def{{"H", "KH"},

@@ -69,12 +69,12 @@ Def conv1d() {
 TEST(RangeInference, Conv1DSymbolic) {
   Outcome outcome = infer(conv1d());
   ASSERT_TRUE(outcome.ok);
-  EXPECT_EQ(outcome.range(0, "k").symbolicLo, "0");
-  EXPECT_EQ(outcome.range(0, "k").symbolicHi, "K");
-  EXPECT_EQ(outcome.range(0, "i").symbolicLo, "0");
-  EXPECT_EQ(outcome.range(0, "i").symbolicHi, "N - K + 1");
+  EXPECT_EQ(outcome.range(0, "k").loExpr.str(), "0");
+  EXPECT_EQ(outcome.range(0, "k").hiExpr.str(), "K");
+  EXPECT_EQ(outcome.range(0, "i").loExpr.str(), "0");
+  EXPECT_EQ(outcome.range(0, "i").hiExpr.str(), "N - K + 1");
   EXPECT_FALSE(outcome.range(0, "i").lo.has_value());
-  EXPECT_EQ(outcome.shapes["O"].symbolicExtent[0], "N - K + 1");
+  EXPECT_EQ(outcome.shapes["O"].extentExprs[0].str(), "N - K + 1");
   EXPECT_TRUE(outcome.diagnostics.empty());
 }
 
@@ -107,8 +107,8 @@ Def stridedConv() {
 TEST(RangeInference, StridedConvolution) {
   Outcome outcome = infer(stridedConv());
   ASSERT_TRUE(outcome.ok);
-  EXPECT_EQ(outcome.range(0, "h").symbolicLo, "0");
-  EXPECT_EQ(outcome.range(0, "h").symbolicHi, "floord(H - KH, 2) + 1");
+  EXPECT_EQ(outcome.range(0, "h").loExpr.str(), "0");
+  EXPECT_EQ(outcome.range(0, "h").hiExpr.str(), "floord(H - KH, 2) + 1");
   checkConcrete(
       stridedConv(), {{"H", {4, 50}}, {"KH", {1, 4}}},
       [](const Sizes &s) {
@@ -126,10 +126,10 @@ TEST(RangeInference, Shift1DHasMinOne) {
           {statement("O", {"i"}, {read("I", {V("i") - 1})})}};
   Outcome outcome = infer(def);
   ASSERT_TRUE(outcome.ok);
-  EXPECT_EQ(outcome.range(0, "i").symbolicLo, "1");
-  EXPECT_EQ(outcome.range(0, "i").symbolicHi, "N + 1");
-  EXPECT_EQ(outcome.shapes["O"].symbolicLo[0], "1");
-  EXPECT_EQ(outcome.shapes["O"].symbolicExtent[0], "N");
+  EXPECT_EQ(outcome.range(0, "i").loExpr.str(), "1");
+  EXPECT_EQ(outcome.range(0, "i").hiExpr.str(), "N + 1");
+  EXPECT_EQ(outcome.shapes["O"].loExprs[0].str(), "1");
+  EXPECT_EQ(outcome.shapes["O"].extentExprs[0].str(), "N");
   checkConcrete(
       def, {{"N", {1, 100}}},
       [](const Sizes &s) {
@@ -157,7 +157,7 @@ TEST(RangeInference, LargeStride) {
           {statement("O", {"i"}, {read("I", {123 * V("i")})})}};
   Outcome outcome = infer(def);
   ASSERT_TRUE(outcome.ok);
-  EXPECT_EQ(outcome.range(0, "i").symbolicHi, "floord(N + 122, 123)");
+  EXPECT_EQ(outcome.range(0, "i").hiExpr.str(), "floord(N + 122, 123)");
   checkConcrete(
       def, {{"N", {1, 1000}}},
       [](const Sizes &s) {
@@ -173,8 +173,8 @@ TEST(RangeInference, Transpose) {
           {statement("O", {"i", "j"}, {read("I", {V("j"), V("i")})})}};
   Outcome outcome = infer(def);
   ASSERT_TRUE(outcome.ok);
-  EXPECT_EQ(outcome.shapes["O"].symbolicExtent[0], "M");
-  EXPECT_EQ(outcome.shapes["O"].symbolicExtent[1], "N");
+  EXPECT_EQ(outcome.shapes["O"].extentExprs[0].str(), "M");
+  EXPECT_EQ(outcome.shapes["O"].extentExprs[1].str(), "N");
 }
 
 TEST(RangeInference, TCASolvesInTwoRounds) {
@@ -185,7 +185,7 @@ TEST(RangeInference, TCASolvesInTwoRounds) {
       {statement("O", {"i"}, {read("I", {V("j"), V("i") + V("j"), V("k")})})}};
   Outcome outcome = infer(def);
   ASSERT_TRUE(outcome.ok);
-  EXPECT_EQ(outcome.range(0, "i").symbolicHi, "-A + B + 1");
+  EXPECT_EQ(outcome.range(0, "i").hiExpr.str(), "-A + B + 1");
   checkConcrete(
       def, {{"A", {1, 10}}, {"B", {10, 30}}, {"C", {1, 5}}},
       [](const Sizes &s) {
@@ -206,9 +206,9 @@ TEST(RangeInference, TCFIntersectsUses) {
                   read("A", {V("i"), V("j"), V("k")})})}};
   Outcome outcome = infer(def);
   ASSERT_TRUE(outcome.ok);
-  EXPECT_EQ(outcome.shapes["O2"].symbolicExtent[0], "min(B0, A1)");
-  EXPECT_EQ(outcome.shapes["O2"].symbolicExtent[1], "min(B1, A2)");
-  EXPECT_EQ(outcome.shapes["O2"].symbolicExtent[2], "B2");
+  EXPECT_EQ(outcome.shapes["O2"].extentExprs[0].str(), "min(B0, A1)");
+  EXPECT_EQ(outcome.shapes["O2"].extentExprs[1].str(), "min(B1, A2)");
+  EXPECT_EQ(outcome.shapes["O2"].extentExprs[2].str(), "B2");
   checkConcrete(
       def,
       {{"B0", {1, 9}},
@@ -293,8 +293,8 @@ TEST(RangeInference, TCCPreconditionIsAWarning) {
   EXPECT_EQ(outcome.firstMessage(Severity::Warning),
             "precondition '0 <= i + j < B' of the read of 'I' is not checked "
             "at run time");
-  EXPECT_EQ(outcome.range(0, "i").symbolicHi, "A");
-  EXPECT_EQ(outcome.range(0, "j").symbolicHi, "C");
+  EXPECT_EQ(outcome.range(0, "i").hiExpr.str(), "A");
+  EXPECT_EQ(outcome.range(0, "j").hiExpr.str(), "C");
 }
 
 TEST(RangeInference, TCCPreconditionProvableUnderSizes) {
@@ -315,10 +315,10 @@ TEST(RangeInference, PartialCopyKeepsWhereMins) {
   Outcome outcome = infer(def);
   ASSERT_TRUE(outcome.ok);
   EXPECT_EQ(outcome.count(Severity::Warning), 0u);
-  EXPECT_EQ(outcome.shapes["O"].symbolicLo[0], "3");
-  EXPECT_EQ(outcome.shapes["O"].symbolicLo[1], "0");
-  EXPECT_EQ(outcome.shapes["O"].symbolicExtent[0], "N - 4");
-  EXPECT_EQ(outcome.shapes["O"].symbolicExtent[1], "M");
+  EXPECT_EQ(outcome.shapes["O"].loExprs[0].str(), "3");
+  EXPECT_EQ(outcome.shapes["O"].loExprs[1].str(), "0");
+  EXPECT_EQ(outcome.shapes["O"].extentExprs[0].str(), "N - 4");
+  EXPECT_EQ(outcome.shapes["O"].extentExprs[1].str(), "M");
 }
 
 TEST(RangeInference, AveragePoolIntersectsBothReads) {
@@ -329,7 +329,7 @@ TEST(RangeInference, AveragePoolIntersectsBothReads) {
                      {read("B", {2 * V("i")}), read("B", {2 * V("i") + 1})})}};
   Outcome outcome = infer(def);
   ASSERT_TRUE(outcome.ok);
-  EXPECT_EQ(outcome.range(0, "i").symbolicHi, "floord(I, 2)");
+  EXPECT_EQ(outcome.range(0, "i").hiExpr.str(), "floord(I, 2)");
   checkConcrete(
       def, {{"I", {2, 101}}},
       [](const Sizes &s) {
@@ -347,8 +347,8 @@ TEST(RangeInference, ConvGradHasNonZeroMin) {
                  {read("d_O", {V("h") - V("kh")}), read("W1", {V("kh")})})}};
   Outcome outcome = infer(def);
   ASSERT_TRUE(outcome.ok);
-  EXPECT_EQ(outcome.shapes["d_I"].symbolicLo[0], "KH - 1");
-  EXPECT_EQ(outcome.shapes["d_I"].symbolicExtent[0], "OH - KH + 1");
+  EXPECT_EQ(outcome.shapes["d_I"].loExprs[0].str(), "KH - 1");
+  EXPECT_EQ(outcome.shapes["d_I"].extentExprs[0].str(), "OH - KH + 1");
 }
 
 TEST(RangeInference, ReadsOfDefinedTensorsUseTheirRanges) {
@@ -361,9 +361,9 @@ TEST(RangeInference, ReadsOfDefinedTensorsUseTheirRanges) {
                {read("pad", {2 * V("h") + V("kh")}), read("W1", {V("kh")})})}};
   Outcome outcome = infer(def);
   ASSERT_TRUE(outcome.ok);
-  EXPECT_EQ(outcome.shapes["pad"].symbolicLo[0], "5");
-  EXPECT_EQ(outcome.shapes["pad"].symbolicExtent[0], "H");
-  EXPECT_EQ(outcome.shapes["tmp"].symbolicLo[0], "3");
+  EXPECT_EQ(outcome.shapes["pad"].loExprs[0].str(), "5");
+  EXPECT_EQ(outcome.shapes["pad"].extentExprs[0].str(), "H");
+  EXPECT_EQ(outcome.shapes["tmp"].loExprs[0].str(), "3");
   checkConcrete(
       def, {{"H", {6, 40}}, {"KH", {1, 4}}},
       [](const Sizes &s) {
@@ -384,8 +384,8 @@ TEST(RangeInference, LaterStatementsOverwriteBounds) {
            statement("X", {"j"}, {read("O", {V("j")})})}};
   Outcome outcome = infer(def);
   ASSERT_TRUE(outcome.ok);
-  EXPECT_EQ(outcome.shapes["O"].symbolicExtent[0], "N - 1");
-  EXPECT_EQ(outcome.range(2, "j").symbolicHi, "N - 1");
+  EXPECT_EQ(outcome.shapes["O"].extentExprs[0].str(), "N - 1");
+  EXPECT_EQ(outcome.range(2, "j").hiExpr.str(), "N - 1");
 }
 
 TEST(RangeInference, GatherIsInferredFromTheIndexTensor) {
@@ -461,7 +461,7 @@ TEST(RangeInference, WhereRangeIsTakenAsGiven) {
                      {where("i", C(0), P("N") + 3)})}};
   Outcome outcome = infer(def);
   ASSERT_TRUE(outcome.ok);
-  EXPECT_EQ(outcome.range(0, "i").symbolicHi, "N + 3");
+  EXPECT_EQ(outcome.range(0, "i").hiExpr.str(), "N + 3");
   EXPECT_EQ(outcome.firstMessage(Severity::Warning),
             "precondition '0 <= i < N' of the read of 'I' is not checked at "
             "run time");
@@ -546,7 +546,7 @@ TEST(RangeInference, FloorDivisionSubscript) {
           {statement("O", {"i"}, {read("I", {floorDiv(V("i"), C(2))})})}};
   Outcome outcome = infer(def);
   ASSERT_TRUE(outcome.ok);
-  EXPECT_EQ(outcome.range(0, "i").symbolicHi, "2 * N");
+  EXPECT_EQ(outcome.range(0, "i").hiExpr.str(), "2 * N");
 }
 
 TEST(RangeInference, ScalarReadsAndConstantExtents) {
@@ -575,14 +575,13 @@ TEST(RangeInference, NonAffineWhereIsAnError) {
 TEST(RangeInference, BoundsAsIndexExprs) {
   Outcome conv = infer(conv1d());
   ASSERT_TRUE(conv.ok);
-  ASSERT_TRUE(conv.range(0, "i").hiExpr);
-  EXPECT_EQ(conv.range(0, "i").hiExpr->str(), "N - K + 1");
-  EXPECT_EQ(conv.range(0, "i").loExpr->str(), "0");
-  EXPECT_EQ(conv.shapes["O"].extentExprs[0]->str(), "N - K + 1");
+  EXPECT_EQ(conv.range(0, "i").hiExpr.str(), "N - K + 1");
+  EXPECT_EQ(conv.range(0, "i").loExpr.str(), "0");
+  EXPECT_EQ(conv.shapes["O"].extentExprs[0].str(), "N - K + 1");
 
   Outcome strided = infer(stridedConv());
   ASSERT_TRUE(strided.ok);
-  EXPECT_EQ(strided.range(0, "h").hiExpr->str(), "floord(H - KH, 2) + 1");
+  EXPECT_EQ(strided.range(0, "h").hiExpr.str(), "floord(H - KH, 2) + 1");
 
   // TCF: a minimum of two sizes.
   Def tcf{{"B0", "A1"},
@@ -590,7 +589,34 @@ TEST(RangeInference, BoundsAsIndexExprs) {
           {statement("O", {"j"}, {read("B", {V("j")}), read("A", {V("j")})})}};
   Outcome min = infer(tcf);
   ASSERT_TRUE(min.ok);
-  EXPECT_EQ(min.range(0, "j").hiExpr->str(), "min(B0, A1)");
+  EXPECT_EQ(min.range(0, "j").hiExpr.str(), "min(B0, A1)");
+}
+
+TEST(RangeInference, PiecewiseBoundsAreSelects) {
+  // O(i) = I(3 - i) + I(i): i in [max(0, 4 - N), min(3, N - 1)], non-empty
+  // only for N >= 3, where isl's bounds are neither affine nor a min/max
+  // of the pieces it keeps.
+  Def def{{"N"},
+          {{"I", {P("N")}}},
+          {statement("O", {"i"},
+                     {read("I", {C(3) - V("i")}), read("I", {V("i")})})}};
+  Outcome outcome = infer(def);
+  ASSERT_TRUE(outcome.ok);
+  const VarRange &i = outcome.range(0, "i");
+  EXPECT_EQ(i.loExpr.str(), "N >= 4 ? 0 : 1");
+  EXPECT_EQ(i.hiExpr.str(), "N == 3 ? 3 : 4");
+  // The extent reads as `hi - lo` rather than a select of its own.
+  EXPECT_EQ(outcome.shapes["O"].extentExprs[0].str(),
+            "(N == 3 ? 3 : 4) - (N >= 4 ? 0 : 1)");
+  checkConcrete(
+      def, {{"N", {3, 20}}},
+      [](const Sizes &s) {
+        int64_t n = s.lookup("N");
+        return ExpectedRanges{
+            {"i",
+             {std::max<int64_t>(0, 4 - n), std::min<int64_t>(3, n - 1) + 1}}};
+      },
+      0);
 }
 
 TEST(RangeInference, Conv2DWithSevenIndices) {
@@ -604,10 +630,12 @@ TEST(RangeInference, Conv2DWithSevenIndices) {
                read("W1", {V("m"), V("c"), V("kh"), V("kw")})})}};
   Outcome outcome = infer(def);
   ASSERT_TRUE(outcome.ok);
-  EXPECT_EQ(outcome.shapes["tmp"].symbolicExtent,
-            (llvm::SmallVector<std::string, 4>{"N", "M", "H - KH + 1",
-                                               "W - KW + 1"}));
-  EXPECT_EQ(outcome.range(0, "c").symbolicHi, "C");
+  llvm::SmallVector<std::string, 4> extents;
+  for (const IndexExpr &extent : outcome.shapes["tmp"].extentExprs)
+    extents.push_back(extent.str());
+  EXPECT_EQ(extents, (llvm::SmallVector<std::string, 4>{"N", "M", "H - KH + 1",
+                                                        "W - KW + 1"}));
+  EXPECT_EQ(outcome.range(0, "c").hiExpr.str(), "C");
   EXPECT_TRUE(outcome.diagnostics.empty());
 }
 
@@ -739,8 +767,8 @@ TEST(RangeInference, InputShapes) {
   inference.declareInput("I", {P("N"), P("K") + 1, C(3)});
   std::optional<TensorShape> shape = inference.getShape("I");
   ASSERT_TRUE(shape);
-  EXPECT_EQ(shape->symbolicExtent[0], "N");
-  EXPECT_EQ(shape->symbolicExtent[1], "K + 1");
+  EXPECT_EQ(shape->extentExprs[0].str(), "N");
+  EXPECT_EQ(shape->extentExprs[1].str(), "K + 1");
   EXPECT_EQ(shape->extent[0], std::nullopt); // K is unknown
   EXPECT_FALSE(inference.getShape("J"));
 }

@@ -47,11 +47,6 @@ std::optional<DefRanges> inferRanges(const Program &program, const Def &def,
                                      const llvm::StringMap<int64_t> &sizes,
                                      DiagnosticEngine &diags);
 
-/// Parses a bound printed by the polyhedral layer (`N - K + 1`,
-/// `floord(H - KH, 2) + 1`, `min(N, M)`) back into an IndexExpr whose names
-/// are parameters. Returns nullopt for text it does not know.
-std::optional<poly::IndexExpr> parseBound(llvm::StringRef text);
-
 } // namespace comprehend::tc
 
 #endif // COMPREHEND_TC_RANGES_H

@@ -6,6 +6,9 @@
 // layer turns the affine ones into isl objects. Anything that is not affine
 // (a tensor read inside a subscript, `%` or `/` by a variable, a product of
 // two variables, ...) is an Opaque node that lists the variables it uses.
+// The polyhedral layer hands inferred bounds back in the same form; a bound
+// that isl gives piecewise (neither affine nor a min/max of affine pieces)
+// is a Select over comparisons of the size parameters.
 //
 //===----------------------------------------------------------------------===//
 #ifndef COMPREHEND_POLYHEDRAL_INDEXEXPR_H
@@ -39,7 +42,14 @@ public:
     Min,
     Max,
     Neg,
-    Opaque ///< not analysable; `names` lists the index variables it uses
+    Opaque, ///< not analysable; `names` lists the index variables it uses
+    // Conditions (1 when true, 0 otherwise), only inside a Select.
+    Eq,
+    Le,
+    Ge,
+    And,
+    Or,
+    Select ///< operands: condition, value if true, value if false
   };
 
   static IndexExpr constant(int64_t value);
@@ -47,6 +57,9 @@ public:
   static IndexExpr var(llvm::StringRef name);
   static IndexExpr binary(Kind kind, IndexExpr lhs, IndexExpr rhs);
   static IndexExpr neg(IndexExpr operand);
+  /// `condition ? ifTrue : ifFalse`.
+  static IndexExpr select(IndexExpr condition, IndexExpr ifTrue,
+                          IndexExpr ifFalse);
   static IndexExpr opaque(llvm::ArrayRef<std::string> variables);
 
   Kind getKind() const { return kind; }
@@ -59,7 +72,12 @@ public:
   /// The index variables this expression uses, each once, in first-use order.
   llvm::SmallVector<std::string, 4> getVariables() const;
 
-  /// Prints in isl's C-like style: `N - K + 1`, `floord(H - KH, 2) + 1`.
+  /// Whether a Select occurs anywhere in this expression: the bound is then
+  /// no loop bound (not affine, nor a min/max of affine functions).
+  bool hasSelect() const;
+
+  /// Prints in isl's C-like style: `N - K + 1`, `floord(H - KH, 2) + 1`,
+  /// `min(N, M)`, `N <= 4 ? 2 : N - 2`.
   void print(llvm::raw_ostream &os) const;
   std::string str() const;
 

@@ -57,8 +57,8 @@ struct ScheduledStatement {
 };
 
 /// The scheduler's view of a statement whose ranges were inferred: every
-/// iterator gets its inferred [lo, hi). Fails when a bound has no
-/// IndexExpr form (see VarRange::loExpr).
+/// iterator gets its inferred [lo, hi). Fails when a bound is piecewise
+/// (a Select; see VarRange::loExpr).
 llvm::Expected<ScheduledStatement>
 makeScheduledStatement(const StatementInfo &stmt, const StatementRanges &ranges,
                        bool readsLhs);

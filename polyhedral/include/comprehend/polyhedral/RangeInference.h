@@ -63,12 +63,11 @@ struct StatementInfo {
 /// The inferred half-open range [lo, hi) of one index variable.
 struct VarRange {
   std::string var;
-  std::string symbolicLo, symbolicHi; ///< isl-style text over the size params
-  std::optional<int64_t> lo, hi;      ///< present when every size is known
-  /// The bounds as expressions of the size parameters (for building loop
-  /// bounds and statement domains); absent for piecewise bounds that are
-  /// neither affine nor a min/max of affine functions.
-  std::optional<IndexExpr> loExpr, hiExpr;
+  /// The bounds over the size parameters, whether or not their values are
+  /// known (printed, they are the `symbolic` bounds of `comprehend ranges`).
+  /// A bound with a Select (IndexExpr::hasSelect) is no loop bound.
+  IndexExpr loExpr, hiExpr;
+  std::optional<int64_t> lo, hi; ///< present when every size is known
 };
 
 struct StatementRanges {
@@ -78,10 +77,9 @@ struct StatementRanges {
 
 /// Shape of a tensor defined by the statements so far, per dimension.
 struct TensorShape {
-  llvm::SmallVector<std::string, 4> symbolicLo, symbolicExtent;
+  /// Over the size parameters, as VarRange's bounds.
+  llvm::SmallVector<IndexExpr, 4> loExprs, extentExprs;
   llvm::SmallVector<std::optional<int64_t>, 4> lo, extent;
-  /// As expressions of the size parameters, where representable.
-  llvm::SmallVector<std::optional<IndexExpr>, 4> loExprs, extentExprs;
 };
 
 /// Range inference for the statements of one def. Holds the isl context.
