@@ -1,10 +1,12 @@
 //===- GemmTiling.cpp - Legal register tiles of the gemm lowering ---------===//
 //
-// The domain a tuner may search for `gemm.rows`, `gemm.cols`, `gemm.k_step`
-// and `gemm.k_block` (see Compiler.h), and the heuristic default.
+// The legal domain of the gemm register tile, which the knobs `gemm.rows`,
+// `gemm.cols`, `gemm.k_step` and `gemm.k_block` (Knobs.h) set, and the
+// heuristic default.
 //
 //===----------------------------------------------------------------------===//
-#include "comprehend/backend/Compiler.h"
+#include "comprehend/backend/GemmTiling.h"
+#include "comprehend/backend/Knobs.h"
 
 #include "llvm/ADT/Twine.h"
 
@@ -75,16 +77,15 @@ std::optional<std::string> comprehend::backend::checkGemmTiling(
         .str();
   };
   if (rows < 0 || rows > kMaxRows)
-    return outOfRange("gemm.rows", rows, kMaxRows);
+    return outOfRange(kGemmRowsKnob, rows, kMaxRows);
   if (cols < 0 || cols > kMaxColsOrKStep)
-    return outOfRange("gemm.cols", cols, kMaxColsOrKStep);
+    return outOfRange(kGemmColsKnob, cols, kMaxColsOrKStep);
   if (kStep < 0 || kStep > kMaxColsOrKStep)
-    return outOfRange("gemm.k_step", kStep, kMaxColsOrKStep);
+    return outOfRange(kGemmKStepKnob, kStep, kMaxColsOrKStep);
   if (tiling.kBlock < 0 || tiling.kBlock > GemmTiling::kMaxKBlock)
-    return outOfRange("gemm.k_block", tiling.kBlock, GemmTiling::kMaxKBlock);
+    return outOfRange(kGemmKBlockKnob, tiling.kBlock, GemmTiling::kMaxKBlock);
   if (rows % sg != 0)
-    return (llvm::Twine("'gemm.rows' must be a multiple of the subgroup "
-                        "size ") +
+    return ("'" + kGemmRowsKnob + "' must be a multiple of the subgroup size " +
             llvm::Twine(sg) + ", but is " + llvm::Twine(rows))
         .str();
   int64_t values = countValues(rows, cols, kStep, sg);

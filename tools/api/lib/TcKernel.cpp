@@ -13,6 +13,10 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+#include <cstring>
+#include <random>
+
 using namespace comprehend;
 using namespace comprehend::api;
 using runtime::makeInputError;
@@ -23,18 +27,6 @@ std::optional<runtime::DType> api::getDType(tc::ScalarType type) {
       type != tc::ScalarType::Int32 && type != tc::ScalarType::Int64)
     return std::nullopt;
   return runtime::toDType(*tc::toIrScalarKind(type));
-}
-
-llvm::StringRef api::getConfigSourceName(ConfigSource source) {
-  switch (source) {
-  case ConfigSource::Default:
-    return "default";
-  case ConfigSource::Given:
-    return "given";
-  case ConfigSource::TuningCache:
-    return "tuning-cache";
-  }
-  return "default";
 }
 
 int64_t api::getNumElements(const tc::LoweredTensor &tensor) {
@@ -75,7 +67,26 @@ llvm::Expected<std::unique_ptr<TcKernel>>
 TcKernel::compile(runtime::Runtime &runtime, const tc::Program &program,
                   const tc::Def &def, const llvm::StringMap<int64_t> &sizes,
                   DiagnosticEngine &diags, const TcKernelOptions &options) {
+  auto source = std::make_shared<Source>();
+  source->program = &program;
+  source->def = &def;
+  source->sourceMgr = &diags.getSourceMgr();
+  source->sizes = sizes;
+  source->options = options;
+  source->options.config.clear();
+  return compile(runtime, std::move(source), diags, options, nullptr);
+}
+
+llvm::Expected<std::unique_ptr<TcKernel>>
+TcKernel::compile(runtime::Runtime &runtime,
+                  std::shared_ptr<const Source> source, DiagnosticEngine &diags,
+                  const TcKernelOptions &options,
+                  const runtime::TuningKey *knownKey) {
+  const tc::Program &program = *source->program;
+  const tc::Def &def = *source->def;
+  const llvm::StringMap<int64_t> &sizes = source->sizes;
   std::unique_ptr<TcKernel> kernel(new TcKernel(runtime));
+  kernel->source = source;
   kernel->entryName = def.getName().name;
   const backend::CoreInfo &core = runtime.getCoreInfo();
 
@@ -85,50 +96,33 @@ TcKernel::compile(runtime::Runtime &runtime, const tc::Program &program,
   if (llvm::Error error =
           applyCompileConfiguration({}, core, defaultLowering, defaultCompile))
     return error;
-  auto defaults = lower(program, def, sizes, diags, defaultLowering);
-  if (!defaults)
-    return defaults.takeError();
-  kernel->key = makeTcTuningKey(*defaults->program, runtime, def.getName().name,
-                                def.getSizeVars(), sizes);
-
-  kernel->config = options.config;
-  kernel->configSource =
-      options.config.empty() ? ConfigSource::Default : ConfigSource::Given;
-  if (options.config.empty() && options.useTuningCache) {
-    runtime::TuningCache cache(options.cachePath.empty()
-                                   ? runtime::TuningCache::getDefaultPath()
-                                   : options.cachePath,
-                               options.warnings);
-    if (std::optional<runtime::TuningRecord> record =
-            cache.lookup(kernel->key)) {
-      kernel->config = record->config;
-      kernel->configSource = ConfigSource::TuningCache;
-      kernel->cachedDefaultMs = record->defaultMs;
-    }
+  std::optional<Lowering> defaults;
+  if (knownKey) {
+    kernel->key = *knownKey;
+  } else {
+    auto lowered = lower(program, def, sizes, diags, defaultLowering);
+    if (!lowered)
+      return lowered.takeError();
+    defaults = std::move(*lowered);
+    kernel->key = makeTcTuningKey(*defaults->program, runtime,
+                                  def.getName().name, def.getSizeVars(), sizes);
   }
 
   tc::LoweringOptions loweringOptions = options.lowering;
   backend::CompileOptions compileOptions = options.compile;
-  if (llvm::Error error = applyCompileConfiguration(
-          kernel->config, core, loweringOptions, compileOptions)) {
-    // A cached configuration that no longer applies (an older compiler's
-    // knobs) is not the user's mistake: fall back to the defaults.
-    if (kernel->configSource != ConfigSource::TuningCache)
-      return error;
-    if (options.warnings)
-      *options.warnings << "warning: ignoring the cached configuration: "
-                        << llvm::toString(std::move(error)) << "\n";
-    else
-      llvm::consumeError(std::move(error));
-    kernel->config.clear();
-    kernel->configSource = ConfigSource::Default;
-    kernel->cachedDefaultMs = 0;
+  if (llvm::Error error = kernel->chooseConfig(
+          options, [&](const runtime::Configuration &config) {
+            return applyCompileConfiguration(config, core, loweringOptions,
+                                             compileOptions);
+          }))
+    return error;
+  if (kernel->config.empty()) {
     loweringOptions = defaultLowering;
     compileOptions = defaultCompile;
   }
 
   Lowering chosen;
-  if (kernel->config.empty()) {
+  if (kernel->config.empty() && defaults) {
     chosen = std::move(*defaults);
   } else {
     auto lowered = lower(program, def, sizes, diags, loweringOptions);
@@ -165,23 +159,134 @@ TcKernel::compile(runtime::Runtime &runtime, const tc::Program &program,
   return kernel;
 }
 
+llvm::Expected<runtime::SearchSpace> TcKernel::getSearchSpace() const {
+  llvm::StringRef firstKernel = lowered.kernels.front().function->getName();
+  auto entry = executable->getEntry(firstKernel);
+  if (!entry)
+    return entry.takeError();
+  const Source &from = *source;
+  TcKnobs knobs;
+  llvm::SourceMgr sourceMgr;
+  DiagnosticEngine quiet(sourceMgr, llvm::nulls());
+  ir::Context ctx;
+  ir::Program defaultLowering(ctx);
+  tc::LoweringOptions lowering = from.options.lowering;
+  backend::CompileOptions compile = from.options.compile;
+  llvm::consumeError(
+      applyCompileConfiguration({}, runtime.getCoreInfo(), lowering, compile));
+  if (tc::lowerDef(*from.program, *from.def, from.sizes, defaultLowering, quiet,
+                   lowering))
+    knobs = findTcKnobs(*from.program, *from.def, from.sizes, lowering,
+                        defaultLowering);
+  return makeTcSearchSpace(knobs, runtime.getCoreInfo(), entry->info);
+}
+
+llvm::Expected<std::unique_ptr<Kernel>>
+TcKernel::recompile(const runtime::Configuration &config) const {
+  std::string messages;
+  llvm::raw_string_ostream os(messages);
+  llvm::SourceMgr scratch;
+  DiagnosticEngine quiet(source->sourceMgr ? *source->sourceMgr : scratch, os);
+  TcKernelOptions options = source->options;
+  options.config = config;
+  options.useTuningCache = false;
+  auto kernel = compile(runtime, source, quiet, options, &key);
+  if (!kernel)
+    return kernel.takeError();
+  return std::unique_ptr<Kernel>(std::move(*kernel));
+}
+
+llvm::Expected<KernelData> TcKernel::makeTuningInputs(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  KernelData inputs;
+  // Inputs and the incoming values of outputs that take one.
+  for (const tc::LoweredTensor &tensor : getTensors()) {
+    if (tensor.role != tc::TensorInfo::Role::Input &&
+        !takesIncomingValue(tensor.name))
+      continue;
+    runtime::DType dtype = *getDType(tensor.type);
+    std::vector<unsigned char> bytes(getSizeInBytes(tensor));
+    size_t size = runtime::getDTypeSize(dtype);
+    for (size_t i = 0; i * size < bytes.size(); ++i) {
+      double value = dist(rng);
+      // Small non-negative integers can index other tensors (gather).
+      if (dtype == runtime::DType::I32) {
+        int32_t v = static_cast<int32_t>(std::floor(1.5 * (value + 1)));
+        std::memcpy(&bytes[i * size], &v, size);
+      } else if (dtype == runtime::DType::I64) {
+        int64_t v = static_cast<int64_t>(std::floor(1.5 * (value + 1)));
+        std::memcpy(&bytes[i * size], &v, size);
+      } else if (dtype == runtime::DType::F32) {
+        float v = static_cast<float>(value);
+        std::memcpy(&bytes[i * size], &v, size);
+      } else {
+        std::memcpy(&bytes[i * size], &value, size);
+      }
+    }
+    inputs.emplace_back(tensor.name, std::move(bytes));
+  }
+  return inputs;
+}
+
+llvm::Expected<std::vector<KernelOutput>>
+TcKernel::runOnInputs(const KernelData &inputs) {
+  for (const auto &[name, bytes] : inputs)
+    if (llvm::Error error = write(name, bytes.data(), bytes.size()))
+      return error;
+  for (const tc::LoweredTensor &tensor : getTensors())
+    if (tensor.role != tc::TensorInfo::Role::Input &&
+        !takesIncomingValue(tensor.name))
+      if (llvm::Error error = fill(tensor.name, 0xff))
+        return error;
+  auto timing = run(1);
+  if (!timing)
+    return timing.takeError();
+  std::vector<KernelOutput> outputs;
+  for (const tc::LoweredTensor &tensor : getTensors()) {
+    if (tensor.role != tc::TensorInfo::Role::Output)
+      continue;
+    KernelOutput &output = outputs.emplace_back();
+    output.name = "'" + tensor.name + "'";
+    output.dtype = *getDType(tensor.type);
+    output.bytes.resize(getSizeInBytes(tensor));
+    if (llvm::Error error =
+            read(tensor.name, output.bytes.data(), output.bytes.size()))
+      return error;
+  }
+  return outputs;
+}
+
 llvm::Expected<std::unique_ptr<TcKernel>> TcKernel::compileText(
     runtime::Runtime &runtime, llvm::StringRef source, llvm::StringRef entry,
     const llvm::StringMap<int64_t> &sizes, const TcKernelOptions &options,
     llvm::StringRef bufferName) {
-  llvm::SourceMgr sourceMgr;
+  // The kernel keeps the program for `recompile`.
+  struct Owned {
+    llvm::SourceMgr sourceMgr;
+    std::unique_ptr<tc::Program> program;
+  };
+  auto owned = std::make_shared<Owned>();
   std::string messages;
   llvm::raw_string_ostream os(messages);
-  DiagnosticEngine diags(sourceMgr, os);
-  unsigned bufferId = sourceMgr.AddNewSourceBuffer(
+  DiagnosticEngine diags(owned->sourceMgr, os);
+  unsigned bufferId = owned->sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, bufferName), llvm::SMLoc());
-  std::unique_ptr<tc::Program> program = tc::loadProgram(diags, bufferId);
-  if (!program)
+  owned->program = tc::loadProgram(diags, bufferId);
+  if (!owned->program)
     return makeInputError(llvm::StringRef(os.str()).rtrim());
-  const tc::Def *def = tc::findEntry(*program, entry);
+  const tc::Def *def = tc::findEntry(*owned->program, entry);
   if (!def)
     return makeInputError("no def '" + entry + "' in " + bufferName);
-  auto kernel = compile(runtime, *program, *def, sizes, diags, options);
+  auto from = std::make_shared<Source>();
+  from->program = owned->program.get();
+  from->def = def;
+  from->sourceMgr = &owned->sourceMgr;
+  from->sizes = sizes;
+  from->options = options;
+  from->options.config.clear();
+  from->owned = owned;
+  auto kernel = compile(runtime, std::move(from), diags, options, nullptr);
   if (!kernel && diags.hasErrors()) {
     llvm::consumeError(kernel.takeError());
     return makeInputError(llvm::StringRef(os.str()).rtrim());

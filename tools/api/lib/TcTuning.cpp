@@ -1,6 +1,7 @@
 //===- TcTuning.cpp - The tuning knobs of a TC kernel ---------------------===//
 #include "comprehend/api/TcTuning.h"
 
+#include "comprehend/backend/Knobs.h"
 #include "comprehend/ir/Context.h"
 #include "comprehend/ir/Diagnostics.h"
 #include "comprehend/ir/Function.h"
@@ -37,130 +38,34 @@ std::string printProgram(const ir::Program &program) {
   return text;
 }
 
-bool isLaunchParameter(llvm::StringRef name) {
-  return name == runtime::kWorkGroupSize0 || name == runtime::kWorkGroupSize1 ||
-         name == runtime::kSubgroupSize;
-}
-
-constexpr llvm::StringLiteral kBlockRows = "tc.block_rows";
-constexpr llvm::StringLiteral kBlockCols = "tc.block_cols";
-constexpr llvm::StringLiteral kGroupWork = "tc.group_work";
-constexpr llvm::StringLiteral kLocalTemporaries = "tc.local_temporaries";
-constexpr llvm::StringLiteral kSchedule = "tc.schedule";
-constexpr llvm::StringLiteral kFusion = "tc.fusion";
-constexpr llvm::StringLiteral kInnerMapping = "tc.inner_mapping";
-constexpr llvm::StringLiteral kConvGemm = "tc.conv_gemm";
-constexpr llvm::StringLiteral kTileSizes[] = {"tc.tile0", "tc.tile1",
-                                              "tc.tile2"};
-constexpr llvm::StringLiteral kGemmRows = "gemm.rows";
-constexpr llvm::StringLiteral kGemmCols = "gemm.cols";
-constexpr llvm::StringLiteral kGemmKStep = "gemm.k_step";
-constexpr llvm::StringLiteral kGemmKBlock = "gemm.k_block";
-
-int64_t lookupOr(const Configuration &config, llvm::StringRef name,
-                 int64_t fallback) {
-  auto it = config.find(std::string(name));
-  return it == config.end() ? fallback : it->second;
-}
-
-/// The gemm tiling a configuration asks for (0: the compiler's choice).
-backend::GemmTiling getGemmTiling(const Configuration &config) {
-  return backend::GemmTiling{
-      lookupOr(config, kGemmRows, 0), lookupOr(config, kGemmCols, 0),
-      lookupOr(config, kGemmKStep, 0), lookupOr(config, kGemmKBlock, 0)};
-}
-
-/// Why the gemm tiling of `config` is illegal on `core` for the subgroup
-/// size it chooses (else the core's default).
-std::optional<std::string>
-checkGemmConfiguration(const Configuration &config,
-                       const backend::CoreInfo &core) {
-  backend::GemmTiling tiling = getGemmTiling(config);
-  if (tiling == backend::GemmTiling())
-    return std::nullopt;
-  unsigned subgroupSize =
-      static_cast<unsigned>(lookupOr(config, runtime::kSubgroupSize, 0));
-  std::optional<std::string> reason =
-      backend::checkGemmTiling(tiling, core, subgroupSize);
-  if (!reason)
-    return std::nullopt;
-  return "invalid gemm tiling for subgroup size " +
-         std::to_string(subgroupSize ? subgroupSize
-                                     : core.defaultSubgroupSize()) +
-         ": " + *reason;
-}
 } // namespace
 
 llvm::Error api::applyCompileConfiguration(const Configuration &config,
                                            const backend::CoreInfo &core,
                                            tc::LoweringOptions &lowering,
                                            backend::CompileOptions &compile) {
+  // Each name belongs to the backend's table or the lowering's; the first
+  // value out of its knob's range (in name order) is the error.
   for (const auto &[name, value] : config) {
-    if (isLaunchParameter(name)) {
-      if (value < 1)
-        return runtime::makeInputError("'" + name + "' must be positive, not " +
-                                       llvm::Twine(value));
-      continue;
-    }
-    if (name == kFusion) {
-      if (value < 0 || value > 2)
-        return runtime::makeInputError(
-            "'" + name + "' must be 0 (max), 1 (outer) or 2 (none), not " +
-            llvm::Twine(value));
-      continue;
-    }
-    if (name == kLocalTemporaries || name == kSchedule ||
-        name == kInnerMapping || name == kConvGemm) {
-      if (value != 0 && value != 1)
-        return runtime::makeInputError("'" + name + "' must be 0 or 1, not " +
-                                       llvm::Twine(value));
-      continue;
-    }
-    if (name == kBlockRows || name == kBlockCols || name == kGroupWork ||
-        name == kGemmRows || name == kGemmCols || name == kGemmKStep ||
-        name == kGemmKBlock || llvm::is_contained(kTileSizes, name)) {
-      if (value < 0)
-        return runtime::makeInputError(
-            "'" + name + "' must not be negative, not " + llvm::Twine(value));
-      continue;
-    }
-    return runtime::makeInputError("unknown tuning parameter '" + name + "'");
+    std::optional<std::string> outOfRange;
+    if (const backend::BackendKnob *knob = backend::lookupBackendKnob(name))
+      outOfRange = backend::checkKnobRange(*knob, value);
+    else if (const tc::LoweringKnob *knob = tc::lookupLoweringKnob(name))
+      outOfRange = tc::checkKnobRange(*knob, value);
+    else
+      return runtime::makeInputError("unknown tuning parameter '" + name + "'");
+    if (outOfRange)
+      return runtime::makeInputError(*outOfRange);
   }
-  if (std::optional<std::string> reason = checkGemmConfiguration(config, core))
+  if (std::optional<std::string> reason = backend::checkGemmKnobs(config, core))
     return runtime::makeInputError(*reason);
-  compile.gemmTiling = getGemmTiling(config);
-  lowering.blockRows = lookupOr(config, kBlockRows, lowering.blockRows);
-  lowering.blockCols = lookupOr(config, kBlockCols, lowering.blockCols);
-  lowering.groupWork = lookupOr(config, kGroupWork, lowering.groupWork);
-  if (config.count(std::string(kSchedule)))
-    lowering.useSchedule = lookupOr(config, kSchedule, 1) != 0;
-  lowering.innerMapping = lookupOr(config, kInnerMapping, 1) != 0;
+  backend::applyGemmKnobs(config, compile);
+  tc::applyLoweringKnobs(config, core.dedicatedLocalMemory,
+                         core.localMemoryBytes, lowering);
+  // Rows per work-item where work-items run on vectors (CPU cores):
+  // "vector rows" in docs/lowering.md.
   lowering.vectorRows =
       core.defaultSubgroupSize() == 1 && core.nativeVectorWidth > 1 ? 4 : 0;
-  if (config.count(std::string(kConvGemm)))
-    lowering.convAsGemm = lookupOr(config, kConvGemm, 1) != 0;
-  static constexpr poly::FusionStrategy fusions[] = {
-      poly::FusionStrategy::Max, poly::FusionStrategy::KeepOuterParallel,
-      poly::FusionStrategy::None};
-  if (config.count(std::string(kFusion)))
-    lowering.fusion = fusions[lookupOr(config, kFusion, 0)];
-  for (unsigned dim = 0; dim < std::size(kTileSizes); ++dim)
-    if (config.count(std::string(kTileSizes[dim]))) {
-      if (lowering.tileSizes.size() <= dim)
-        lowering.tileSizes.resize(dim + 1, 0);
-      lowering.tileSizes[dim] = lookupOr(config, kTileSizes[dim], 0);
-    }
-  // Temporaries go to local memory (within the lowering's budget and the
-  // core's size) where the core has memory of its own for it, unless the
-  // configuration says otherwise.
-  bool local = lookupOr(config, kLocalTemporaries,
-                        core.dedicatedLocalMemory ? 1 : 0) != 0;
-  lowering.localMemoryBytes =
-      local ? std::min<int64_t>(lowering.localMemoryBytes > 0
-                                    ? lowering.localMemoryBytes
-                                    : tc::LoweringOptions().localMemoryBytes,
-                                core.localMemoryBytes)
-            : 0;
   return llvm::Error::success();
 }
 
@@ -236,87 +141,22 @@ api::makeTcSearchSpace(const TcKnobs &knobs, const backend::CoreInfo &core,
   auto space = runtime::makeWorkGroupSpace(core, defaults);
   if (!space)
     return space.takeError();
-  // The first parameter the space refuses (a bug in this table) is the
-  // error; later ones are skipped.
-  llvm::Error error = llvm::Error::success();
-  auto add = [&](llvm::StringRef name, llvm::ArrayRef<int64_t> values,
-                 int64_t fallback) {
-    if (!error)
-      error = space->addParameter(name, values, fallback);
-  };
-  // 0 is the lowering's own choice, which depends on the problem size.
-  if (knobs.blocks) {
-    const int64_t blocks[] = {0, 32, 64, 128, 256, 512};
-    add(kBlockRows, blocks, 0);
-    add(kBlockCols, blocks, 0);
-  }
-  if (knobs.localTemporaries) {
-    const int64_t onOff[] = {0, 1};
-    add(kLocalTemporaries, onOff, core.dedicatedLocalMemory ? 1 : 0);
-  }
-  if (knobs.convGemm) {
-    const int64_t onOff[] = {0, 1};
-    add(kConvGemm, onOff, knobs.convGemmDefault);
-  }
-  if (knobs.groupWork) {
-    const int64_t work[] = {0, 16, 64, 256, 1024, 4096, 16384, 65536};
-    add(kGroupWork, work, 0);
-  }
-  if (knobs.schedule) {
-    // The mapper's knobs; tc.schedule = 0 keeps the statement-wise
-    // lowering, where the others change nothing. Tile sizes are legal at
-    // any value (clipped to the band's extent); 0 is the mapper's default.
-    const int64_t onOff[] = {0, 1};
-    const int64_t fusions[] = {0, 1, 2};
-    const int64_t tiles[] = {0, 1, 16, 64, 256};
-    add(kSchedule, onOff, knobs.scheduleDefault ? 1 : 0);
-    add(kFusion, fusions, 0);
-    add(kInnerMapping, onOff, 1);
-    for (llvm::StringLiteral tile : llvm::ArrayRef(kTileSizes).take_front(2))
-      add(tile, tiles, 0);
-    // Without the mapper its knobs change nothing: only their defaults are
-    // legal then, so no evaluation is spent on a copy of the same kernel.
-    space->addConstraint(
-        [](const Configuration &config) -> std::optional<std::string> {
-          if (config.at(std::string(kSchedule)) != 0)
-            return std::nullopt;
-          bool atDefaults = config.at(std::string(kFusion)) == 0 &&
-                            config.at(std::string(kInnerMapping)) == 1;
-          for (llvm::StringLiteral tile :
-               llvm::ArrayRef(kTileSizes).take_front(2))
-            atDefaults = atDefaults && config.at(std::string(tile)) == 0;
-          if (atDefaults)
-            return std::nullopt;
-          return std::string("the mapper's knobs need tc.schedule = 1");
-        });
-  }
-  if (knobs.gemm) {
-    // 0 is the compiler's own choice (which depends on the problem sizes),
-    // so the default point is exactly the untuned kernel.
-    // Rows in whole vectors of the core (one to four) or subgroups; the
-    // longest K block is no blocking.
-    llvm::SmallVector<int64_t, 16> rows = {0, 4, 8, 16, 32, 48, 64};
-    for (int64_t factor : {1, 2, 3, 4}) {
-      rows.push_back(factor * core.nativeVectorWidth);
-      for (unsigned size : core.subgroupSizes)
-        rows.push_back(factor * size);
-    }
-    llvm::sort(rows);
-    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
-    const int64_t cols[] = {0, 2, 4, 6, 8, 12, 16};
-    const int64_t kSteps[] = {0, 1, 2, 4, 8, 16};
-    const int64_t kBlocks[] = {
-        0, 32, 64, 128, 256, 512, backend::GemmTiling::kMaxKBlock};
-    add(kGemmRows, rows, 0);
-    add(kGemmCols, cols, 0);
-    add(kGemmKStep, kSteps, 0);
-    add(kGemmKBlock, kBlocks, 0);
-    space->addConstraint([core](const Configuration &config) {
-      return checkGemmConfiguration(config, core);
-    });
-  }
-  if (error)
-    return error;
+  for (const tc::LoweringKnobDomain &knob :
+       tc::getLoweringKnobDomains(knobs, core.dedicatedLocalMemory))
+    if (llvm::Error error =
+            space->addParameter(knob.name, knob.values, knob.defaultValue))
+      return error;
+  if (knobs.schedule)
+    space->addConstraint(tc::checkMapperKnobs);
+  if (!knobs.gemm)
+    return space;
+  for (const backend::KnobDomain &knob : backend::getGemmKnobDomains(core))
+    if (llvm::Error error =
+            space->addParameter(knob.name, knob.values, knob.defaultValue))
+      return error;
+  space->addConstraint([core](const Configuration &config) {
+    return backend::checkGemmKnobs(config, core);
+  });
   return space;
 }
 

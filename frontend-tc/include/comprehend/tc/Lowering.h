@@ -39,6 +39,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <array>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -144,6 +145,78 @@ struct LoweringOptions {
   /// layer norm rows, docs/lowering.md); others 0.
   int64_t vectorRows = 0;
 };
+
+//===----------------------------------------------------------------------===//
+// The lowering's tuning knobs (`tc.*`, docs/tuning.md), one table
+// (LoweringKnobs.cpp): name, the range any value must be in, the values a
+// search tries and the default, and how a configuration sets
+// LoweringOptions.
+//===----------------------------------------------------------------------===//
+
+/// Values of knobs by name (the tuner's runtime::Configuration).
+using KnobValues = std::map<std::string, int64_t>;
+
+/// One knob of the lowering.
+struct LoweringKnob {
+  enum class Range {
+    NonNegative, ///< a size; 0 is the lowering's own choice
+    Flag,        ///< 0 or 1
+    Fusion,      ///< 0 (max), 1 (outer) or 2 (none)
+  };
+  llvm::StringLiteral name;
+  Range range;
+};
+
+/// Every knob of the lowering.
+llvm::ArrayRef<LoweringKnob> getLoweringKnobs();
+/// The knob named \p name, or null.
+const LoweringKnob *lookupLoweringKnob(llvm::StringRef name);
+/// Why \p value is outside the range of \p knob ("'tc.schedule' must be 0
+/// or 1, not 2"), or nothing.
+std::optional<std::string> checkKnobRange(const LoweringKnob &knob,
+                                          int64_t value);
+
+/// Which knobs change a def at its sizes (the tuner searches only those),
+/// and the default of those whose default is a cost rule's choice.
+struct LoweringKnobUse {
+  /// A BLAS statement the lowering spreads over work-groups by blocks.
+  bool blocks = false;
+  /// A loop statement whose last group dimension is tiled.
+  bool groupWork = false;
+  /// A temporary that may live in local memory.
+  bool localTemporaries = false;
+  /// A convolution that may be lowered to gemms over views (tc.conv_gemm),
+  /// and whether the default lowering does.
+  bool convGemm = false;
+  bool convGemmDefault = false;
+  /// A def the mapper lowers from its isl schedule (`tc.schedule` and the
+  /// mapping knobs), and whether the default lowering does.
+  bool schedule = false;
+  bool scheduleDefault = false;
+};
+
+/// The values a search tries for one knob, and its default.
+struct LoweringKnobDomain {
+  llvm::StringLiteral name;
+  llvm::SmallVector<int64_t, 8> values;
+  int64_t defaultValue = 0;
+};
+
+/// The domains of the knobs \p use marks, in search order; local
+/// temporaries default to on where the core has \p dedicatedLocalMemory.
+llvm::SmallVector<LoweringKnobDomain, 8>
+getLoweringKnobDomains(const LoweringKnobUse &use, bool dedicatedLocalMemory);
+/// Why a configuration of the mapper's knobs is not worth compiling: away
+/// from their defaults they change nothing without `tc.schedule` = 1. Only
+/// for configurations that name every knob of the mapper.
+std::optional<std::string> checkMapperKnobs(const KnobValues &values);
+
+/// Sets the options named by the `tc.*` knobs of \p values (their ranges
+/// checked before). Temporaries go to local memory, within the options'
+/// budget and \p localMemoryBytes, where \p dedicatedLocalMemory, unless
+/// `tc.local_temporaries` says otherwise.
+void applyLoweringKnobs(const KnobValues &values, bool dedicatedLocalMemory,
+                        int64_t localMemoryBytes, LoweringOptions &options);
 
 /// Prints the mapped schedule of \p def (`compile --emit schedule`): isl's
 /// schedule tree with the mapping marks, isl's AST and the AST the lowering

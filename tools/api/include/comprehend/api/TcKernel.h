@@ -34,6 +34,7 @@
 #ifndef COMPREHEND_API_TCKERNEL_H
 #define COMPREHEND_API_TCKERNEL_H
 
+#include "comprehend/api/Kernel.h"
 #include "comprehend/api/TcTuning.h"
 #include "comprehend/backend/Compiler.h"
 #include "comprehend/ir/Context.h"
@@ -55,6 +56,7 @@
 
 namespace llvm {
 class raw_ostream;
+class SourceMgr;
 } // namespace llvm
 
 namespace comprehend {
@@ -79,31 +81,13 @@ int64_t getNumElements(const tc::LoweredTensor &tensor);
 /// output before reading it.
 llvm::SmallVector<std::string, 2> getIncomingOutputs(const tc::Def &def);
 
-/// How a TcKernel is compiled.
-struct TcKernelOptions {
-  /// Values of tuning parameters (docs/tuning.md); a parameter it does not
-  /// name keeps its default. An unknown name or an illegal value is an input
-  /// error.
-  runtime::Configuration config;
-  /// With an empty `config`: take the configuration from the tuning cache
-  /// when it has one for this def, sizes and device.
-  bool useTuningCache = true;
-  /// The tuning cache file; empty: runtime::TuningCache::getDefaultPath().
-  std::string cachePath;
-  /// Where warnings go (a corrupt cache file, a cached configuration that no
-  /// longer applies); null: dropped.
-  llvm::raw_ostream *warnings = nullptr;
-  /// Base options of the lowering and the backend, which `config` refines.
+/// How a TcKernel is compiled: KernelOptions, and the lowering's base
+/// options, which `config` refines.
+struct TcKernelOptions : KernelOptions {
   tc::LoweringOptions lowering;
-  backend::CompileOptions compile;
 };
 
-/// Where the configuration of a TcKernel came from.
-enum class ConfigSource { Default, Given, TuningCache };
-/// "default", "given" or "tuning-cache".
-llvm::StringRef getConfigSourceName(ConfigSource source);
-
-class TcKernel {
+class TcKernel : public Kernel {
 public:
   /// Lowers the checked def `def` of `program` at `sizes` (every size
   /// variable bound) and compiles it for `runtime`'s device. Errors in the
@@ -122,7 +106,15 @@ public:
               const TcKernelOptions &options = {},
               llvm::StringRef bufferName = "<string>");
 
-  ~TcKernel();
+  ~TcKernel() override;
+
+  llvm::Expected<runtime::SearchSpace> getSearchSpace() const override;
+  llvm::Expected<std::unique_ptr<Kernel>>
+  recompile(const runtime::Configuration &config) const override;
+  /// Random inputs (and incoming values of the outputs that take one).
+  llvm::Expected<KernelData> makeTuningInputs(uint64_t seed) override;
+  llvm::Expected<std::vector<KernelOutput>>
+  runOnInputs(const KernelData &inputs) override;
 
   /// Every tensor of the def: inputs, outputs, then temporaries.
   llvm::ArrayRef<tc::LoweredTensor> getTensors() const;
@@ -134,17 +126,8 @@ public:
   /// (getIncomingOutputs).
   bool takesIncomingValue(llvm::StringRef name) const;
 
-  /// The configuration the kernel was compiled with (empty: every knob at
-  /// its default) and where it came from.
-  const runtime::Configuration &getConfig() const { return config; }
-  ConfigSource getConfigSource() const { return configSource; }
-  /// For a configuration from the tuning cache: the default's time when it
-  /// was tuned (0 when the entry does not record it).
-  double getCachedDefaultMs() const { return cachedDefaultMs; }
   /// The kernels' launches (one per LoweredKernel), for inspection.
   const tc::LoweredDef &getLoweredDef() const { return lowered; }
-  /// The entry the tuning cache files this def under.
-  const runtime::TuningKey &getTuningKey() const { return key; }
   runtime::Executable &getExecutable() const { return *executable; }
   /// The tensor-language program the kernels were compiled from, as the
   /// backend left it (lowered in place: `compile --emit lowered-ir`).
@@ -164,10 +147,29 @@ public:
   /// one repetition is the sum of its kernels' profiled times. Outputs that
   /// take an incoming value get it back before each repetition after a
   /// previous one (host to device copies, outside the profiled time).
-  llvm::Expected<runtime::Timing> run(unsigned repeat = 1);
+  llvm::Expected<runtime::Timing> run(unsigned repeat = 1) override;
 
 private:
+  /// What the kernel was compiled from, kept for `recompile`: the program
+  /// and def (owned by the caller, or by `owned` for compileText), the
+  /// sizes and the options without their configuration.
+  struct Source {
+    const tc::Program *program = nullptr;
+    const tc::Def *def = nullptr;
+    llvm::SourceMgr *sourceMgr = nullptr;
+    llvm::StringMap<int64_t> sizes;
+    TcKernelOptions options;
+    std::shared_ptr<void> owned;
+  };
+
   TcKernel(runtime::Runtime &runtime) : runtime(runtime) {}
+  /// Compiles `source` with `options` (its configuration); `knownKey` is
+  /// the tuning key of a recompiled kernel, which spares the default
+  /// lowering.
+  static llvm::Expected<std::unique_ptr<TcKernel>>
+  compile(runtime::Runtime &runtime, std::shared_ptr<const Source> source,
+          DiagnosticEngine &diags, const TcKernelOptions &options,
+          const runtime::TuningKey *knownKey);
   llvm::Expected<const runtime::Buffer &> getBuffer(llvm::StringRef name,
                                                     size_t bytes) const;
   /// An output that takes an incoming value and the value (row-major bytes;
@@ -182,7 +184,7 @@ private:
   llvm::Error restoreIncoming();
 
   runtime::Runtime &runtime;
-  std::string entryName;
+  std::shared_ptr<const Source> source;
   std::unique_ptr<ir::Context> irContext;
   std::unique_ptr<ir::Program> irProgram;
   tc::LoweredDef lowered;
@@ -192,10 +194,6 @@ private:
   /// Whether a run has overwritten the incoming values since they were
   /// last written.
   bool incomingOverwritten = false;
-  runtime::Configuration config;
-  ConfigSource configSource = ConfigSource::Default;
-  double cachedDefaultMs = 0;
-  runtime::TuningKey key;
 };
 
 } // namespace comprehend::api

@@ -2,7 +2,9 @@
 //
 // What the autotuner may choose for one TC def at concrete sizes, and how a
 // chosen configuration reaches the compilation. Knobs come from the layer
-// that owns the decision (docs/tuning.md lists them):
+// that owns the decision, each with one table of names, ranges, search
+// domains and defaults (tc::getLoweringKnobs in tc/Lowering.h,
+// backend::getBackendKnobs in backend/Knobs.h; docs/tuning.md lists them):
 //
 //   tc.block_rows, tc.block_cols   output block of one work-group for a
 //                                  BLAS statement (frontend-tc lowering)
@@ -65,25 +67,10 @@ llvm::Error applyCompileConfiguration(const runtime::Configuration &config,
 void applyLaunchConfiguration(const runtime::Configuration &config,
                               const tc::LoweredDef &lowered);
 
-/// Which knobs a def has.
-struct TcKnobs {
-  /// A BLAS statement the lowering spreads over work-groups by blocks.
-  bool blocks = false;
-  /// A loop statement whose last group dimension is tiled.
-  bool groupWork = false;
-  /// A temporary that may live in local memory.
-  bool localTemporaries = false;
-  /// A convolution that may be lowered to gemms over views (tc.conv_gemm),
-  /// and whether the default lowering does (the cost rule's choice).
-  bool convGemm = false;
-  bool convGemmDefault = false;
-  /// A gemm instruction, whose register tiling the backend chooses.
+/// Which knobs a def has: the lowering's (tc::LoweringKnobUse) and whether
+/// its IR has a gemm, whose register tiling the backend chooses.
+struct TcKnobs : tc::LoweringKnobUse {
   bool gemm = false;
-  /// A def the mapper lowers from its isl schedule (`tc.schedule` and the
-  /// mapping knobs: fusion, tile sizes, inner mapping), and whether the
-  /// default lowering does (the cost rule's choice).
-  bool schedule = false;
-  bool scheduleDefault = false;
 };
 
 /// Finds the knobs of `def` at `sizes`: a lowering knob counts when setting

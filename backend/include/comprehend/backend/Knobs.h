@@ -1,0 +1,103 @@
+//===- Knobs.h - The backend's tuning knobs ---------------------*- C++ -*-===//
+//
+// Every decision of the backend that a tuner or `--config` may take, in one
+// table: the launch knobs, which become the function attributes
+// `work_group_size` and `subgroup_size` (read by the work-group-size pass),
+// and the gemm knobs, which become CompileOptions::gemmTiling (read by the
+// gemm lowering, checked by checkGemmTiling). For each: its name in a
+// configuration, the range every value must be in, the values a search
+// tries on a core and its default, and how a configuration reaches the
+// compilation. docs/tuning.md lists them beside the TC lowering's knobs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef COMPREHEND_BACKEND_KNOBS_H
+#define COMPREHEND_BACKEND_KNOBS_H
+
+#include "comprehend/backend/Compiler.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace comprehend::ir {
+class Function;
+} // namespace comprehend::ir
+
+namespace comprehend::backend {
+
+/// Values of knobs by name (the tuner's runtime::Configuration).
+using KnobValues = std::map<std::string, int64_t>;
+
+inline constexpr llvm::StringLiteral kWorkGroupSize0Knob = "work_group_size.0";
+inline constexpr llvm::StringLiteral kWorkGroupSize1Knob = "work_group_size.1";
+inline constexpr llvm::StringLiteral kSubgroupSizeKnob = "subgroup_size";
+inline constexpr llvm::StringLiteral kGemmRowsKnob = "gemm.rows";
+inline constexpr llvm::StringLiteral kGemmColsKnob = "gemm.cols";
+inline constexpr llvm::StringLiteral kGemmKStepKnob = "gemm.k_step";
+inline constexpr llvm::StringLiteral kGemmKBlockKnob = "gemm.k_block";
+
+/// One knob of the backend.
+struct BackendKnob {
+  enum class Kind {
+    /// A function attribute of every kernel (applyLaunchKnobs).
+    Launch,
+    /// A field of CompileOptions::gemmTiling (applyGemmKnobs); 0 keeps the
+    /// compiler's choice.
+    Gemm,
+  };
+  llvm::StringLiteral name;
+  Kind kind;
+  /// The smallest value any configuration may give it.
+  int64_t minimum;
+};
+
+/// Every knob of the backend, launch knobs first.
+llvm::ArrayRef<BackendKnob> getBackendKnobs();
+/// The knob named `name`, or null.
+const BackendKnob *lookupBackendKnob(llvm::StringRef name);
+/// Why `value` is outside the range of `knob` ("'gemm.rows' must not be
+/// negative, not -1"), or nothing.
+std::optional<std::string> checkKnobRange(const BackendKnob &knob,
+                                          int64_t value);
+
+/// The values a search tries for one knob, and its default.
+struct KnobDomain {
+  llvm::StringLiteral name;
+  llvm::SmallVector<int64_t, 16> values;
+  int64_t defaultValue = 0;
+};
+
+/// The launch knobs on `core`: work-group modes are powers of two up to the
+/// core's maximum, the subgroup size one the core supports; the defaults
+/// are `defaults`, the compiler's choice for the kernel. (Legal: the
+/// work-group product at most the maximum, the first mode a multiple of the
+/// subgroup size.)
+llvm::SmallVector<KnobDomain, 3>
+getLaunchKnobDomains(const CoreInfo &core, const KernelInfo &defaults);
+/// The gemm knobs on `core`, each with the default 0 (the compiler's own
+/// choice, so the default point is exactly the untuned kernel): rows in
+/// whole vectors of the core (one to four) or subgroups, and the longest K
+/// block, no blocking.
+llvm::SmallVector<KnobDomain, 4> getGemmKnobDomains(const CoreInfo &core);
+
+/// The gemm tiling `values` ask for (0 fields: the compiler's choice).
+GemmTiling getGemmTiling(const KnobValues &values);
+/// Why the gemm tiling of `values` is illegal on `core` for the subgroup
+/// size they choose (else the core's default), or nothing.
+std::optional<std::string> checkGemmKnobs(const KnobValues &values,
+                                          const CoreInfo &core);
+/// Sets CompileOptions::gemmTiling from the gemm knobs of `values`.
+void applyGemmKnobs(const KnobValues &values, CompileOptions &options);
+/// Sets the attributes `work_group_size` and `subgroup_size` of `function`
+/// from the launch knobs `values` has (both work-group modes or none),
+/// keeping every other attribute.
+void applyLaunchKnobs(const KnobValues &values, ir::Function &function);
+
+} // namespace comprehend::backend
+
+#endif // COMPREHEND_BACKEND_KNOBS_H

@@ -1,0 +1,127 @@
+//===- Knobs.cpp - The backend's tuning knobs -----------------------------===//
+#include "comprehend/backend/Knobs.h"
+
+#include "comprehend/ir/Attributes.h"
+#include "comprehend/ir/Function.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Twine.h"
+
+using namespace comprehend;
+using namespace comprehend::backend;
+
+namespace {
+constexpr BackendKnob kKnobs[] = {
+    {kWorkGroupSize0Knob, BackendKnob::Kind::Launch, 1},
+    {kWorkGroupSize1Knob, BackendKnob::Kind::Launch, 1},
+    {kSubgroupSizeKnob, BackendKnob::Kind::Launch, 1},
+    {kGemmRowsKnob, BackendKnob::Kind::Gemm, 0},
+    {kGemmColsKnob, BackendKnob::Kind::Gemm, 0},
+    {kGemmKStepKnob, BackendKnob::Kind::Gemm, 0},
+    {kGemmKBlockKnob, BackendKnob::Kind::Gemm, 0},
+};
+
+int64_t lookupOr(const KnobValues &values, llvm::StringRef name,
+                 int64_t fallback) {
+  auto it = values.find(std::string(name));
+  return it == values.end() ? fallback : it->second;
+}
+} // namespace
+
+llvm::ArrayRef<BackendKnob> backend::getBackendKnobs() { return kKnobs; }
+
+const BackendKnob *backend::lookupBackendKnob(llvm::StringRef name) {
+  for (const BackendKnob &knob : kKnobs)
+    if (knob.name == name)
+      return &knob;
+  return nullptr;
+}
+
+std::optional<std::string> backend::checkKnobRange(const BackendKnob &knob,
+                                                   int64_t value) {
+  if (value >= knob.minimum)
+    return std::nullopt;
+  llvm::StringRef rule = knob.minimum > 0 ? "' must be positive, not "
+                                          : "' must not be negative, not ";
+  return ("'" + knob.name + rule + llvm::Twine(value)).str();
+}
+
+llvm::SmallVector<KnobDomain, 3>
+backend::getLaunchKnobDomains(const CoreInfo &core,
+                              const KernelInfo &defaults) {
+  llvm::SmallVector<int64_t, 16> modes;
+  for (int64_t size = 1; size <= int64_t(core.maxWorkGroupSize); size *= 2)
+    modes.push_back(size);
+  KnobDomain subgroup{kSubgroupSizeKnob, {}, defaults.subgroupSize};
+  subgroup.values.assign(core.subgroupSizes.begin(), core.subgroupSizes.end());
+  return {KnobDomain{kWorkGroupSize0Knob, modes, defaults.workGroupSize[0]},
+          KnobDomain{kWorkGroupSize1Knob, modes, defaults.workGroupSize[1]},
+          std::move(subgroup)};
+}
+
+llvm::SmallVector<KnobDomain, 4>
+backend::getGemmKnobDomains(const CoreInfo &core) {
+  llvm::SmallVector<int64_t, 16> rows = {0, 4, 8, 16, 32, 48, 64};
+  for (int64_t factor : {1, 2, 3, 4}) {
+    rows.push_back(factor * core.nativeVectorWidth);
+    for (unsigned size : core.subgroupSizes)
+      rows.push_back(factor * size);
+  }
+  llvm::sort(rows);
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  return {KnobDomain{kGemmRowsKnob, rows, 0},
+          KnobDomain{kGemmColsKnob, {0, 2, 4, 6, 8, 12, 16}, 0},
+          KnobDomain{kGemmKStepKnob, {0, 1, 2, 4, 8, 16}, 0},
+          KnobDomain{kGemmKBlockKnob,
+                     {0, 32, 64, 128, 256, 512, GemmTiling::kMaxKBlock},
+                     0}};
+}
+
+GemmTiling backend::getGemmTiling(const KnobValues &values) {
+  return GemmTiling{lookupOr(values, kGemmRowsKnob, 0),
+                    lookupOr(values, kGemmColsKnob, 0),
+                    lookupOr(values, kGemmKStepKnob, 0),
+                    lookupOr(values, kGemmKBlockKnob, 0)};
+}
+
+std::optional<std::string> backend::checkGemmKnobs(const KnobValues &values,
+                                                   const CoreInfo &core) {
+  GemmTiling tiling = getGemmTiling(values);
+  if (tiling == GemmTiling())
+    return std::nullopt;
+  unsigned subgroupSize =
+      static_cast<unsigned>(lookupOr(values, kSubgroupSizeKnob, 0));
+  std::optional<std::string> reason =
+      checkGemmTiling(tiling, core, subgroupSize);
+  if (!reason)
+    return std::nullopt;
+  return "invalid gemm tiling for subgroup size " +
+         std::to_string(subgroupSize ? subgroupSize
+                                     : core.defaultSubgroupSize()) +
+         ": " + *reason;
+}
+
+void backend::applyGemmKnobs(const KnobValues &values,
+                             CompileOptions &options) {
+  options.gemmTiling = getGemmTiling(values);
+}
+
+void backend::applyLaunchKnobs(const KnobValues &values,
+                               ir::Function &function) {
+  ir::Context &ctx = function.getContext();
+  llvm::SmallVector<ir::NamedAttribute, 8> entries;
+  if (const ir::DictionaryAttr *attrs = function.getAttributes())
+    entries.append(attrs->getEntries().begin(), attrs->getEntries().end());
+  auto wg0 = values.find(std::string(kWorkGroupSize0Knob));
+  auto wg1 = values.find(std::string(kWorkGroupSize1Knob));
+  if (wg0 != values.end() && wg1 != values.end()) {
+    const ir::Attribute *modes[2] = {ir::IntegerAttr::get(ctx, wg0->second),
+                                     ir::IntegerAttr::get(ctx, wg1->second)};
+    // DictionaryAttr::get keeps the last of duplicate names.
+    entries.push_back({"work_group_size", ir::ArrayAttr::get(ctx, modes)});
+  }
+  auto sg = values.find(std::string(kSubgroupSizeKnob));
+  if (sg != values.end())
+    entries.push_back({"subgroup_size", ir::IntegerAttr::get(ctx, sg->second)});
+  function.setAttributes(ir::DictionaryAttr::get(ctx, entries));
+}

@@ -1,0 +1,168 @@
+//===- LoweringKnobs.cpp - The TC lowering's tuning knobs -----------------===//
+//
+// The table of the `tc.*` knobs (Lowering.h): each one sets a field of
+// LoweringOptions, which the lowering and the mapper read.
+//
+//===----------------------------------------------------------------------===//
+#include "comprehend/tc/Lowering.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Twine.h"
+
+#include <algorithm>
+#include <iterator>
+
+using namespace comprehend;
+using namespace comprehend::tc;
+
+namespace {
+constexpr llvm::StringLiteral kBlockRows = "tc.block_rows";
+constexpr llvm::StringLiteral kBlockCols = "tc.block_cols";
+constexpr llvm::StringLiteral kGroupWork = "tc.group_work";
+constexpr llvm::StringLiteral kLocalTemporaries = "tc.local_temporaries";
+constexpr llvm::StringLiteral kSchedule = "tc.schedule";
+constexpr llvm::StringLiteral kFusion = "tc.fusion";
+constexpr llvm::StringLiteral kInnerMapping = "tc.inner_mapping";
+constexpr llvm::StringLiteral kConvGemm = "tc.conv_gemm";
+/// Tile sizes of the outermost parallel band, outermost first; the search
+/// tries the first two (a third is rarely a parallel member).
+constexpr llvm::StringLiteral kTileSizes[] = {"tc.tile0", "tc.tile1",
+                                              "tc.tile2"};
+constexpr unsigned kSearchedTiles = 2;
+
+using Range = LoweringKnob::Range;
+constexpr LoweringKnob kKnobs[] = {
+    {kBlockRows, Range::NonNegative},
+    {kBlockCols, Range::NonNegative},
+    {kGroupWork, Range::NonNegative},
+    {kLocalTemporaries, Range::Flag},
+    {kSchedule, Range::Flag},
+    {kFusion, Range::Fusion},
+    {kInnerMapping, Range::Flag},
+    {kConvGemm, Range::Flag},
+    {kTileSizes[0], Range::NonNegative},
+    {kTileSizes[1], Range::NonNegative},
+    {kTileSizes[2], Range::NonNegative},
+};
+
+int64_t lookupOr(const KnobValues &values, llvm::StringRef name,
+                 int64_t fallback) {
+  auto it = values.find(std::string(name));
+  return it == values.end() ? fallback : it->second;
+}
+
+bool contains(const KnobValues &values, llvm::StringRef name) {
+  return values.count(std::string(name)) != 0;
+}
+} // namespace
+
+llvm::ArrayRef<LoweringKnob> tc::getLoweringKnobs() { return kKnobs; }
+
+const LoweringKnob *tc::lookupLoweringKnob(llvm::StringRef name) {
+  for (const LoweringKnob &knob : kKnobs)
+    if (knob.name == name)
+      return &knob;
+  return nullptr;
+}
+
+std::optional<std::string> tc::checkKnobRange(const LoweringKnob &knob,
+                                              int64_t value) {
+  std::string name = ("'" + knob.name).str();
+  switch (knob.range) {
+  case Range::NonNegative:
+    if (value >= 0)
+      return std::nullopt;
+    return (name + "' must not be negative, not " + llvm::Twine(value)).str();
+  case Range::Flag:
+    if (value == 0 || value == 1)
+      return std::nullopt;
+    return (name + "' must be 0 or 1, not " + llvm::Twine(value)).str();
+  case Range::Fusion:
+    if (value >= 0 && value <= 2)
+      return std::nullopt;
+    return (name + "' must be 0 (max), 1 (outer) or 2 (none), not " +
+            llvm::Twine(value))
+        .str();
+  }
+  return std::nullopt;
+}
+
+llvm::SmallVector<LoweringKnobDomain, 8>
+tc::getLoweringKnobDomains(const LoweringKnobUse &use,
+                           bool dedicatedLocalMemory) {
+  llvm::SmallVector<LoweringKnobDomain, 8> domains;
+  // 0 is the lowering's own choice, which depends on the problem size.
+  if (use.blocks) {
+    llvm::SmallVector<int64_t, 8> blocks = {0, 32, 64, 128, 256, 512};
+    domains.push_back({kBlockRows, blocks, 0});
+    domains.push_back({kBlockCols, blocks, 0});
+  }
+  if (use.localTemporaries)
+    domains.push_back({kLocalTemporaries, {0, 1}, dedicatedLocalMemory});
+  if (use.convGemm)
+    domains.push_back({kConvGemm, {0, 1}, use.convGemmDefault});
+  if (use.groupWork)
+    domains.push_back(
+        {kGroupWork, {0, 16, 64, 256, 1024, 4096, 16384, 65536}, 0});
+  if (use.schedule) {
+    // The mapper's knobs; tc.schedule = 0 keeps the statement-wise
+    // lowering, where the others change nothing (checkMapperKnobs). Tile
+    // sizes are legal at any value (clipped to the band's extent); 0 is the
+    // mapper's default.
+    domains.push_back({kSchedule, {0, 1}, use.scheduleDefault ? 1 : 0});
+    domains.push_back({kFusion, {0, 1, 2}, 0});
+    domains.push_back({kInnerMapping, {0, 1}, 1});
+    for (llvm::StringLiteral tile :
+         llvm::ArrayRef(kTileSizes).take_front(kSearchedTiles))
+      domains.push_back({tile, {0, 1, 16, 64, 256}, 0});
+  }
+  return domains;
+}
+
+std::optional<std::string> tc::checkMapperKnobs(const KnobValues &values) {
+  if (values.at(std::string(kSchedule)) != 0)
+    return std::nullopt;
+  bool atDefaults = values.at(std::string(kFusion)) == 0 &&
+                    values.at(std::string(kInnerMapping)) == 1;
+  for (llvm::StringLiteral tile :
+       llvm::ArrayRef(kTileSizes).take_front(kSearchedTiles))
+    atDefaults = atDefaults && values.at(std::string(tile)) == 0;
+  if (atDefaults)
+    return std::nullopt;
+  return std::string("the mapper's knobs need tc.schedule = 1");
+}
+
+void tc::applyLoweringKnobs(const KnobValues &values, bool dedicatedLocalMemory,
+                            int64_t localMemoryBytes,
+                            LoweringOptions &options) {
+  options.blockRows = lookupOr(values, kBlockRows, options.blockRows);
+  options.blockCols = lookupOr(values, kBlockCols, options.blockCols);
+  options.groupWork = lookupOr(values, kGroupWork, options.groupWork);
+  if (contains(values, kSchedule))
+    options.useSchedule = lookupOr(values, kSchedule, 1) != 0;
+  options.innerMapping = lookupOr(values, kInnerMapping, 1) != 0;
+  if (contains(values, kConvGemm))
+    options.convAsGemm = lookupOr(values, kConvGemm, 1) != 0;
+  static constexpr poly::FusionStrategy fusions[] = {
+      poly::FusionStrategy::Max, poly::FusionStrategy::KeepOuterParallel,
+      poly::FusionStrategy::None};
+  if (contains(values, kFusion))
+    options.fusion = fusions[lookupOr(values, kFusion, 0)];
+  for (unsigned dim = 0; dim < std::size(kTileSizes); ++dim)
+    if (contains(values, kTileSizes[dim])) {
+      if (options.tileSizes.size() <= dim)
+        options.tileSizes.resize(dim + 1, 0);
+      options.tileSizes[dim] = lookupOr(values, kTileSizes[dim], 0);
+    }
+  // Temporaries go to local memory (within the lowering's budget and the
+  // core's size) where the core has memory of its own for it, unless the
+  // configuration says otherwise.
+  bool local =
+      lookupOr(values, kLocalTemporaries, dedicatedLocalMemory ? 1 : 0) != 0;
+  options.localMemoryBytes =
+      local ? std::min<int64_t>(options.localMemoryBytes > 0
+                                    ? options.localMemoryBytes
+                                    : LoweringOptions().localMemoryBytes,
+                                localMemoryBytes)
+            : 0;
+}
