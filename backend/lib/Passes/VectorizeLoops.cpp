@@ -44,6 +44,8 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <array>
+
 using namespace comprehend;
 using namespace comprehend::backend;
 using ir::InstKind;
@@ -349,26 +351,27 @@ void LoopVectorizer::emitVectorBody(LoweringBuilder &b,
   }
 }
 
+/// `kind %a, %b` (add, mul, max or min).
+ir::Value *combine(InstKind kind, ir::Value *a, ir::Value *b,
+                   LoweringBuilder &builder) {
+  auto inst = ir::Instruction::create(kind, builder.getLoc());
+  inst->setOperands({a, b}, {1, 1});
+  ir::Value *result = inst->addResult(a->getType(), builder.getLoc());
+  builder.insert(std::move(inst));
+  return result;
+}
+
 ir::Value *LoopVectorizer::reduceLanes(ir::Value *vector, InstKind kind,
                                        LoweringBuilder &b) {
-  llvm::SmallVector<ir::Value *, 16> lanes;
+  std::array<ir::Value *, 16> lanes = {};
   for (unsigned lane = 0; lane < width; ++lane)
-    lanes.push_back(
-        b.create<ir::VectorExtractInst>(b.getLoc(), vector, lane).getResult());
-  // Pairwise, so the dependence chain is log2(W) long.
-  while (lanes.size() > 1) {
-    llvm::SmallVector<ir::Value *, 8> next;
-    for (unsigned i = 0; i + 1 < lanes.size(); i += 2) {
-      auto combine = ir::Instruction::create(kind, b.getLoc());
-      combine->setOperands({lanes[i], lanes[i + 1]}, {1, 1});
-      next.push_back(combine->addResult(lanes[i]->getType(), b.getLoc()));
-      b.insert(std::move(combine));
-    }
-    if (lanes.size() % 2)
-      next.push_back(lanes.back());
-    lanes = std::move(next);
-  }
-  return lanes.front();
+    lanes[lane] =
+        b.create<ir::VectorExtractInst>(b.getLoc(), vector, lane).getResult();
+  // Pairwise (W is a power of 2), so the dependence chain is log2(W) long.
+  for (unsigned stride = 1; stride < width; stride *= 2)
+    for (unsigned lane = 0; lane + stride < width; lane += 2 * stride)
+      lanes[lane] = combine(kind, lanes[lane], lanes[lane + stride], b);
+  return lanes[0];
 }
 
 void LoopVectorizer::vectorize() {
@@ -419,12 +422,8 @@ void LoopVectorizer::vectorize() {
     const Reduction &reduction = reductions[k];
     ir::Value *total =
         reduceLanes(vectorLoop.getResults()[k], reduction.kind, b);
-    if (reduction.kind == InstKind::Add || reduction.kind == InstKind::Mul) {
-      auto combine = ir::Instruction::create(reduction.kind, b.getLoc());
-      combine->setOperands({loop.getInit()[k], total}, {1, 1});
-      total = combine->addResult(total->getType(), b.getLoc());
-      b.insert(std::move(combine));
-    }
+    if (reduction.kind == InstKind::Add || reduction.kind == InstKind::Mul)
+      total = combine(reduction.kind, loop.getInit()[k], total, b);
     remainderInit.push_back(total);
   }
   ir::Instruction &scalar = *loop.getInstruction();
