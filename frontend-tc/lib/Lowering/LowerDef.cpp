@@ -92,11 +92,14 @@ namespace {
 /// Lowers one def; the state of DefContext plus the def-level steps.
 class DefLowerer {
 public:
+  /// \p ranges: the def's ranges at \p sizes, when the caller inferred
+  /// them; null infers them here.
   DefLowerer(const Program &program, const Def &def,
              const llvm::StringMap<int64_t> &sizes, ir::Program &out,
-             DiagnosticEngine &diags, const LoweringOptions &options)
+             DiagnosticEngine &diags, const LoweringOptions &options,
+             const DefRanges *ranges = nullptr)
       : program(program), def(def), sizes(sizes), out(out), diags(diags),
-        options(options),
+        options(options), givenRanges(ranges),
         builder(out.getContext()), context{builder, diags, sizes, {}} {}
 
   std::optional<LoweredDef> run();
@@ -190,6 +193,7 @@ private:
   ir::Program &out;
   DiagnosticEngine &diags;
   const LoweringOptions &options;
+  const DefRanges *givenRanges;
   ir::Builder builder;
   DefContext context;
   /// The scopes of inlined calls and the names of the callees' temporaries
@@ -558,7 +562,12 @@ LogicalResult DefLowerer::prepare(LoweredDef &result,
                                   llvm::SmallVectorImpl<StmtContext> &stmts) {
   if (failed(checkOptions()) || failed(checkSizes()))
     return failure();
-  std::optional<DefRanges> ranges = inferRanges(program, def, sizes, diags);
+  std::optional<DefRanges> inferred;
+  if (!givenRanges)
+    inferred = inferRanges(program, def, sizes, diags);
+  const DefRanges *ranges = givenRanges ? givenRanges
+                            : inferred  ? &*inferred
+                                        : nullptr;
   if (!ranges)
     return failure();
   if (failed(declareTensors(*ranges, result)))
@@ -617,10 +626,10 @@ DefLowerer::mapDef(llvm::ArrayRef<StmtContext> stmts, bool keepBlas) {
     llvm::StringSet<> reads;
     collectReads(stmt, reads);
     bool mayUseGroups = std::exchange(context.mayUseGroups, true);
-    bool isBlas = keepBlas && options.matchBlas &&
-                  !stmt.stmt.getReductionVars().empty() && reads.size() >= 2 &&
-                  (lowerAsBlas(context, stmt, /*dryRun=*/true) ||
-                   isConvGemm(stmt));
+    bool isBlas =
+        keepBlas && options.matchBlas &&
+        !stmt.stmt.getReductionVars().empty() && reads.size() >= 2 &&
+        (lowerAsBlas(context, stmt, /*dryRun=*/true) || isConvGemm(stmt));
     context.mayUseGroups = mayUseGroups;
     if (isBlas)
       return error("a statement of '" + stmt.stmt.getLhs().name +
@@ -853,4 +862,13 @@ std::optional<LoweredDef> tc::lowerDef(const Program &program, const Def &def,
                                        DiagnosticEngine &diags,
                                        const LoweringOptions &options) {
   return DefLowerer(program, def, sizes, out, diags, options).run();
+}
+
+std::optional<LoweredDef> tc::lowerDef(const Program &program, const Def &def,
+                                       const llvm::StringMap<int64_t> &sizes,
+                                       const DefRanges &ranges,
+                                       ir::Program &out,
+                                       DiagnosticEngine &diags,
+                                       const LoweringOptions &options) {
+  return DefLowerer(program, def, sizes, out, diags, options, &ranges).run();
 }

@@ -45,13 +45,18 @@ struct Lowering {
   tc::LoweredDef def;
 };
 
+/// `ranges`: the def's ranges at `sizes` when inferred already.
 llvm::Expected<Lowering> lower(const tc::Program &program, const tc::Def &def,
                                const llvm::StringMap<int64_t> &sizes,
+                               const std::optional<tc::DefRanges> &ranges,
                                DiagnosticEngine &diags,
                                const tc::LoweringOptions &options) {
   Lowering result;
   std::optional<tc::LoweredDef> lowered =
-      tc::lowerDef(program, def, sizes, *result.program, diags, options);
+      ranges
+          ? tc::lowerDef(program, def, sizes, *ranges, *result.program, diags,
+                         options)
+          : tc::lowerDef(program, def, sizes, *result.program, diags, options);
   if (!lowered || diags.hasErrors() ||
       failed(ir::verify(*result.program, diags)))
     return makeInputError("'" + def.getName().name +
@@ -72,6 +77,12 @@ TcKernel::compile(runtime::Runtime &runtime, const tc::Program &program,
   source->def = &def;
   source->sourceMgr = &diags.getSourceMgr();
   source->sizes = sizes;
+  {
+    // Errors are lowerDef's to report, in its order.
+    llvm::SourceMgr sourceMgr;
+    DiagnosticEngine quiet(sourceMgr, llvm::nulls());
+    source->ranges = tc::inferRanges(program, def, sizes, quiet);
+  }
   source->options = options;
   source->options.config.clear();
   return compile(runtime, std::move(source), diags, options, nullptr);
@@ -100,7 +111,8 @@ TcKernel::compile(runtime::Runtime &runtime,
   if (knownKey) {
     kernel->key = *knownKey;
   } else {
-    auto lowered = lower(program, def, sizes, diags, defaultLowering);
+    auto lowered =
+        lower(program, def, sizes, source->ranges, diags, defaultLowering);
     if (!lowered)
       return lowered.takeError();
     defaults = std::move(*lowered);
@@ -125,7 +137,8 @@ TcKernel::compile(runtime::Runtime &runtime,
   if (kernel->config.empty() && defaults) {
     chosen = std::move(*defaults);
   } else {
-    auto lowered = lower(program, def, sizes, diags, loweringOptions);
+    auto lowered =
+        lower(program, def, sizes, source->ranges, diags, loweringOptions);
     if (!lowered)
       return lowered.takeError();
     chosen = std::move(*lowered);
@@ -174,10 +187,12 @@ llvm::Expected<runtime::SearchSpace> TcKernel::getSearchSpace() const {
   backend::CompileOptions compile = from.options.compile;
   llvm::consumeError(
       applyCompileConfiguration({}, runtime.getCoreInfo(), lowering, compile));
-  if (tc::lowerDef(*from.program, *from.def, from.sizes, defaultLowering, quiet,
-                   lowering))
+  if (from.ranges ? tc::lowerDef(*from.program, *from.def, from.sizes,
+                                 *from.ranges, defaultLowering, quiet, lowering)
+                  : tc::lowerDef(*from.program, *from.def, from.sizes,
+                                 defaultLowering, quiet, lowering))
     knobs = findTcKnobs(*from.program, *from.def, from.sizes, lowering,
-                        defaultLowering);
+                        defaultLowering, from.ranges ? &*from.ranges : nullptr);
   return makeTcSearchSpace(knobs, runtime.getCoreInfo(), entry->info);
 }
 

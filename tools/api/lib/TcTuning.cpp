@@ -78,7 +78,14 @@ void api::applyLaunchConfiguration(const Configuration &config,
 TcKnobs api::findTcKnobs(const tc::Program &program, const tc::Def &def,
                          const llvm::StringMap<int64_t> &sizes,
                          const tc::LoweringOptions &base,
-                         const ir::Program &defaultLowering) {
+                         const ir::Program &defaultLowering,
+                         const tc::DefRanges *ranges) {
+  auto lowerProbe = [&](ir::Program &probe, DiagnosticEngine &quiet,
+                        const tc::LoweringOptions &options) {
+    return ranges ? tc::lowerDef(program, def, sizes, *ranges, probe, quiet,
+                                 options)
+                  : tc::lowerDef(program, def, sizes, probe, quiet, options);
+  };
   std::string defaultText = printProgram(defaultLowering);
   // Lowers with one knob changed; a failure counts as no change.
   auto changes = [&](auto setKnob) {
@@ -90,8 +97,7 @@ TcKnobs api::findTcKnobs(const tc::Program &program, const tc::Def &def,
     DiagnosticEngine quiet(sourceMgr, os);
     ir::Context ctx;
     ir::Program probe(ctx);
-    if (!tc::lowerDef(program, def, sizes, probe, quiet, options) ||
-        quiet.hasErrors())
+    if (!lowerProbe(probe, quiet, options) || quiet.hasErrors())
       return false;
     return printProgram(probe) != defaultText;
   };
@@ -124,8 +130,7 @@ TcKnobs api::findTcKnobs(const tc::Program &program, const tc::Def &def,
     DiagnosticEngine quiet(sourceMgr, os);
     ir::Context ctx;
     ir::Program probe(ctx);
-    std::optional<tc::LoweredDef> lowered =
-        tc::lowerDef(program, def, sizes, probe, quiet, options);
+    std::optional<tc::LoweredDef> lowered = lowerProbe(probe, quiet, options);
     knobs.schedule = lowered && lowered->fromSchedule && !quiet.hasErrors();
   }
   knobs.scheduleDefault =

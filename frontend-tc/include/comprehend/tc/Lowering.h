@@ -45,6 +45,8 @@
 
 namespace comprehend::tc {
 
+struct DefRanges;
+
 /// How one tensor of the def is passed to the lowered function.
 struct LoweredTensor {
   std::string name;
@@ -237,6 +239,15 @@ LogicalResult printSchedule(const Program &program, const Def &def,
 std::optional<LoweredDef> lowerDef(const Program &program, const Def &def,
                                    const llvm::StringMap<int64_t> &sizes,
                                    ir::Program &out, DiagnosticEngine &diags,
+                                   const LoweringOptions &options = {});
+
+/// As above, from the def's ranges at \p sizes (inferRanges), inferred once
+/// by a caller that lowers the def several times (the tuner: once per
+/// candidate configuration).
+std::optional<LoweredDef> lowerDef(const Program &program, const Def &def,
+                                   const llvm::StringMap<int64_t> &sizes,
+                                   const DefRanges &ranges, ir::Program &out,
+                                   DiagnosticEngine &diags,
                                    const LoweringOptions &options = {});
 
 } // namespace comprehend::tc

@@ -45,6 +45,7 @@
 #include "comprehend/runtime/Runtime.h"
 #include "comprehend/runtime/TuningSpace.h"
 #include "comprehend/tc/Lowering.h"
+#include "comprehend/tc/Ranges.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
@@ -158,6 +159,10 @@ private:
     const tc::Def *def = nullptr;
     llvm::SourceMgr *sourceMgr = nullptr;
     llvm::StringMap<int64_t> sizes;
+    /// The def's ranges at `sizes`, inferred once for every lowering of
+    /// this source (the default, the tuner's probes and candidates); unset
+    /// when inference failed, and lowerDef reports why.
+    std::optional<tc::DefRanges> ranges;
     TcKernelOptions options;
     std::shared_ptr<void> owned;
   };

@@ -40,6 +40,7 @@ namespace comprehend {
 namespace tc {
 class Program;
 class Def;
+struct DefRanges;
 } // namespace tc
 namespace ir {
 class Program;
@@ -76,10 +77,13 @@ struct TcKnobs : tc::LoweringKnobUse {
 /// Finds the knobs of `def` at `sizes`: a lowering knob counts when setting
 /// it away from its default changes the lowered IR (`defaultLowering`, the
 /// def lowered with `base`), the gemm knobs when that IR has a gemm.
+/// `ranges`: the def's ranges at `sizes` when inferred already (each probe
+/// lowering then reuses them); null infers them per probe.
 TcKnobs findTcKnobs(const tc::Program &program, const tc::Def &def,
                     const llvm::StringMap<int64_t> &sizes,
                     const tc::LoweringOptions &base,
-                    const ir::Program &defaultLowering);
+                    const ir::Program &defaultLowering,
+                    const tc::DefRanges *ranges = nullptr);
 
 /// The search space of a def with `knobs`; `defaults` is the backend's
 /// launch choice for its first kernel, which seeds the work-group
