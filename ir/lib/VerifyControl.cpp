@@ -162,12 +162,20 @@ void detail::verifyFor(const Instruction &inst, VerifyContext &vc) {
   checkParams(inst, vc, loop.getBody(), types);
   if (!loop.getInit().empty())
     checkEndsWithYield(inst, vc, loop.getBody(), "body");
-  if (const DictionaryAttr *attrs = loop.getAttributes())
-    if (const Attribute *unroll = attrs->get("unroll"))
-      if (!llvm::isa<BoolAttr, IntegerAttr>(unroll))
-        vc.emitError(inst.getLoc())
-            << "'unroll' of 'for' must be a boolean or an integer, but is "
-            << *unroll;
+  const DictionaryAttr *attrs = loop.getAttributes();
+  if (!attrs)
+    return;
+  if (const Attribute *unroll = attrs->get("unroll"))
+    if (!llvm::isa<BoolAttr, IntegerAttr>(unroll))
+      vc.emitError(inst.getLoc())
+          << "'unroll' of 'for' must be a boolean or an integer, but is "
+          << *unroll;
+  // `simd` promises that iterations may share vector lanes
+  // (vectorize-loops); anything but a boolean is a mistake, not a no.
+  if (const Attribute *simd = attrs->get("simd"))
+    if (!llvm::isa<BoolAttr>(simd))
+      vc.emitError(inst.getLoc())
+          << "'simd' of 'for' must be a boolean, but is " << *simd;
 }
 
 void detail::verifyIf(const Instruction &inst, VerifyContext &vc) {

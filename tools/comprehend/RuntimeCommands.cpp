@@ -13,6 +13,7 @@
 #include "Commands.h"
 #include "Input.h"
 #include "Options.h"
+#include "RunReport.h"
 #include "TuneReport.h"
 
 #include "comprehend/api/IrKernel.h"
@@ -191,15 +192,7 @@ static void printIrRun(const api::IrKernel &kernel, const Timing &timing,
   if (Json) {
     llvm::json::OStream json(llvm::outs(), 2);
     json.object([&] {
-      json.attribute("entry", kernel.getEntryName());
-      json.attribute("device", device);
-      json.attribute("runs", static_cast<int64_t>(timing.kernelMs.size()));
-      json.attribute("median_ms", timing.getMedianKernelMs());
-      json.attribute("median_wall_ms", timing.getMedianWallMs());
-      json.attributeArray("times_ms", [&] {
-        for (double ms : timing.kernelMs)
-          json.value(ms);
-      });
+      tools::writeRunTiming(json, kernel.getEntryName(), device, timing);
       json.attributeArray("grid", [&] {
         for (size_t size : grid)
           json.value(static_cast<int64_t>(size));
@@ -209,23 +202,16 @@ static void printIrRun(const api::IrKernel &kernel, const Timing &timing,
         json.value(static_cast<int64_t>(info.workGroupSize[1]));
         json.value(int64_t(1));
       });
-      json.attributeArray("outputs", [&] {
-        for (const std::string &path : written)
-          json.value(path);
-      });
+      tools::writeRunOutputs(json, written);
     });
     llvm::outs() << "\n";
     return;
   }
-  llvm::outs() << "@" << kernel.getEntryName() << " on " << device
-               << ": median "
-               << llvm::format("%.4f", timing.getMedianKernelMs())
-               << " ms over " << timing.kernelMs.size() << " runs (grid "
-               << grid[0] << "x" << grid[1] << "x" << grid[2] << ", work-group "
-               << info.workGroupSize[0] << "x" << info.workGroupSize[1]
-               << ")\n";
-  for (const std::string &path : written)
-    llvm::outs() << "wrote " << path << "\n";
+  tools::printRunTiming(("@" + kernel.getEntryName()).str(), device, timing);
+  llvm::outs() << "grid " << grid[0] << "x" << grid[1] << "x" << grid[2]
+               << ", work-group " << info.workGroupSize[0] << "x"
+               << info.workGroupSize[1] << ")\n";
+  tools::printRunOutputs(written);
 }
 
 static int runIrFile() {

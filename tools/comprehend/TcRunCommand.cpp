@@ -8,6 +8,7 @@
 #include "Commands.h"
 #include "Input.h"
 #include "Options.h"
+#include "RunReport.h"
 #include "TcInput.h"
 
 #include "comprehend/api/TcRun.h"
@@ -52,10 +53,7 @@ static void printTcRun(const api::TcKernel &kernel, const tc::Def &def,
   if (Json) {
     llvm::json::OStream json(llvm::outs(), 2);
     json.object([&] {
-      json.attribute("entry", kernel.getEntryName());
-      json.attribute("device", device);
-      json.attribute("runs", static_cast<int64_t>(timing.kernelMs.size()));
-      json.attribute("median_ms", timing.getMedianKernelMs());
+      tools::writeRunTiming(json, kernel.getEntryName(), device, timing);
       json.attributeObject("sizes", [&] {
         for (const std::string &var : def.getSizeVars())
           json.attribute(var, arguments.sizes.lookup(var));
@@ -82,18 +80,13 @@ static void printTcRun(const api::TcKernel &kernel, const tc::Def &def,
         json.attribute("tolerance", result.tolerance);
         json.attribute("reference_ms", result.referenceMs);
       }
-      json.attributeArray("outputs", [&] {
-        for (const std::string &path : result.written)
-          json.value(path);
-      });
+      tools::writeRunOutputs(json, result.written);
     });
     llvm::outs() << "\n";
     return;
   }
-  llvm::outs() << "'" << kernel.getEntryName() << "' on " << device
-               << ": median "
-               << llvm::format("%.4f", timing.getMedianKernelMs())
-               << " ms over " << timing.kernelMs.size() << " runs (";
+  tools::printRunTiming(("'" + kernel.getEntryName() + "'").str(), device,
+                        timing);
   llvm::interleave(
       def.getSizeVars(), llvm::outs(),
       [&](const std::string &var) {
@@ -107,8 +100,7 @@ static void printTcRun(const api::TcKernel &kernel, const tc::Def &def,
                  << llvm::format("%.0e", result.tolerance)
                  << "); reference evaluator "
                  << llvm::format("%.1f", result.referenceMs) << " ms\n";
-  for (const std::string &path : result.written)
-    llvm::outs() << "wrote " << path << "\n";
+  tools::printRunOutputs(result.written);
 }
 
 int runTcFile() {

@@ -294,13 +294,7 @@ Parts PartSplitter::splitElementwise(ir::Instruction &inst,
 ir::Value *PartSplitter::cloneWith(ir::Instruction &inst,
                                    llvm::ArrayRef<ir::Value *> operands,
                                    const ir::Type *type) {
-  auto copy = ir::Instruction::create(inst.getKind(), inst.getLoc());
-  copy->setOperands(operands, inst.getOperandSegmentSizes());
-  for (unsigned i = 0, e = inst.getNumProperties(); i < e; ++i)
-    copy->setProperty(i, inst.getProperty(i));
-  ir::Value *result = copy->addResult(type, inst.getResult(0)->getLoc());
-  b.insert(std::move(copy));
-  return result;
+  return b.cloneWithOperands(inst, operands, type);
 }
 
 Parts PartSplitter::splitMulAdd(ir::CooperativeMatrixMulAddInst inst) {

@@ -123,11 +123,7 @@ ir::Value *PartBuilder::i32(int64_t value, Location loc) {
 
 ir::Value *PartBuilder::binary(ir::InstKind kind, ir::Value *x, ir::Value *y,
                                Location loc) {
-  auto inst = ir::Instruction::create(kind, loc);
-  inst->setOperands({x, y}, {1, 1});
-  ir::Value *result = inst->addResult(x->getType());
-  b.insert(std::move(inst));
-  return result;
+  return b.createBinary(loc, kind, x, y);
 }
 
 ir::Value *PartBuilder::groupReduce(ir::InstKind combine, ir::Value *value,

@@ -115,8 +115,6 @@ private:
   }
   /// \p value as a vector of the vector loop (splat when uniform).
   ir::Value *asVector(ir::Value *value, LoweringBuilder &b);
-  ir::Value *clone(ir::Instruction &inst, llvm::ArrayRef<ir::Value *> operands,
-                   const ir::Type *resultType, LoweringBuilder &b);
   void emitVectorBody(LoweringBuilder &b, ir::Region &vectorBody);
   ir::Value *reduceLanes(ir::Value *vector, InstKind kind, LoweringBuilder &b);
   const ir::VectorType *vectorOf(const ir::Type *type) const;
@@ -291,19 +289,6 @@ ir::Value *LoopVectorizer::asVector(ir::Value *value, LoweringBuilder &b) {
   return splat;
 }
 
-ir::Value *LoopVectorizer::clone(ir::Instruction &inst,
-                                 llvm::ArrayRef<ir::Value *> operands,
-                                 const ir::Type *resultType,
-                                 LoweringBuilder &b) {
-  auto copy = ir::Instruction::create(inst.getKind(), inst.getLoc());
-  copy->setOperands(operands, inst.getOperandSegmentSizes());
-  for (unsigned i = 0, e = inst.getNumProperties(); i < e; ++i)
-    copy->setProperty(i, inst.getProperty(i));
-  ir::Value *result = copy->addResult(resultType, inst.getResult(0)->getLoc());
-  b.insert(std::move(copy));
-  return result;
-}
-
 void LoopVectorizer::emitVectorBody(LoweringBuilder &b,
                                     ir::Region &vectorBody) {
   map[body.getParameter(0)] = vectorBody.getParameter(0);
@@ -342,23 +327,14 @@ void LoopVectorizer::emitVectorBody(LoweringBuilder &b,
     if (shapeOf(result) != Shape::Varying) {
       // Uniform or index arithmetic: the scalar instruction, once per
       // vector iteration.
-      map[result] = clone(inst, operands, result->getType(), b);
+      map[result] = b.cloneWithOperands(inst, operands, result->getType());
       continue;
     }
     for (auto [operand, original] : llvm::zip(operands, inst.getOperands()))
       operand = asVector(original, b);
-    map[result] = clone(inst, operands, vectorOf(result->getType()), b);
+    map[result] =
+        b.cloneWithOperands(inst, operands, vectorOf(result->getType()));
   }
-}
-
-/// `kind %a, %b` (add, mul, max or min).
-ir::Value *combine(InstKind kind, ir::Value *a, ir::Value *b,
-                   LoweringBuilder &builder) {
-  auto inst = ir::Instruction::create(kind, builder.getLoc());
-  inst->setOperands({a, b}, {1, 1});
-  ir::Value *result = inst->addResult(a->getType(), builder.getLoc());
-  builder.insert(std::move(inst));
-  return result;
 }
 
 ir::Value *LoopVectorizer::reduceLanes(ir::Value *vector, InstKind kind,
@@ -370,7 +346,8 @@ ir::Value *LoopVectorizer::reduceLanes(ir::Value *vector, InstKind kind,
   // Pairwise (W is a power of 2), so the dependence chain is log2(W) long.
   for (unsigned stride = 1; stride < width; stride *= 2)
     for (unsigned lane = 0; lane + stride < width; lane += 2 * stride)
-      lanes[lane] = combine(kind, lanes[lane], lanes[lane + stride], b);
+      lanes[lane] =
+          b.createBinary(b.getLoc(), kind, lanes[lane], lanes[lane + stride]);
   return lanes[0];
 }
 
@@ -423,7 +400,8 @@ void LoopVectorizer::vectorize() {
     ir::Value *total =
         reduceLanes(vectorLoop.getResults()[k], reduction.kind, b);
     if (reduction.kind == InstKind::Add || reduction.kind == InstKind::Mul)
-      total = combine(reduction.kind, loop.getInit()[k], total, b);
+      total =
+          b.createBinary(b.getLoc(), reduction.kind, loop.getInit()[k], total);
     remainderInit.push_back(total);
   }
   ir::Instruction &scalar = *loop.getInstruction();

@@ -71,6 +71,16 @@ public:
     return View(insert(View::build(*ctx, loc, std::forward<Args>(args)...)));
   }
 
+  /// `kind %a, %b` with the type of \p a: the binary instructions a pass
+  /// chooses at run time (a reduction's add, mul, max or min).
+  Value *createBinary(Location loc, InstKind kind, Value *a, Value *b);
+  /// A copy of the single-result, region-free \p inst (kind, properties,
+  /// location) on \p operands, with result type \p resultType: the same
+  /// operation on other values, e.g. on vector parts instead of scalars.
+  Value *cloneWithOperands(const Instruction &inst,
+                           llvm::ArrayRef<Value *> operands,
+                           const Type *resultType);
+
   //===--------------------------------------------------------------------===//
   // Functions
   //===--------------------------------------------------------------------===//
