@@ -24,6 +24,7 @@ constexpr llvm::StringLiteral kSchedule = "tc.schedule";
 constexpr llvm::StringLiteral kFusion = "tc.fusion";
 constexpr llvm::StringLiteral kInnerMapping = "tc.inner_mapping";
 constexpr llvm::StringLiteral kConvGemm = "tc.conv_gemm";
+constexpr llvm::StringLiteral kVectorRun = "tc.vector_run";
 /// Tile sizes of the outermost parallel band, outermost first; the search
 /// tries the first two (a third is rarely a parallel member).
 constexpr llvm::StringLiteral kTileSizes[] = {"tc.tile0", "tc.tile1",
@@ -40,6 +41,7 @@ constexpr LoweringKnob kKnobs[] = {
     {kFusion, Range::Fusion},
     {kInnerMapping, Range::Flag},
     {kConvGemm, Range::Flag},
+    {kVectorRun, Range::NonNegative},
     {kTileSizes[0], Range::NonNegative},
     {kTileSizes[1], Range::NonNegative},
     {kTileSizes[2], Range::NonNegative},
@@ -116,6 +118,12 @@ tc::getLoweringKnobDomains(const LoweringKnobUse &use,
          llvm::ArrayRef(kTileSizes).take_front(kSearchedTiles))
       domains.push_back({tile, {0, 1, 16, 64, 256}, 0});
   }
+  if (use.vectorRun) {
+    llvm::SmallVector<int64_t, 8> runs = {0, 16, 64, 256};
+    if (!llvm::is_contained(runs, use.vectorRunDefault))
+      runs.push_back(use.vectorRunDefault);
+    domains.push_back({kVectorRun, runs, use.vectorRunDefault});
+  }
   return domains;
 }
 
@@ -138,6 +146,7 @@ void tc::applyLoweringKnobs(const KnobValues &values, bool dedicatedLocalMemory,
   options.blockRows = lookupOr(values, kBlockRows, options.blockRows);
   options.blockCols = lookupOr(values, kBlockCols, options.blockCols);
   options.groupWork = lookupOr(values, kGroupWork, options.groupWork);
+  options.vectorRun = lookupOr(values, kVectorRun, options.vectorRun);
   if (contains(values, kSchedule))
     options.useSchedule = lookupOr(values, kSchedule, 1) != 0;
   options.innerMapping = lookupOr(values, kInnerMapping, 1) != 0;

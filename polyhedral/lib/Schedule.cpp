@@ -41,6 +41,9 @@
 using namespace comprehend::poly;
 
 static constexpr unsigned long kScheduleMaxOperations = 50'000'000;
+/// Work-groups a def with vector runs keeps where its size allows: enough
+/// for the cores of a CPU.
+static constexpr int64_t kMinRunGroups = 16;
 
 static llvm::Error scheduleError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
@@ -194,6 +197,7 @@ private:
   std::optional<isl::schedule_node>
   textualInner(const isl::schedule_node_band &band, bool &worthIt);
   bool isCoincident(unsigned stmt, const isl::map &outer, unsigned dim);
+  bool runsAreContiguous(const isl::schedule_node_band &band, unsigned member);
 
   const ScheduleOptions &options;
   const StatementModel &model;
@@ -237,6 +241,69 @@ bool Mapper::isCoincident(unsigned stmt, const isl::map &outer, unsigned dim) {
       isl_dim_in, dim, isl_dim_out, dim));
   return self.intersect(isl::union_map(sameGroup))
       .is_subset(isl::union_map(equal));
+}
+
+/// Whether consecutive values of member \p member of \p band walk every
+/// tensor contiguously: in each statement the member is one iterator, and
+/// stepping that iterator by one moves every access by one element along
+/// the tensor's last (fastest) index, or not at all. Then a run of such
+/// points is a loop the backend can put on vector lanes.
+bool Mapper::runsAreContiguous(const isl::schedule_node_band &band,
+                               unsigned member) {
+  isl::union_set domain = isl::manage(isl_schedule_node_get_domain(band.get()));
+  isl::union_map schedule = isl::manage(isl_union_map_from_union_pw_aff(
+      band.get_partial_schedule().at(member).release()));
+  for (unsigned stmt = 0; stmt < scop.stmts.size(); ++stmt) {
+    isl::set stmtDomain = model.domains[stmt];
+    if (domain.intersect(isl::union_set(stmtDomain)).is_empty())
+      continue;
+    isl::union_map stmtSchedule =
+        schedule.intersect_domain(isl::union_set(stmtDomain));
+    isl::space space = stmtDomain.space();
+    std::optional<unsigned> iterator;
+    for (unsigned dim = 0, e = numSetDims(stmtDomain); dim < e; ++dim) {
+      isl::map value =
+          isl::manage(isl_map_from_pw_aff(dimPwAff(space, dim).release()))
+              .intersect_domain(stmtDomain);
+      if (stmtSchedule.is_equal(isl::union_map(value))) {
+        iterator = dim;
+        break;
+      }
+    }
+    if (!iterator)
+      return false;
+    // { S[x] -> S[x + e_iterator] } within the domain.
+    isl::multi_aff step = isl::manage(
+        isl_multi_aff_identity(isl_space_map_from_set(space.copy())));
+    isl::aff next = step.at(*iterator).add_constant(isl::val(band.ctx(), 1));
+    step = step.set_at(*iterator, next);
+    isl::union_map shift(isl::manage(isl_map_from_multi_aff(step.release()))
+                             .intersect_domain(stmtDomain)
+                             .intersect_range(stmtDomain));
+    for (const auto &[tensor, accesses] : model.accesses) {
+      isl::union_map access = accesses.reads.unite(accesses.writes)
+                                  .intersect_domain(isl::union_set(stmtDomain));
+      if (access.is_empty())
+        continue;
+      isl::union_set deltas =
+          access.reverse().apply_range(shift).apply_range(access).deltas();
+      bool contiguous = true;
+      deltas.foreach_set([&](isl::set moves) {
+        unsigned dims = numSetDims(moves);
+        isl_set *allowed = isl_set_universe(moves.space().release());
+        for (unsigned dim = 0; dim + 1 < dims; ++dim)
+          allowed = isl_set_fix_si(allowed, isl_dim_set, dim, 0);
+        if (dims > 0) {
+          allowed = isl_set_lower_bound_si(allowed, isl_dim_set, dims - 1, 0);
+          allowed = isl_set_upper_bound_si(allowed, isl_dim_set, dims - 1, 1);
+        }
+        contiguous = contiguous && moves.is_subset(isl::manage(allowed));
+      });
+      if (!contiguous)
+        return false;
+    }
+  }
+  return true;
 }
 
 std::optional<isl::schedule_node>
@@ -362,8 +429,15 @@ isl::schedule_node Mapper::mapKernel(isl::schedule_node node) {
   if (!innerParallel)
     textual.reset();
   llvm::SmallVector<int64_t, 4> tiles(groupDims, 1);
+  // Work-item points per group; with vector runs, a point of the innermost
+  // member is a run of `vectorRun` consecutive points.
   int64_t budget = std::max<int64_t>(1, options.groupWork);
+  int64_t run = innerParallel || options.vectorRun < 2 ||
+                        !runsAreContiguous(band, groupDims - 1)
+                    ? 0
+                    : options.vectorRun;
   for (unsigned dim = groupDims; dim-- > 0;) {
+    int64_t perPoint = dim + 1 == groupDims && run > 1 ? run : 1;
     if (dim < options.tileSizes.size() && options.tileSizes[dim] > 0) {
       tiles[dim] = options.tileSizes[dim];
       continue;
@@ -373,13 +447,32 @@ isl::schedule_node Mapper::mapKernel(isl::schedule_node node) {
         tiles[dim] = options.vectorRows;
       continue;
     }
-    int64_t size = extent[dim] > 0 ? std::min(extent[dim], budget) : budget;
+    int64_t size = budget * perPoint;
+    if (extent[dim] > 0)
+      size = std::min(extent[dim], size);
     tiles[dim] = std::max<int64_t>(1, size);
-    budget = std::max<int64_t>(1, budget / tiles[dim]);
+    budget = std::max<int64_t>(1, budget * perPoint / tiles[dim]);
   }
   for (unsigned dim = 0; dim < groupDims; ++dim)
     if (extent[dim] > 0)
       tiles[dim] = std::min(tiles[dim], extent[dim]);
+  if (run > 1) {
+    // Runs make groups bigger; keep enough of them to fill the cores of a
+    // CPU, halving the innermost tile down to one run per work-item.
+    int64_t &inner = tiles[groupDims - 1];
+    auto numGroups = [&] {
+      int64_t groups = 1;
+      for (unsigned dim = 0; dim < groupDims; ++dim)
+        groups *= extent[dim] > 0 ? (extent[dim] + tiles[dim] - 1) / tiles[dim]
+                                  : kMinRunGroups;
+      return groups;
+    };
+    while (numGroups() < kMinRunGroups && inner > run)
+      inner = std::max(run, (inner / 2 + run - 1) / run * run);
+    run = std::min(run, inner);
+  }
+  if (run < 2)
+    run = 0;
   if (llvm::all_of(tiles, [](int64_t tile) { return tile == 1; })) {
     if (textual)
       band = textual->as<isl::schedule_node_band>();
@@ -391,8 +484,20 @@ isl::schedule_node Mapper::mapKernel(isl::schedule_node node) {
   for (unsigned dim = 0; dim < groupDims; ++dim)
     sizes = sizes.set_at(dim, isl::val(band.ctx(), tiles[dim]));
   isl::schedule_node tiled = band.tile(sizes);
-  isl::schedule_node point = tiled.child(0).insert_mark(
-      markName("work_items", tiled.child(0).as<isl::schedule_node_band>()));
+  isl::schedule_node points = tiled.child(0);
+  if (run > 0) {
+    // Each work-item takes runs of consecutive points of the innermost
+    // member: the point band tiled again, the runs to the work-items and
+    // the points of a run to a loop inside the work-item.
+    isl::multi_val runs = isl::manage(
+        isl_multi_val_zero(isl_schedule_node_band_get_space(points.get())));
+    for (unsigned dim = 0; dim < groupDims; ++dim)
+      runs = runs.set_at(dim,
+                         isl::val(band.ctx(), dim + 1 == groupDims ? run : 1));
+    points = points.as<isl::schedule_node_band>().tile(runs);
+  }
+  isl::schedule_node point = points.insert_mark(
+      markName("work_items", points.as<isl::schedule_node_band>()));
   return point.parent().insert_mark(
       markName("group", point.parent().as<isl::schedule_node_band>()));
 }

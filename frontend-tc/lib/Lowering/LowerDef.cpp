@@ -649,6 +649,7 @@ DefLowerer::mapDef(llvm::ArrayRef<StmtContext> stmts, bool keepBlas) {
   scheduleOptions.groupWork = context.groupWork;
   scheduleOptions.innerMapping = options.innerMapping;
   scheduleOptions.vectorRows = options.vectorRows;
+  scheduleOptions.vectorRun = options.vectorRun;
   llvm::Expected<poly::MappedSchedule> schedule =
       poly::mapSchedule({}, scheduled, scheduleOptions);
   if (!schedule)

@@ -127,6 +127,18 @@ TEST(KnobTablesTest, LoweringDomainsHoldOnlyTheKnobsADefUses) {
             "the mapper's knobs need tc.schedule = 1");
   values["tc.schedule"] = 1;
   EXPECT_FALSE(tc::checkMapperKnobs(values));
+
+  // Vector runs: the core's run length is the default and among the
+  // values tried.
+  use = {};
+  use.vectorRun = true;
+  use.vectorRunDefault = 32;
+  domains = tc::getLoweringKnobDomains(use, false);
+  ASSERT_EQ(domains.size(), 1u);
+  EXPECT_EQ(domains[0].name, "tc.vector_run");
+  EXPECT_EQ(domains[0].defaultValue, 32);
+  EXPECT_TRUE(llvm::is_contained(domains[0].values, 0));
+  EXPECT_TRUE(llvm::is_contained(domains[0].values, 32));
 }
 
 TEST(KnobTablesTest, LoweringKnobsSetTheOptions) {
@@ -168,6 +180,18 @@ TEST(KnobTablesTest, AConfigurationIsCheckedAgainstBothTables) {
   EXPECT_EQ(message({{"gemm.rows", 16}, {"tc.block_cols", 32}}), "");
   EXPECT_EQ(compile.gemmTiling.rows, 16);
   EXPECT_EQ(lowering.blockCols, 32);
+  // The core's rules for CPU work-items (16-float vectors here), and a knob
+  // over them.
+  EXPECT_EQ(lowering.vectorRows, 4);
+  EXPECT_EQ(lowering.vectorRun, 64);
+  EXPECT_EQ(message({{"tc.vector_run", 16}}), "");
+  EXPECT_EQ(lowering.vectorRun, 16);
+  EXPECT_EQ(message({{"tc.vector_run", -2}}),
+            "'tc.vector_run' must not be negative, not -2");
+  backend::CoreInfo gpu = getCore("generic-sg16");
+  tc::LoweringOptions gpuLowering;
+  EXPECT_FALSE(api::applyCompileConfiguration({}, gpu, gpuLowering, compile));
+  EXPECT_EQ(gpuLowering.vectorRun, 0);
 }
 
 } // namespace

@@ -324,6 +324,9 @@ std::string DefGenerator::generate() {
     // Rows per work-item on vector cores: off, some, and the CPU default.
     const int64_t vectorRows[] = {0, 0, 3, 4};
     options.vectorRows = vectorRows[pick(4)];
+    // Vector runs per work-item: off, ragged, a vector and the CPU default.
+    const int64_t vectorRuns[] = {0, 0, 5, 16, 64};
+    options.vectorRun = vectorRuns[pick(5)];
     const int64_t tiles[] = {0, 1, 2, 3, 64};
     for (unsigned dim = 0, n = pick(4); dim < n; ++dim)
       options.tileSizes.push_back(tiles[pick(5)]);
@@ -545,7 +548,8 @@ void runBatches(runtime::Runtime &rt, unsigned seed, bool favourTemporaries,
           << " useSchedule=" << *options[d].useSchedule
           << " fusion=" << poly::getFusionStrategyName(options[d].fusion).str()
           << " innerMapping=" << options[d].innerMapping
-          << " vectorRows=" << options[d].vectorRows << " tiles="
+          << " vectorRows=" << options[d].vectorRows
+          << " vectorRun=" << options[d].vectorRun << " tiles="
           << testing::PrintToString(std::vector<int64_t>(
                  options[d].tileSizes.begin(), options[d].tileSizes.end()))
           << " fromSchedule=" << result.fromSchedule

@@ -60,12 +60,15 @@ llvm::Error api::applyCompileConfiguration(const Configuration &config,
   if (std::optional<std::string> reason = backend::checkGemmKnobs(config, core))
     return runtime::makeInputError(*reason);
   backend::applyGemmKnobs(config, compile);
+  // Rows and runs per work-item where work-items run on vectors (CPU
+  // cores): "Vector rows" and "Vector runs" in docs/lowering.md. A knob
+  // may override them.
+  bool vectorWorkItems =
+      core.defaultSubgroupSize() == 1 && core.nativeVectorWidth > 1;
+  lowering.vectorRows = vectorWorkItems ? 4 : 0;
+  lowering.vectorRun = vectorWorkItems ? 4 * core.nativeVectorWidth : 0;
   tc::applyLoweringKnobs(config, core.dedicatedLocalMemory,
                          core.localMemoryBytes, lowering);
-  // Rows per work-item where work-items run on vectors (CPU cores):
-  // "vector rows" in docs/lowering.md.
-  lowering.vectorRows =
-      core.defaultSubgroupSize() == 1 && core.nativeVectorWidth > 1 ? 4 : 0;
   return llvm::Error::success();
 }
 
@@ -119,6 +122,12 @@ TcKnobs api::findTcKnobs(const tc::Program &program, const tc::Def &def,
       changes([](tc::LoweringOptions &options) { options.convAsGemm = true; });
   knobs.convGemm = convOff || convOn;
   knobs.convGemmDefault = convOff;
+  // Vector runs: only where the core has them and the def's mapping
+  // uses them.
+  knobs.vectorRun =
+      base.vectorRun > 0 &&
+      changes([](tc::LoweringOptions &options) { options.vectorRun = 0; });
+  knobs.vectorRunDefault = base.vectorRun;
   for (const ir::Function &function : defaultLowering)
     knobs.gemm |= containsKind(function.getBody(), ir::InstKind::Gemm);
   {

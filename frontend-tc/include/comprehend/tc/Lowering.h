@@ -146,6 +146,10 @@ struct LoweringOptions {
   /// run on vector registers (CPUs) take 4, measured on PoCL (softmax and
   /// layer norm rows, docs/lowering.md); others 0.
   int64_t vectorRows = 0;
+  /// Consecutive points per work-item in a tiled map on such cores:
+  /// poly::ScheduleOptions::vectorRun. Set from the core like vectorRows
+  /// (docs/lowering.md, "Vector runs"), 0 elsewhere; `tc.vector_run`.
+  int64_t vectorRun = 0;
 };
 
 //===----------------------------------------------------------------------===//
@@ -195,6 +199,10 @@ struct LoweringKnobUse {
   /// mapping knobs), and whether the default lowering does.
   bool schedule = false;
   bool scheduleDefault = false;
+  /// A tiled map whose work-items take vector runs (tc.vector_run), and
+  /// the run length the core's rule chose.
+  bool vectorRun = false;
+  int64_t vectorRunDefault = 0;
 };
 
 /// The values a search tries for one knob, and its default.

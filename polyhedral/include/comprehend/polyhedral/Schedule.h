@@ -70,6 +70,13 @@ struct ScheduleOptions {
   /// rather than per group. 0 keeps one point per group (GPUs). An explicit
   /// tile size wins.
   int64_t vectorRows = 0;
+  /// On such a core, a tiled band whose point loops hold the statements
+  /// (no inner loop nests to map) gives each work-item runs of this many
+  /// consecutive points of its innermost member, run by one loop that the
+  /// backend vectorizes, instead of single points strided over the
+  /// work-items; a group's `groupWork` then counts runs. 0 or 1: single
+  /// points (GPUs).
+  int64_t vectorRun = 0;
 };
 
 /// A guard of the AST: a comparison of two IndexExprs or a conjunction /
