@@ -41,9 +41,9 @@
 using namespace comprehend::poly;
 
 static constexpr unsigned long kScheduleMaxOperations = 50'000'000;
-/// Work-groups a def with vector runs keeps where its size allows: enough
-/// for the cores of a CPU.
-static constexpr int64_t kMinRunGroups = 16;
+/// Work-groups a def keeps under the CPU rules (vector rows and runs) where
+/// its size allows: enough for the cores of a CPU.
+static constexpr int64_t kMinCpuGroups = 16;
 
 static llvm::Error scheduleError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
@@ -456,21 +456,28 @@ isl::schedule_node Mapper::mapKernel(isl::schedule_node node) {
   for (unsigned dim = 0; dim < groupDims; ++dim)
     if (extent[dim] > 0)
       tiles[dim] = std::min(tiles[dim], extent[dim]);
-  if (run > 1) {
-    // Runs make groups bigger; keep enough of them to fill the cores of a
-    // CPU, halving the innermost tile down to one run per work-item.
+  // The CPU rules (vector rows and runs) make groups bigger; keep enough of
+  // them to fill the cores, halving the innermost tile down to one run, or
+  // two rows (one row would be a group per point, mapped as on a GPU). An
+  // explicit tile wins.
+  bool explicitInner = groupDims <= options.tileSizes.size() &&
+                       options.tileSizes[groupDims - 1] > 0;
+  bool vectorRows = innerParallel && options.vectorRows > 1;
+  if (!explicitInner && (run > 1 || vectorRows)) {
+    int64_t floor = run > 1 ? run : 2;
     int64_t &inner = tiles[groupDims - 1];
     auto numGroups = [&] {
       int64_t groups = 1;
       for (unsigned dim = 0; dim < groupDims; ++dim)
         groups *= extent[dim] > 0 ? (extent[dim] + tiles[dim] - 1) / tiles[dim]
-                                  : kMinRunGroups;
+                                  : kMinCpuGroups;
       return groups;
     };
-    while (numGroups() < kMinRunGroups && inner > run)
-      inner = std::max(run, (inner / 2 + run - 1) / run * run);
-    run = std::min(run, inner);
+    while (numGroups() < kMinCpuGroups && inner > floor)
+      inner = std::max(floor, (inner / 2 + floor - 1) / floor * floor);
   }
+  if (run > 1)
+    run = std::min(run, tiles[groupDims - 1]);
   if (run < 2)
     run = 0;
   if (llvm::all_of(tiles, [](int64_t tile) { return tile == 1; })) {
