@@ -95,7 +95,8 @@ tc::getLoweringKnobDomains(const LoweringKnobUse &use,
   llvm::SmallVector<LoweringKnobDomain, 8> domains;
   // 0 is the lowering's own choice, which depends on the problem size.
   if (use.blocks) {
-    llvm::SmallVector<int64_t, 8> blocks = {0, 32, 64, 128, 256, 512};
+    llvm::SmallVector<int64_t, 8> blocks = {0,  kSmallestBlock, 64, 128, 256,
+                                            512};
     domains.push_back({kBlockRows, blocks, 0});
     domains.push_back({kBlockCols, blocks, 0});
   }

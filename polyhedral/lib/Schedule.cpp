@@ -203,6 +203,10 @@ private:
   const StatementModel &model;
   const Scop &scop;
   const isl::union_map &dependences;
+
+public:
+  /// See MappedSchedule.
+  bool usedGroupWork = false, usedVectorRuns = false;
 };
 
 std::optional<isl::schedule> Mapper::fuseOuter(const isl::union_set &domain) {
@@ -364,9 +368,11 @@ Mapper::textualInner(const isl::schedule_node_band &band, bool &worthIt) {
     llvm::SmallVector<int64_t, 4> extent = extents(innerBand);
     // Worth a group per point when a loop nest below has a parallel loop
     // or a reduction long enough to occupy the work-items.
-    if ((innerBand.member_get_coincident(0) || scop.origin[stmt].reduction) &&
-        extent[0] >= options.groupWork)
-      worthIt = true;
+    if (innerBand.member_get_coincident(0) || scop.origin[stmt].reduction) {
+      usedGroupWork = true;
+      if (extent[0] >= options.groupWork)
+        worthIt = true;
+    }
     node = members.size() > 1 ? innerBand.parent().parent()
                               : isl::schedule_node(innerBand);
   }
@@ -448,6 +454,8 @@ isl::schedule_node Mapper::mapKernel(isl::schedule_node node) {
       continue;
     }
     int64_t size = budget * perPoint;
+    // The budget, not the extent, limits the tile.
+    usedGroupWork |= extent[dim] <= 0 || size < extent[dim];
     if (extent[dim] > 0)
       size = std::min(extent[dim], size);
     tiles[dim] = std::max<int64_t>(1, size);
@@ -493,6 +501,7 @@ isl::schedule_node Mapper::mapKernel(isl::schedule_node node) {
   isl::schedule_node tiled = band.tile(sizes);
   isl::schedule_node points = tiled.child(0);
   if (run > 0) {
+    usedVectorRuns = true;
     // Each work-item takes runs of consecutive points of the innermost
     // member: the point band tiled again, the runs to the work-items and
     // the points of a run to a loop inside the work-item.
@@ -612,6 +621,8 @@ comprehend::poly::mapSchedule(llvm::ArrayRef<std::string> params,
     if (!kernels)
       return kernels.takeError();
     result.kernels = std::move(*kernels);
+    result.usedGroupWork = mapper.usedGroupWork;
+    result.usedVectorRuns = mapper.usedVectorRuns;
     return result;
   } catch (const isl::exception &error) {
     return scheduleError(llvm::Twine("scheduling failed in isl: ") +

@@ -387,6 +387,8 @@ bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext,
     std::array<int64_t, 2> extents = {1, 1};
     for (unsigned mode = 0; mode < numModes; ++mode)
       extents[mode] = lhs->shape[lhsVars.size() - 1 - mode];
+    // tc.block_rows/cols matter where a searched block would split a mode.
+    def.knobsUsed.blocks |= std::max(extents[0], extents[1]) > kSmallestBlock;
     std::array<int64_t, 2> sizes = chooseBlocks({def.blockRows, def.blockCols},
                                                 extents, work, numBatch > 0);
     for (unsigned mode = 0; mode < numModes; ++mode)

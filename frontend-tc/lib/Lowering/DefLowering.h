@@ -93,6 +93,9 @@ struct DefContext {
   /// About how many LHS points one group gets when the last group dimension
   /// is tiled (see LoweringOptions::groupWork; never 0 here).
   int64_t groupWork = kDefaultGroupWork;
+  /// The knobs whose values the lowering has consulted so far
+  /// (LoweredDef::knobs).
+  LoweringKnobUse knobsUsed = {};
 
   /// The callee whose statement is being lowered, or null for the def's own
   /// statements; names in the statement are resolved through it.

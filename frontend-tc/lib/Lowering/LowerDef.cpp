@@ -126,6 +126,9 @@ private:
                                       llvm::ArrayRef<int64_t> sliceShape);
   /// Removes the temporaries in local memory from the parameter table.
   LogicalResult dropLocalTensors(LoweredDef &result);
+  /// Records in the knobs used whether a statement is convolution-like
+  /// (tc.conv_gemm) and whether the default lowers it to gemms.
+  void noteConvGemmKnob(llvm::ArrayRef<StmtContext> stmts);
   /// Whether \p stmt is lowered to gemms over views (lowerAsConvGemm).
   bool isConvGemm(const StmtContext &stmt) {
     context.scope = stmt.scope;
@@ -718,10 +721,19 @@ std::optional<LoweredDef> DefLowerer::run() {
   if (failed(prepare(result, stmts)))
     return std::nullopt;
 
-  if (options.useSchedule.value_or(!hasOpaqueRead(stmts))) {
+  noteConvGemmKnob(stmts);
+  bool triedSchedule = options.useSchedule.value_or(!hasOpaqueRead(stmts));
+  if (triedSchedule) {
     llvm::Expected<poly::MappedSchedule> schedule =
         mapDef(stmts, /*keepBlas=*/true);
     if (schedule) {
+      LoweringKnobUse &knobs = context.knobsUsed;
+      knobs.schedule = knobs.scheduleDefault = true;
+      knobs.groupWork |= schedule->usedGroupWork;
+      if (schedule->usedVectorRuns) {
+        knobs.vectorRun = true;
+        knobs.vectorRunDefault = options.vectorRun;
+      }
       bool ok = true;
       for (unsigned index = 0; index < schedule->kernels.size(); ++index) {
         std::string name = def.getName().name.str();
@@ -739,6 +751,15 @@ std::optional<LoweredDef> DefLowerer::run() {
         collect(schedule->kernels[index].root);
         llvm::SmallVector<PromotedTensor, 2> promoted = findPromotedTemporaries(
             context, stmts, schedule->kernels, index, options.localMemoryBytes);
+        // tc.local_temporaries matters where some temporary would go to
+        // local memory under the lowering's own budget.
+        if (!knobs.localTemporaries)
+          knobs.localTemporaries =
+              !findPromotedTemporaries(
+                   context, stmts, schedule->kernels, index,
+                   std::max(options.localMemoryBytes,
+                            LoweringOptions().localMemoryBytes))
+                   .empty();
         llvm::StringSet<> locals;
         for (const PromotedTensor &tensor : promoted)
           locals.insert(tensor.name);
@@ -754,6 +775,7 @@ std::optional<LoweredDef> DefLowerer::run() {
       if (!ok)
         return std::nullopt;
       result.fromSchedule = true;
+      result.knobs = context.knobsUsed;
       if (failed(dropLocalTensors(result)))
         return std::nullopt;
       return result;
@@ -818,9 +840,29 @@ std::optional<LoweredDef> DefLowerer::run() {
   }
   if (!ok)
     return std::nullopt;
+  // tc.schedule: whether the mapper would take the def.
+  if (!triedSchedule) {
+    llvm::Expected<poly::MappedSchedule> schedule =
+        mapDef(stmts, /*keepBlas=*/true);
+    context.knobsUsed.schedule = static_cast<bool>(schedule);
+    if (!schedule)
+      llvm::consumeError(schedule.takeError());
+  }
+  result.knobs = context.knobsUsed;
   if (failed(dropLocalTensors(result)))
     return std::nullopt;
   return result;
+}
+
+void DefLowerer::noteConvGemmKnob(llvm::ArrayRef<StmtContext> stmts) {
+  for (const StmtContext &stmt : stmts) {
+    context.scope = stmt.scope;
+    if (options.matchBlas &&
+        lowerAsConvGemm(context, stmt, /*dryRun=*/true, /*force=*/true))
+      context.knobsUsed.convGemm = true;
+    if (isConvGemm(stmt))
+      context.knobsUsed.convGemmDefault = true;
+  }
 }
 
 LogicalResult DefLowerer::dropLocalTensors(LoweredDef &result) {

@@ -57,6 +57,7 @@ LogicalResult lowering::lowerAsLoops(DefContext &def,
     for (unsigned d = 1; d < lhsIndices.size(); ++d)
       inner *= stmtContext.ranges[d].hi - stmtContext.ranges[d].lo;
     groupTile = std::max<int64_t>(1, def.groupWork / inner);
+    def.knobsUsed.groupWork = true;
   }
   // A tiled last group dimension: the group covers indices
   // [lo + g * tile, min(lo + (g + 1) * tile, hi)), spread over work-items.

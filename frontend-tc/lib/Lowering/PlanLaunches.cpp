@@ -412,13 +412,25 @@ lowering::planLaunches(DefContext &def, llvm::ArrayRef<StmtContext> stmts,
     if (launch.groupDims > 0 &&
         llvm::all_of(kernel.statements, [&](unsigned stmt) {
           return stmts[stmt].stmt.getIndices().size() == bestDims;
-        }))
+        })) {
       launch.tile = def.groupWork;
+      def.knobsUsed.groupWork = true;
+    }
     launch.statements.assign(kernel.statements.begin(),
                              kernel.statements.end());
     if (launch.groupDims > 0 && localMemoryBytes > 0)
       placeLocalTensors(def, stmts, scheduled, isBlas, localMemoryBytes,
                         touchedElsewhere, launch);
+    // tc.local_temporaries matters where some temporary would go to local
+    // memory under the lowering's own budget.
+    if (launch.groupDims > 0 && !def.knobsUsed.localTemporaries) {
+      Launch withLocals = launch;
+      placeLocalTensors(
+          def, stmts, scheduled, isBlas,
+          std::max(localMemoryBytes, LoweringOptions().localMemoryBytes),
+          touchedElsewhere, withLocals);
+      def.knobsUsed.localTemporaries = !withLocals.localTensors.empty();
+    }
     auto isLocal = [&](llvm::StringRef tensor) {
       return llvm::any_of(launch.localTensors, [&](const LocalTensor &local) {
         return local.name == tensor;

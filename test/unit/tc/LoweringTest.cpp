@@ -537,4 +537,69 @@ def twice(float(M) A, float(K) X) -> (C, Y) {
   EXPECT_TRUE(succeeded(ir::verify(lowered.program, lowered.source.diags)));
 }
 
+TEST(LoweringTest, TheLoweringReportsTheKnobsItConsulted) {
+  // A matrix product's blocks, once its output is larger than the smallest
+  // block the search tries; no mapper for a gemm statement.
+  Lowered large(readExample("matmul.tc"));
+  auto result = large.lower("matmul", {{"M", 128}, {"K", 128}, {"N", 128}}, {});
+  ASSERT_TRUE(result) << testing::PrintToString(large.source.messages);
+  EXPECT_TRUE(result->knobs.blocks);
+  EXPECT_FALSE(result->knobs.schedule);
+  EXPECT_FALSE(result->knobs.groupWork);
+  Lowered small(readExample("matmul.tc"));
+  result = small.lower("matmul", {{"M", 7}, {"K", 33}, {"N", 5}}, {});
+  ASSERT_TRUE(result);
+  EXPECT_FALSE(result->knobs.blocks);
+
+  // A convolution: lowered to gemms by default at 16 channels, to loops at
+  // 3, both forms open to the search.
+  Lowered conv(readExample("conv2d.tc"));
+  result = conv.lower(
+      "conv2d",
+      {{"N", 1}, {"C", 16}, {"H", 8}, {"W", 8}, {"M", 4}, {"KH", 3}, {"KW", 3}},
+      {});
+  ASSERT_TRUE(result) << testing::PrintToString(conv.source.messages);
+  EXPECT_TRUE(result->knobs.convGemm);
+  EXPECT_TRUE(result->knobs.convGemmDefault);
+  Lowered fewChannels(readExample("conv2d.tc"));
+  result = fewChannels.lower(
+      "conv2d",
+      {{"N", 1}, {"C", 3}, {"H", 8}, {"W", 8}, {"M", 4}, {"KH", 3}, {"KW", 3}},
+      {});
+  ASSERT_TRUE(result);
+  EXPECT_TRUE(result->knobs.convGemm);
+  EXPECT_FALSE(result->knobs.convGemmDefault);
+
+  // The mapper's defs: tc.schedule, defaulting to the mapper; softmax's
+  // temporaries could go to local memory; a long map tiles by group_work
+  // and, with vector runs, uses them.
+  Lowered softmax(readExample("softmax.tc"));
+  result = softmax.lower("softmax", {{"N", 64}, {"D", 256}}, {});
+  ASSERT_TRUE(result);
+  EXPECT_TRUE(result->knobs.schedule);
+  EXPECT_TRUE(result->knobs.scheduleDefault);
+  EXPECT_TRUE(result->knobs.localTemporaries);
+  EXPECT_FALSE(result->knobs.vectorRun);
+  LoweringOptions runs;
+  runs.vectorRun = 64;
+  Lowered add("def add(float(L) A, float(L) B) -> (O) {\n"
+              "  O(i) = A(i) + B(i)\n"
+              "}\n");
+  result = add.lower("add", {{"L", 100000}}, runs);
+  ASSERT_TRUE(result) << testing::PrintToString(add.source.messages);
+  EXPECT_TRUE(result->knobs.groupWork);
+  EXPECT_TRUE(result->knobs.vectorRun);
+  EXPECT_EQ(result->knobs.vectorRunDefault, 64);
+  EXPECT_FALSE(result->knobs.blocks);
+  EXPECT_FALSE(result->knobs.convGemm);
+
+  // A data-dependent read keeps the statement-wise lowering by default; the
+  // mapper could take it.
+  Lowered gather(readExample("gather.tc"));
+  result = gather.lower("gather", {{"N", 10}, {"D", 7}, {"L", 33}}, {});
+  ASSERT_TRUE(result) << testing::PrintToString(gather.source.messages);
+  EXPECT_TRUE(result->knobs.schedule);
+  EXPECT_FALSE(result->knobs.scheduleDefault);
+}
+
 } // namespace

@@ -187,12 +187,13 @@ llvm::Expected<runtime::SearchSpace> TcKernel::getSearchSpace() const {
   backend::CompileOptions compile = from.options.compile;
   llvm::consumeError(
       applyCompileConfiguration({}, runtime.getCoreInfo(), lowering, compile));
-  if (from.ranges ? tc::lowerDef(*from.program, *from.def, from.sizes,
+  std::optional<tc::LoweredDef> lowered =
+      from.ranges ? tc::lowerDef(*from.program, *from.def, from.sizes,
                                  *from.ranges, defaultLowering, quiet, lowering)
                   : tc::lowerDef(*from.program, *from.def, from.sizes,
-                                 defaultLowering, quiet, lowering))
-    knobs = findTcKnobs(*from.program, *from.def, from.sizes, lowering,
-                        defaultLowering, from.ranges ? &*from.ranges : nullptr);
+                                 defaultLowering, quiet, lowering);
+  if (lowered)
+    knobs = findTcKnobs(*lowered, defaultLowering);
   return makeTcSearchSpace(knobs, runtime.getCoreInfo(), entry->info);
 }
 

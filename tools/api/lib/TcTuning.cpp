@@ -2,8 +2,6 @@
 #include "comprehend/api/TcTuning.h"
 
 #include "comprehend/backend/Knobs.h"
-#include "comprehend/ir/Context.h"
-#include "comprehend/ir/Diagnostics.h"
 #include "comprehend/ir/Function.h"
 #include "comprehend/ir/Instruction.h"
 #include "comprehend/ir/Printer.h"
@@ -12,7 +10,6 @@
 #include "comprehend/runtime/Runtime.h"
 #include "comprehend/runtime/TuningKernel.h"
 
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace comprehend;
@@ -29,13 +26,6 @@ bool containsKind(const ir::Region &region, ir::InstKind kind) {
         return true;
   }
   return false;
-}
-
-std::string printProgram(const ir::Program &program) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  ir::print(program, os);
-  return text;
 }
 
 } // namespace
@@ -78,74 +68,12 @@ void api::applyLaunchConfiguration(const Configuration &config,
     runtime::applyConfiguration(*kernel.function, config);
 }
 
-TcKnobs api::findTcKnobs(const tc::Program &program, const tc::Def &def,
-                         const llvm::StringMap<int64_t> &sizes,
-                         const tc::LoweringOptions &base,
-                         const ir::Program &defaultLowering,
-                         const tc::DefRanges *ranges) {
-  auto lowerProbe = [&](ir::Program &probe, DiagnosticEngine &quiet,
-                        const tc::LoweringOptions &options) {
-    return ranges ? tc::lowerDef(program, def, sizes, *ranges, probe, quiet,
-                                 options)
-                  : tc::lowerDef(program, def, sizes, probe, quiet, options);
-  };
-  std::string defaultText = printProgram(defaultLowering);
-  // Lowers with one knob changed; a failure counts as no change.
-  auto changes = [&](auto setKnob) {
-    tc::LoweringOptions options = base;
-    setKnob(options);
-    llvm::SourceMgr sourceMgr;
-    std::string messages;
-    llvm::raw_string_ostream os(messages);
-    DiagnosticEngine quiet(sourceMgr, os);
-    ir::Context ctx;
-    ir::Program probe(ctx);
-    if (!lowerProbe(probe, quiet, options) || quiet.hasErrors())
-      return false;
-    return printProgram(probe) != defaultText;
-  };
+TcKnobs api::findTcKnobs(const tc::LoweredDef &lowered,
+                         const ir::Program &defaultLowering) {
   TcKnobs knobs;
-  knobs.blocks = changes([](tc::LoweringOptions &options) {
-    options.blockRows = options.blockCols = 64;
-  });
-  knobs.groupWork =
-      changes([](tc::LoweringOptions &options) { options.groupWork = 1024; });
-  knobs.localTemporaries = changes([](tc::LoweringOptions &options) {
-    options.localMemoryBytes = options.localMemoryBytes > 0
-                                   ? 0
-                                   : tc::LoweringOptions().localMemoryBytes;
-  });
-  // The default follows a cost rule: the knob's default is what it chose.
-  bool convOff =
-      changes([](tc::LoweringOptions &options) { options.convAsGemm = false; });
-  bool convOn =
-      changes([](tc::LoweringOptions &options) { options.convAsGemm = true; });
-  knobs.convGemm = convOff || convOn;
-  knobs.convGemmDefault = convOff;
-  // Vector runs: only where the core has them and the def's mapping
-  // uses them.
-  knobs.vectorRun =
-      base.vectorRun > 0 &&
-      changes([](tc::LoweringOptions &options) { options.vectorRun = 0; });
-  knobs.vectorRunDefault = base.vectorRun;
+  static_cast<tc::LoweringKnobUse &>(knobs) = lowered.knobs;
   for (const ir::Function &function : defaultLowering)
     knobs.gemm |= containsKind(function.getBody(), ir::InstKind::Gemm);
-  {
-    tc::LoweringOptions options = base;
-    options.useSchedule = true;
-    llvm::SourceMgr sourceMgr;
-    std::string messages;
-    llvm::raw_string_ostream os(messages);
-    DiagnosticEngine quiet(sourceMgr, os);
-    ir::Context ctx;
-    ir::Program probe(ctx);
-    std::optional<tc::LoweredDef> lowered = lowerProbe(probe, quiet, options);
-    knobs.schedule = lowered && lowered->fromSchedule && !quiet.hasErrors();
-  }
-  knobs.scheduleDefault =
-      knobs.schedule && changes([](tc::LoweringOptions &options) {
-        options.useSchedule = false;
-      });
   return knobs;
 }
 

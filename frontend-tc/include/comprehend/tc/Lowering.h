@@ -71,6 +71,35 @@ struct LoweredKernel {
   std::array<int64_t, 3> grid = {1, 1, 1};
 };
 
+/// The smallest output block the search tries for `tc.block_rows` and
+/// `tc.block_cols`: a BLAS statement whose output modes are no larger has
+/// no use for those knobs.
+inline constexpr int64_t kSmallestBlock = 32;
+
+/// The knobs a lowering of a def consulted, i.e. those whose values would
+/// change it (the tuner searches only those), and the default of those
+/// whose default is a cost rule's choice.
+struct LoweringKnobUse {
+  /// A BLAS statement the lowering spreads over work-groups by blocks.
+  bool blocks = false;
+  /// A loop statement whose last group dimension is tiled.
+  bool groupWork = false;
+  /// A temporary that may live in local memory.
+  bool localTemporaries = false;
+  /// A convolution that may be lowered to gemms over views (tc.conv_gemm),
+  /// and whether the default lowering does.
+  bool convGemm = false;
+  bool convGemmDefault = false;
+  /// A def the mapper lowers from its isl schedule (`tc.schedule` and the
+  /// mapping knobs), and whether the default lowering does.
+  bool schedule = false;
+  bool scheduleDefault = false;
+  /// A tiled map whose work-items take vector runs (tc.vector_run), and
+  /// the run length the core's rule chose.
+  bool vectorRun = false;
+  int64_t vectorRunDefault = 0;
+};
+
 /// The result of lowering one def.
 struct LoweredDef {
   /// The tensors the caller allocates: inputs, outputs, then the
@@ -86,6 +115,9 @@ struct LoweredDef {
   /// (LoweringOptions::useSchedule) rather than one loop nest per
   /// statement.
   bool fromSchedule = false;
+  /// The knobs this lowering consulted (the tuner's search space): a knob
+  /// is listed where a decision of this lowering depended on its value.
+  LoweringKnobUse knobs;
 };
 
 struct LoweringOptions {
@@ -181,29 +213,6 @@ const LoweringKnob *lookupLoweringKnob(llvm::StringRef name);
 /// or 1, not 2"), or nothing.
 std::optional<std::string> checkKnobRange(const LoweringKnob &knob,
                                           int64_t value);
-
-/// Which knobs change a def at its sizes (the tuner searches only those),
-/// and the default of those whose default is a cost rule's choice.
-struct LoweringKnobUse {
-  /// A BLAS statement the lowering spreads over work-groups by blocks.
-  bool blocks = false;
-  /// A loop statement whose last group dimension is tiled.
-  bool groupWork = false;
-  /// A temporary that may live in local memory.
-  bool localTemporaries = false;
-  /// A convolution that may be lowered to gemms over views (tc.conv_gemm),
-  /// and whether the default lowering does.
-  bool convGemm = false;
-  bool convGemmDefault = false;
-  /// A def the mapper lowers from its isl schedule (`tc.schedule` and the
-  /// mapping knobs), and whether the default lowering does.
-  bool schedule = false;
-  bool scheduleDefault = false;
-  /// A tiled map whose work-items take vector runs (tc.vector_run), and
-  /// the run length the core's rule chose.
-  bool vectorRun = false;
-  int64_t vectorRunDefault = 0;
-};
 
 /// The values a search tries for one knob, and its default.
 struct LoweringKnobDomain {

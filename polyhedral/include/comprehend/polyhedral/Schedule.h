@@ -140,6 +140,11 @@ struct MappedSchedule {
   /// isl's C rendering of the generated AST.
   std::string astText;
   llvm::SmallVector<MappedKernel, 2> kernels;
+  /// Whether a mapping decision depended on ScheduleOptions::groupWork (a
+  /// default tile, or whether inner loop nests are worth a group), and
+  /// whether some kernel gives its work-items vector runs.
+  bool usedGroupWork = false;
+  bool usedVectorRuns = false;
 };
 
 /// Schedules, maps and generates code for \p stmts (textual order, bounds

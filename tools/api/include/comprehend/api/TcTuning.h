@@ -74,16 +74,12 @@ struct TcKnobs : tc::LoweringKnobUse {
   bool gemm = false;
 };
 
-/// Finds the knobs of `def` at `sizes`: a lowering knob counts when setting
-/// it away from its default changes the lowered IR (`defaultLowering`, the
-/// def lowered with `base`), the gemm knobs when that IR has a gemm.
-/// `ranges`: the def's ranges at `sizes` when inferred already (each probe
-/// lowering then reuses them); null infers them per probe.
-TcKnobs findTcKnobs(const tc::Program &program, const tc::Def &def,
-                    const llvm::StringMap<int64_t> &sizes,
-                    const tc::LoweringOptions &base,
-                    const ir::Program &defaultLowering,
-                    const tc::DefRanges *ranges = nullptr);
+/// The knobs of a def at its sizes: the lowering knobs that its default
+/// lowering `lowered` reports having consulted (tc::LoweredDef::knobs), and
+/// the backend's gemm knobs where that lowering's IR `defaultLowering` has a
+/// gemm.
+TcKnobs findTcKnobs(const tc::LoweredDef &lowered,
+                    const ir::Program &defaultLowering);
 
 /// The search space of a def with `knobs`; `defaults` is the backend's
 /// launch choice for its first kernel, which seeds the work-group
