@@ -198,6 +198,14 @@ private:
   textualInner(const isl::schedule_node_band &band, bool &worthIt);
   bool isCoincident(unsigned stmt, const isl::map &outer, unsigned dim);
   bool runsAreContiguous(const isl::schedule_node_band &band, unsigned member);
+  /// The tiles of a kernel's group band (of extents \p extent) and the run
+  /// length of its work-items (0: single points).
+  struct GroupTiles {
+    llvm::SmallVector<int64_t, 4> tiles;
+    int64_t run = 0;
+  };
+  GroupTiles chooseTiles(const isl::schedule_node_band &band,
+                         llvm::ArrayRef<int64_t> extent, bool innerParallel);
 
   const ScheduleOptions &options;
   const StatementModel &model;
@@ -415,26 +423,40 @@ Mapper::extents(const isl::schedule_node_band &band) {
   return result;
 }
 
-isl::schedule_node Mapper::mapKernel(isl::schedule_node node) {
-  if (!node.isa<isl::schedule_node_band>())
-    return mapInside(node);
-  auto band = node.as<isl::schedule_node_band>();
-  unsigned groupDims = std::min(3u, numLeadingCoincident(band));
-  if (groupDims == 0)
-    return mapInside(node);
-  if (band.n_member() > groupDims)
-    band = band.split(groupDims);
-  llvm::SmallVector<int64_t, 4> extent = extents(band);
-  bool innerParallel = false;
-  std::optional<isl::schedule_node> textual;
-  if (options.innerMapping) {
-    textual = textualInner(band, innerParallel);
-    if (!textual)
-      innerParallel = false;
-  }
-  if (!innerParallel)
-    textual.reset();
-  llvm::SmallVector<int64_t, 4> tiles(groupDims, 1);
+/// The tile sizes \p sizes (one per member) as the multi_val of \p band.
+static isl::multi_val bandSizes(const isl::schedule_node_band &band,
+                                llvm::ArrayRef<int64_t> sizes) {
+  isl::multi_val result = isl::manage(
+      isl_multi_val_zero(isl_schedule_node_band_get_space(band.get())));
+  for (unsigned member = 0; member < sizes.size(); ++member)
+    result = result.set_at(member, isl::val(band.ctx(), sizes[member]));
+  return result;
+}
+
+/// Halves the innermost of \p tiles, down to \p floor and in multiples of
+/// it, while the band of \p extent (-1: unknown) has fewer than
+/// kMinCpuGroups groups.
+static void keepCpuGroups(llvm::MutableArrayRef<int64_t> tiles,
+                          llvm::ArrayRef<int64_t> extent, int64_t floor) {
+  auto numGroups = [&] {
+    int64_t groups = 1;
+    for (unsigned dim = 0; dim < tiles.size(); ++dim)
+      groups *= extent[dim] > 0 ? (extent[dim] + tiles[dim] - 1) / tiles[dim]
+                                : kMinCpuGroups;
+    return groups;
+  };
+  int64_t &inner = tiles.back();
+  while (numGroups() < kMinCpuGroups && inner > floor)
+    inner = std::max(floor, (inner / 2 + floor - 1) / floor * floor);
+}
+
+Mapper::GroupTiles Mapper::chooseTiles(const isl::schedule_node_band &band,
+                                       llvm::ArrayRef<int64_t> extent,
+                                       bool innerParallel) {
+  unsigned groupDims = extent.size();
+  GroupTiles result;
+  result.tiles.assign(groupDims, 1);
+  llvm::MutableArrayRef<int64_t> tiles = result.tiles;
   // Work-item points per group; with vector runs, a point of the innermost
   // member is a run of `vectorRun` consecutive points.
   int64_t budget = std::max<int64_t>(1, options.groupWork);
@@ -465,52 +487,56 @@ isl::schedule_node Mapper::mapKernel(isl::schedule_node node) {
     if (extent[dim] > 0)
       tiles[dim] = std::min(tiles[dim], extent[dim]);
   // The CPU rules (vector rows and runs) make groups bigger; keep enough of
-  // them to fill the cores, halving the innermost tile down to one run, or
-  // two rows (one row would be a group per point, mapped as on a GPU). An
-  // explicit tile wins.
+  // them to fill the cores, down to one run, or two rows (one row would be
+  // a group per point, mapped as on a GPU). An explicit tile wins.
   bool explicitInner = groupDims <= options.tileSizes.size() &&
                        options.tileSizes[groupDims - 1] > 0;
   bool vectorRows = innerParallel && options.vectorRows > 1;
-  if (!explicitInner && (run > 1 || vectorRows)) {
-    int64_t floor = run > 1 ? run : 2;
-    int64_t &inner = tiles[groupDims - 1];
-    auto numGroups = [&] {
-      int64_t groups = 1;
-      for (unsigned dim = 0; dim < groupDims; ++dim)
-        groups *= extent[dim] > 0 ? (extent[dim] + tiles[dim] - 1) / tiles[dim]
-                                  : kMinCpuGroups;
-      return groups;
-    };
-    while (numGroups() < kMinCpuGroups && inner > floor)
-      inner = std::max(floor, (inner / 2 + floor - 1) / floor * floor);
-  }
+  if (!explicitInner && (run > 1 || vectorRows))
+    keepCpuGroups(tiles, extent, run > 1 ? run : 2);
   if (run > 1)
-    run = std::min(run, tiles[groupDims - 1]);
-  if (run < 2)
-    run = 0;
-  if (llvm::all_of(tiles, [](int64_t tile) { return tile == 1; })) {
+    run = std::min(run, tiles.back());
+  result.run = run < 2 ? 0 : run;
+  return result;
+}
+
+isl::schedule_node Mapper::mapKernel(isl::schedule_node node) {
+  if (!node.isa<isl::schedule_node_band>())
+    return mapInside(node);
+  auto band = node.as<isl::schedule_node_band>();
+  unsigned groupDims = std::min(3u, numLeadingCoincident(band));
+  if (groupDims == 0)
+    return mapInside(node);
+  if (band.n_member() > groupDims)
+    band = band.split(groupDims);
+  llvm::SmallVector<int64_t, 4> extent = extents(band);
+  bool innerParallel = false;
+  std::optional<isl::schedule_node> textual;
+  if (options.innerMapping) {
+    textual = textualInner(band, innerParallel);
+    if (!textual)
+      innerParallel = false;
+  }
+  if (!innerParallel)
+    textual.reset();
+  GroupTiles choice = chooseTiles(band, extent, innerParallel);
+  if (llvm::all_of(choice.tiles, [](int64_t tile) { return tile == 1; })) {
     if (textual)
       band = textual->as<isl::schedule_node_band>();
     isl::schedule_node mark = band.insert_mark(markName("group", band));
     return mapInside(mark.child(0).child(0)).parent().parent();
   }
-  isl::multi_val sizes = isl::manage(
-      isl_multi_val_zero(isl_schedule_node_band_get_space(band.get())));
-  for (unsigned dim = 0; dim < groupDims; ++dim)
-    sizes = sizes.set_at(dim, isl::val(band.ctx(), tiles[dim]));
-  isl::schedule_node tiled = band.tile(sizes);
+  isl::schedule_node tiled = band.tile(bandSizes(band, choice.tiles));
   isl::schedule_node points = tiled.child(0);
-  if (run > 0) {
+  if (choice.run > 0) {
     usedVectorRuns = true;
     // Each work-item takes runs of consecutive points of the innermost
     // member: the point band tiled again, the runs to the work-items and
     // the points of a run to a loop inside the work-item.
-    isl::multi_val runs = isl::manage(
-        isl_multi_val_zero(isl_schedule_node_band_get_space(points.get())));
-    for (unsigned dim = 0; dim < groupDims; ++dim)
-      runs = runs.set_at(dim,
-                         isl::val(band.ctx(), dim + 1 == groupDims ? run : 1));
-    points = points.as<isl::schedule_node_band>().tile(runs);
+    llvm::SmallVector<int64_t, 4> runs(groupDims, 1);
+    runs.back() = choice.run;
+    auto pointBand = points.as<isl::schedule_node_band>();
+    points = pointBand.tile(bandSizes(pointBand, runs));
   }
   isl::schedule_node point = points.insert_mark(
       markName("work_items", points.as<isl::schedule_node_band>()));
