@@ -2,11 +2,10 @@
 #include "comprehend/api/IrKernel.h"
 #include "comprehend/api/TcTuning.h"
 
+#include "comprehend/ir/Clone.h"
 #include "comprehend/ir/Diagnostics.h"
 #include "comprehend/ir/Function.h"
-#include "comprehend/ir/Parser.h"
 #include "comprehend/ir/Program.h"
-#include "comprehend/ir/Verifier.h"
 #include "comprehend/runtime/Error.h"
 #include "comprehend/runtime/TuningKernel.h"
 
@@ -126,6 +125,9 @@ IrKernel::compile(Runtime &runtime, ir::Program &program,
       new IrKernel(runtime, program.getContext(), diags.getSourceMgr()));
   kernel->entryName = entry.str();
   kernel->grid = grid;
+  auto source = std::make_shared<ir::Program>(program.getContext());
+  ir::cloneInto(program, *source);
+  kernel->source = std::move(source);
   if (llvm::Error error = kernel->build(program, diags, options.compile))
     return error;
   auto bound = bindArguments(runtime, *kernel->entry, entry, args);
@@ -168,9 +170,8 @@ llvm::Error IrKernel::build(ir::Program &program, DiagnosticEngine &diags,
 
 llvm::Error IrKernel::rebuild(DiagnosticEngine &diags,
                               const backend::CompileOptions &compileOptions) {
-  configured = ir::parseSource(ctx, diags, sourceMgr.getMainFileID());
-  if (!configured || failed(ir::verify(*configured, diags)))
-    return makeInputError("'" + entryName + "' cannot be compiled again");
+  configured = std::make_unique<ir::Program>(ctx);
+  ir::cloneInto(*source, *configured);
   applyConfiguration(*configured->lookupFunction(entryName), config);
   return build(*configured, diags, compileOptions);
 }
@@ -189,6 +190,7 @@ IrKernel::recompile(const Configuration &config) const {
   kernel->entryName = entryName;
   kernel->grid = grid;
   kernel->arguments = arguments;
+  kernel->source = source;
   kernel->key = key;
   kernel->config = config;
   kernel->configSource = ConfigSource::Given;

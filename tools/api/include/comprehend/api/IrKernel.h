@@ -83,8 +83,8 @@ private:
   /// and looks up the entry.
   llvm::Error build(ir::Program &program, DiagnosticEngine &diags,
                     const backend::CompileOptions &compileOptions);
-  /// Parses the source again with the configuration on the entry and
-  /// builds it.
+  /// Builds a copy of the program as given (`source`) with the
+  /// configuration on the entry.
   llvm::Error rebuild(DiagnosticEngine &diags,
                       const backend::CompileOptions &compileOptions);
 
@@ -93,6 +93,10 @@ private:
   llvm::SourceMgr &sourceMgr;
   std::array<size_t, 3> grid = {1, 1, 1};
   std::shared_ptr<Arguments> arguments;
+  /// The program as given, before any compilation (which rewrites a
+  /// program in place), shared by a kernel and its recompilations: each
+  /// recompilation compiles a copy instead of parsing the file again.
+  std::shared_ptr<const ir::Program> source;
   std::unique_ptr<ir::Program> configured;
   std::unique_ptr<runtime::Executable> executable;
   runtime::KernelEntry *entry = nullptr;
