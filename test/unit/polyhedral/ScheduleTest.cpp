@@ -86,6 +86,48 @@ TEST(ScheduleTest, ElementwiseIsTiledOntoGroupsAndWorkItems) {
   EXPECT_NE(schedule.astText.find("// work_items_1_1"), std::string::npos);
 }
 
+/// Whether a map O(n, i) = reads over 64 x 4096 points gives its
+/// work-items vector runs of 64.
+bool takesRuns(std::vector<TensorAccess> reads) {
+  ScheduleOptions options;
+  options.vectorRun = 64;
+  MappedSchedule schedule =
+      map({box("O", {"n", "i"}, {{"n", 64}, {"i", 4096}}, std::move(reads))},
+          options);
+  return schedule.usedVectorRuns;
+}
+
+TEST(ScheduleTest, VectorRunsOnlyWhereEveryAccessIsContiguous) {
+  // Consecutive points: unit stride, or the same element (a broadcast).
+  EXPECT_TRUE(takesRuns({read("A", {V("n"), V("i")})}));
+  EXPECT_TRUE(takesRuns({read("A", {V("n"), V("i")}), read("b", {V("n")})}));
+  EXPECT_TRUE(takesRuns({read("A", {V("n"), V("i") + 3})}));
+  // A stride of 2, a transposed read, or the point's index in another
+  // dimension: a run would not walk memory contiguously.
+  EXPECT_FALSE(takesRuns({read("A", {V("n"), C(2) * V("i")})}));
+  EXPECT_FALSE(takesRuns({read("A", {V("i"), V("n")})}));
+  EXPECT_FALSE(takesRuns({read("A", {V("n"), V("i"), V("i")})}));
+
+  // The runs: 64 runs of 64 points per group, 16 groups over the rows.
+  ScheduleOptions options;
+  options.vectorRun = 64;
+  MappedSchedule schedule =
+      map({box("O", {"i"}, {{"i", 65536}}, {read("A", {V("i")})})}, options);
+  ASSERT_EQ(schedule.kernels.size(), 1u);
+  EXPECT_EQ(schedule.kernels[0].grid, (std::array<int64_t, 3>{16, 1, 1}));
+  EXPECT_EQ(text(schedule.kernels[0].root),
+            "for c0 in [0, 16) : group 0 {\n"
+            "  for c1 in [64 * c0, 64 * c0 + 63 + 1) : work-item 0 {\n"
+            "    for c2 in [64 * c1, 64 * c1 + 63 + 1) {\n"
+            "      stmt0(c2)\n"
+            "    }\n"
+            "  }\n"
+            "}\n");
+  // Without the option: single points strided over the work-items.
+  EXPECT_FALSE(map({box("O", {"i"}, {{"i", 65536}}, {read("A", {V("i")})})})
+                   .usedVectorRuns);
+}
+
 TEST(ScheduleTest, SoftmaxFusesIntoOneKernelWithRowReductions) {
   MappedSchedule schedule = map(softmax(8, 64));
   ASSERT_EQ(schedule.kernels.size(), 1u);
