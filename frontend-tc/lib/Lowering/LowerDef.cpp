@@ -840,8 +840,11 @@ std::optional<LoweredDef> DefLowerer::run() {
   }
   if (!ok)
     return std::nullopt;
-  // tc.schedule: whether the mapper would take the def.
-  if (!triedSchedule) {
+  // tc.schedule: whether the mapper would take the def. Asked only where
+  // the cost rule chose this path; a lowering told to take it (a tuning
+  // candidate with tc.schedule = 0) spends no isl scheduling on the
+  // question.
+  if (!triedSchedule && !options.useSchedule.has_value()) {
     llvm::Expected<poly::MappedSchedule> schedule =
         mapDef(stmts, /*keepBlas=*/true);
     context.knobsUsed.schedule = static_cast<bool>(schedule);

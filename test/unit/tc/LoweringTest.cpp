@@ -600,6 +600,11 @@ TEST(LoweringTest, TheLoweringReportsTheKnobsItConsulted) {
   ASSERT_TRUE(result) << testing::PrintToString(gather.source.messages);
   EXPECT_TRUE(result->knobs.schedule);
   EXPECT_FALSE(result->knobs.scheduleDefault);
+  // Told to keep that path (a tuning candidate), the lowering does not ask.
+  Lowered told(readExample("gather.tc"));
+  result = told.lower("gather", {{"N", 10}, {"D", 7}, {"L", 33}});
+  ASSERT_TRUE(result) << testing::PrintToString(told.source.messages);
+  EXPECT_FALSE(result->knobs.schedule);
 }
 
 } // namespace
