@@ -217,6 +217,13 @@ findPromotedTemporaries(DefContext &def, llvm::ArrayRef<StmtContext> stmts,
                         llvm::ArrayRef<poly::MappedKernel> kernels,
                         unsigned kernelIndex, int64_t localMemoryBytes);
 
+/// The temporaries among \p candidates that can live in the memory of an
+/// output of the def (ShareOutputStorage.cpp): temporary -> output. The
+/// caller renames them (a CallScope) before scheduling.
+llvm::StringMap<std::string>
+findSharedOutputStorage(DefContext &def, llvm::ArrayRef<StmtContext> stmts,
+                        const llvm::StringSet<> &candidates);
+
 /// Collects the tensors \p stmt reads (right-hand side and `where` lets),
 /// by their names in the def (resolved through the statement's scope).
 void collectReads(const StmtContext &stmt, llvm::StringSet<> &reads);

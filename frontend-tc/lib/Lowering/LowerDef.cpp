@@ -124,8 +124,13 @@ private:
   /// temporary \p name at the insertion point and binds the tensor to it.
   TensorBinding *createLocalTemporary(llvm::StringRef name,
                                       llvm::ArrayRef<int64_t> sliceShape);
-  /// Removes the temporaries in local memory from the parameter table.
-  LogicalResult dropLocalTensors(LoweredDef &result);
+  /// Lowers the kernels of the def's mapped \p schedule of \p stmts.
+  std::optional<LoweredDef> lowerMapped(const poly::MappedSchedule &schedule,
+                                        llvm::ArrayRef<StmtContext> stmts,
+                                        LoweredDef &result);
+  /// Removes the temporaries without memory of their own (in local memory
+  /// or in an output's) from the parameter table.
+  LogicalResult dropUnpassedTemporaries(LoweredDef &result);
   /// Records in the knobs used whether a statement is convolution-like
   /// (tc.conv_gemm) and whether the default lowers it to gemms.
   void noteConvGemmKnob(llvm::ArrayRef<StmtContext> stmts);
@@ -203,8 +208,9 @@ private:
   /// (stable addresses: statements and tensor keys refer to them).
   std::deque<CallScope> scopes;
   std::deque<std::string> temporaryNames;
-  /// The temporaries that some launch holds in local memory.
-  llvm::StringSet<> localTensorNames;
+  /// The temporaries that some launch holds in local memory, and those
+  /// that live in an output's memory: no parameters.
+  llvm::StringSet<> temporariesNotPassed;
 };
 
 } // namespace
@@ -356,7 +362,7 @@ LogicalResult DefLowerer::lowerLaunch(const Launch &launch,
         local.sliceDims;
   };
   for (const LocalTensor &local : launch.localTensors)
-    localTensorNames.insert(local.name);
+    temporariesNotPassed.insert(local.name);
 
   context.grid = {1, 1, 1};
   context.mayUseGroups = launch.statements.size() == 1;
@@ -406,7 +412,7 @@ DefLowerer::createLocalTemporary(llvm::StringRef name,
   binding.memref =
       builder.create<ir::AllocaInst>(def.getLoc(), type)->getResult(0);
   binding.memref->setName(name);
-  localTensorNames.insert(name);
+  temporariesNotPassed.insert(name);
   return &binding;
 }
 
@@ -715,6 +721,61 @@ LogicalResult DefLowerer::printSchedule(llvm::raw_ostream &os) {
   return success();
 }
 
+std::optional<LoweredDef>
+DefLowerer::lowerMapped(const poly::MappedSchedule &schedule,
+                        llvm::ArrayRef<StmtContext> stmts, LoweredDef &result) {
+  LoweringKnobUse &knobs = context.knobsUsed;
+  knobs.schedule = knobs.scheduleDefault = true;
+  knobs.groupWork |= schedule.usedGroupWork;
+  if (schedule.usedVectorRuns) {
+    knobs.vectorRun = true;
+    knobs.vectorRunDefault = options.vectorRun;
+  }
+  bool ok = true;
+  for (unsigned index = 0; index < schedule.kernels.size(); ++index) {
+    std::string name = def.getName().name.str();
+    if (schedule.kernels.size() > 1)
+      name += "_" + std::to_string(index);
+    llvm::SmallVector<unsigned, 8> used;
+    std::function<void(const poly::AstNode &)> collect =
+        [&](const poly::AstNode &node) {
+          if (node.kind == poly::AstNode::Kind::Instance &&
+              !llvm::is_contained(used, node.statement))
+            used.push_back(node.statement);
+          llvm::for_each(node.children, collect);
+          llvm::for_each(node.elseChildren, collect);
+        };
+    collect(schedule.kernels[index].root);
+    llvm::SmallVector<PromotedTensor, 2> promoted = findPromotedTemporaries(
+        context, stmts, schedule.kernels, index, options.localMemoryBytes);
+    // tc.local_temporaries matters where some temporary would go to
+    // local memory under the lowering's own budget.
+    if (!knobs.localTemporaries)
+      knobs.localTemporaries =
+          !findPromotedTemporaries(context, stmts, schedule.kernels, index,
+                                   std::max(options.localMemoryBytes,
+                                            LoweringOptions().localMemoryBytes))
+               .empty();
+    llvm::StringSet<> locals;
+    for (const PromotedTensor &tensor : promoted)
+      locals.insert(tensor.name);
+    createKernel(used, stmts, locals, name, result);
+    for (const PromotedTensor &tensor : promoted)
+      createLocalTemporary(tensor.name, tensor.sliceShape)->localFixedDims =
+          tensor.fixedDims;
+    if (failed(lowerScheduledKernel(context, stmts, schedule.kernels[index])))
+      ok = false;
+    result.kernels.back().grid = context.grid;
+  }
+  if (!ok)
+    return std::nullopt;
+  result.fromSchedule = true;
+  result.knobs = context.knobsUsed;
+  if (failed(dropUnpassedTemporaries(result)))
+    return std::nullopt;
+  return std::move(result);
+}
+
 std::optional<LoweredDef> DefLowerer::run() {
   LoweredDef result;
   llvm::SmallVector<StmtContext, 4> stmts;
@@ -727,58 +788,35 @@ std::optional<LoweredDef> DefLowerer::run() {
     llvm::Expected<poly::MappedSchedule> schedule =
         mapDef(stmts, /*keepBlas=*/true);
     if (schedule) {
-      LoweringKnobUse &knobs = context.knobsUsed;
-      knobs.schedule = knobs.scheduleDefault = true;
-      knobs.groupWork |= schedule->usedGroupWork;
-      if (schedule->usedVectorRuns) {
-        knobs.vectorRun = true;
-        knobs.vectorRunDefault = options.vectorRun;
+      // Temporaries that stay in global memory may take an output's
+      // instead; the renamed def is scheduled again.
+      llvm::StringSet<> global;
+      for (const auto &[name, binding] : context.tensors)
+        if (binding.temporary)
+          global.insert(name);
+      for (unsigned index = 0; index < schedule->kernels.size(); ++index)
+        for (const PromotedTensor &tensor :
+             findPromotedTemporaries(context, stmts, schedule->kernels, index,
+                                     options.localMemoryBytes))
+          global.erase(tensor.name);
+      CallScope sharing;
+      sharing.tensors = findSharedOutputStorage(context, stmts, global);
+      if (!sharing.tensors.empty()) {
+        sharing.sizes = sizes;
+        llvm::SmallVector<StmtContext, 4> renamed;
+        for (const StmtContext &stmt : stmts)
+          renamed.push_back(
+              {stmt.stmt, stmt.ranges, stmt.scope ? stmt.scope : &sharing});
+        llvm::Expected<poly::MappedSchedule> sharedSchedule =
+            mapDef(renamed, /*keepBlas=*/true);
+        if (sharedSchedule) {
+          for (const auto &entry : sharing.tensors)
+            temporariesNotPassed.insert(entry.first());
+          return lowerMapped(*sharedSchedule, renamed, result);
+        }
+        llvm::consumeError(sharedSchedule.takeError());
       }
-      bool ok = true;
-      for (unsigned index = 0; index < schedule->kernels.size(); ++index) {
-        std::string name = def.getName().name.str();
-        if (schedule->kernels.size() > 1)
-          name += "_" + std::to_string(index);
-        llvm::SmallVector<unsigned, 8> used;
-        std::function<void(const poly::AstNode &)> collect =
-            [&](const poly::AstNode &node) {
-              if (node.kind == poly::AstNode::Kind::Instance &&
-                  !llvm::is_contained(used, node.statement))
-                used.push_back(node.statement);
-              llvm::for_each(node.children, collect);
-              llvm::for_each(node.elseChildren, collect);
-            };
-        collect(schedule->kernels[index].root);
-        llvm::SmallVector<PromotedTensor, 2> promoted = findPromotedTemporaries(
-            context, stmts, schedule->kernels, index, options.localMemoryBytes);
-        // tc.local_temporaries matters where some temporary would go to
-        // local memory under the lowering's own budget.
-        if (!knobs.localTemporaries)
-          knobs.localTemporaries =
-              !findPromotedTemporaries(
-                   context, stmts, schedule->kernels, index,
-                   std::max(options.localMemoryBytes,
-                            LoweringOptions().localMemoryBytes))
-                   .empty();
-        llvm::StringSet<> locals;
-        for (const PromotedTensor &tensor : promoted)
-          locals.insert(tensor.name);
-        createKernel(used, stmts, locals, name, result);
-        for (const PromotedTensor &tensor : promoted)
-          createLocalTemporary(tensor.name, tensor.sliceShape)->localFixedDims =
-              tensor.fixedDims;
-        if (failed(
-                lowerScheduledKernel(context, stmts, schedule->kernels[index])))
-          ok = false;
-        result.kernels.back().grid = context.grid;
-      }
-      if (!ok)
-        return std::nullopt;
-      result.fromSchedule = true;
-      result.knobs = context.knobsUsed;
-      if (failed(dropLocalTensors(result)))
-        return std::nullopt;
-      return result;
+      return lowerMapped(*schedule, stmts, result);
     }
     // Defs the mapper does not take keep the statement-wise lowering.
     llvm::consumeError(schedule.takeError());
@@ -852,7 +890,7 @@ std::optional<LoweredDef> DefLowerer::run() {
       llvm::consumeError(schedule.takeError());
   }
   result.knobs = context.knobsUsed;
-  if (failed(dropLocalTensors(result)))
+  if (failed(dropUnpassedTemporaries(result)))
     return std::nullopt;
   return result;
 }
@@ -868,22 +906,22 @@ void DefLowerer::noteConvGemmKnob(llvm::ArrayRef<StmtContext> stmts) {
   }
 }
 
-LogicalResult DefLowerer::dropLocalTensors(LoweredDef &result) {
-  // Local temporaries are no parameters: drop them from the caller's table
-  // and renumber the kernels' references. A kernel that takes one as a
-  // parameter would be launched without it.
+LogicalResult DefLowerer::dropUnpassedTemporaries(LoweredDef &result) {
+  // Temporaries in local memory or in an output's memory are no parameters:
+  // drop them from the caller's table and renumber the kernels' references.
+  // A kernel that takes one as a parameter would be launched without it.
   for (const LoweredKernel &kernel : result.kernels)
     for (unsigned index : kernel.tensorIndices)
-      if (localTensorNames.contains(result.tensors[index].name))
+      if (temporariesNotPassed.contains(result.tensors[index].name))
         return diags.emitError(def.getName().loc)
                << "compiler bug: temporary '" << result.tensors[index].name
-               << "' is in one launch's local memory but another launch "
-                  "takes it as a parameter";
+               << "' has no memory of its own but a launch takes it as a "
+                  "parameter";
   llvm::SmallVector<unsigned, 8> newIndex;
   llvm::SmallVector<LoweredTensor, 4> kept;
   for (LoweredTensor &tensor : result.tensors) {
     newIndex.push_back(kept.size());
-    if (!localTensorNames.contains(tensor.name))
+    if (!temporariesNotPassed.contains(tensor.name))
       kept.push_back(std::move(tensor));
   }
   result.tensors = std::move(kept);
