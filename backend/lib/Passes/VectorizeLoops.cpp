@@ -415,7 +415,8 @@ ir::ForInst LoopVectorizer::emitVectorLoop(LoweringBuilder &b, ir::Value *from,
   for (unsigned iteration = 0; iteration < iterations; ++iteration) {
     ir::Value *iterator = vectorBody.getParameter(0);
     if (iteration)
-      iterator = inner.add(iterator, inner.index(iteration * width));
+      iterator = inner.add(
+          iterator, inner.index(static_cast<int64_t>(iteration) * width));
     llvm::SmallVector<ir::Value *, 2> carried;
     for (unsigned k = 0; k < reductions.size(); ++k)
       carried.push_back(
@@ -477,7 +478,7 @@ void LoopVectorizer::vectorize() {
   if (reductions.empty()) {
     vectorLoop = emitVectorLoop(b, lo, vectorEnd, vectorWidth, 1, {});
   } else {
-    ir::Value *blockWidth = b.index(kReductionUnroll * width);
+    ir::Value *blockWidth = b.index(int64_t{kReductionUnroll} * width);
     ir::Value *blockEnd = b.add(
         lo,
         b.mul(b.create<ir::DivInst>(b.getLoc(), trips, blockWidth).getResult(),

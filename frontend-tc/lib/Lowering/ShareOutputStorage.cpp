@@ -94,7 +94,10 @@ lowering::findSharedOutputStorage(DefContext &def,
   }
   llvm::StringMap<std::string> shared;
   llvm::StringSet<> takenOutputs;
-  for (const auto &[temporary, binding] : def.tensors) {
+  for (const auto &entry : def.tensors) {
+    // Named, not a structured binding: the lambdas below capture them.
+    llvm::StringRef temporary = entry.first;
+    const TensorBinding &binding = entry.second;
     if (!binding.temporary || !candidates.contains(temporary))
       continue;
     auto touchesTemporary = [&](const StatementAccesses &stmt) {
