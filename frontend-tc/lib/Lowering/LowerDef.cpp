@@ -124,6 +124,14 @@ private:
   /// temporary \p name at the insertion point and binds the tensor to it.
   TensorBinding *createLocalTemporary(llvm::StringRef name,
                                       llvm::ArrayRef<int64_t> sliceShape);
+  /// Fills \p renamed with \p stmts whose temporaries that stay in global
+  /// memory under \p schedule and can live in an output's memory are
+  /// renamed through \p sharing (which this fills too); false, leaving both
+  /// empty, when there are none.
+  bool shareOutputStorage(llvm::ArrayRef<StmtContext> stmts,
+                          const poly::MappedSchedule &schedule,
+                          CallScope &sharing,
+                          llvm::SmallVectorImpl<StmtContext> &renamed);
   /// Lowers the kernels of the def's mapped \p schedule of \p stmts.
   std::optional<LoweredDef> lowerMapped(const poly::MappedSchedule &schedule,
                                         llvm::ArrayRef<StmtContext> stmts,
@@ -708,6 +716,22 @@ LogicalResult DefLowerer::printSchedule(llvm::raw_ostream &os) {
     return diags.emitError(def.getName().loc)
            << "'" << def.getName().name
            << "' has no schedule: " << llvm::toString(schedule.takeError());
+  // The schedule of the def as it runs: with its temporaries in outputs'
+  // memory where they can be.
+  CallScope sharing;
+  llvm::SmallVector<StmtContext, 4> renamed;
+  if (shareOutputStorage(stmts, *schedule, sharing, renamed)) {
+    llvm::Expected<poly::MappedSchedule> sharedSchedule =
+        mapDef(renamed, /*keepBlas=*/false);
+    if (sharedSchedule) {
+      schedule = std::move(sharedSchedule);
+      for (const auto &entry : sharing.tensors)
+        os << "# temporary '" << entry.first() << "' lives in output '"
+           << entry.second << "'\n";
+    } else {
+      llvm::consumeError(sharedSchedule.takeError());
+    }
+  }
   os << "# schedule tree of '" << def.getName().name << "' (fusion "
      << poly::getFusionStrategyName(options.fusion) << ")\n"
      << schedule->scheduleTree << "\n# isl AST\n"
@@ -719,6 +743,27 @@ LogicalResult DefLowerer::printSchedule(llvm::raw_ostream &os) {
     poly::print(kernel.root, os);
   }
   return success();
+}
+
+bool DefLowerer::shareOutputStorage(
+    llvm::ArrayRef<StmtContext> stmts, const poly::MappedSchedule &schedule,
+    CallScope &sharing, llvm::SmallVectorImpl<StmtContext> &renamed) {
+  llvm::StringSet<> global;
+  for (const auto &[name, binding] : context.tensors)
+    if (binding.temporary)
+      global.insert(name);
+  for (unsigned index = 0; index < schedule.kernels.size(); ++index)
+    for (const PromotedTensor &tensor : findPromotedTemporaries(
+             context, stmts, schedule.kernels, index, options.localMemoryBytes))
+      global.erase(tensor.name);
+  sharing.tensors = findSharedOutputStorage(context, stmts, global);
+  if (sharing.tensors.empty())
+    return false;
+  sharing.sizes = sizes;
+  for (const StmtContext &stmt : stmts)
+    renamed.push_back(
+        {stmt.stmt, stmt.ranges, stmt.scope ? stmt.scope : &sharing});
+  return true;
 }
 
 std::optional<LoweredDef>
@@ -790,23 +835,9 @@ std::optional<LoweredDef> DefLowerer::run() {
     if (schedule) {
       // Temporaries that stay in global memory may take an output's
       // instead; the renamed def is scheduled again.
-      llvm::StringSet<> global;
-      for (const auto &[name, binding] : context.tensors)
-        if (binding.temporary)
-          global.insert(name);
-      for (unsigned index = 0; index < schedule->kernels.size(); ++index)
-        for (const PromotedTensor &tensor :
-             findPromotedTemporaries(context, stmts, schedule->kernels, index,
-                                     options.localMemoryBytes))
-          global.erase(tensor.name);
       CallScope sharing;
-      sharing.tensors = findSharedOutputStorage(context, stmts, global);
-      if (!sharing.tensors.empty()) {
-        sharing.sizes = sizes;
-        llvm::SmallVector<StmtContext, 4> renamed;
-        for (const StmtContext &stmt : stmts)
-          renamed.push_back(
-              {stmt.stmt, stmt.ranges, stmt.scope ? stmt.scope : &sharing});
+      llvm::SmallVector<StmtContext, 4> renamed;
+      if (shareOutputStorage(stmts, *schedule, sharing, renamed)) {
         llvm::Expected<poly::MappedSchedule> sharedSchedule =
             mapDef(renamed, /*keepBlas=*/true);
         if (sharedSchedule) {
