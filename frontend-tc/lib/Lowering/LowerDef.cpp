@@ -841,8 +841,11 @@ std::optional<LoweredDef> DefLowerer::run() {
         llvm::Expected<poly::MappedSchedule> sharedSchedule =
             mapDef(renamed, /*keepBlas=*/true);
         if (sharedSchedule) {
-          for (const auto &entry : sharing.tensors)
+          for (const auto &entry : sharing.tensors) {
             temporariesNotPassed.insert(entry.first());
+            result.storedInOutputs.emplace_back(entry.first(), entry.second);
+          }
+          llvm::sort(result.storedInOutputs);
           return lowerMapped(*sharedSchedule, renamed, result);
         }
         llvm::consumeError(sharedSchedule.takeError());

@@ -421,14 +421,28 @@ std::string runDef(runtime::Runtime &rt, runtime::Executable &exe,
   return "";
 }
 
-/// Generates, lowers, runs and checks kBatches batches of kDefsPerBatch
-/// defs from \p seed; counts the allocas of the lowered kernels.
+/// What the lowered defs of some batches reached.
+struct Reached {
+  /// Allocas (temporaries in local memory) in the kernels.
+  unsigned local = 0;
+  /// Defs lowered from their mapped schedule.
+  unsigned scheduled = 0;
+  /// Temporaries that live in an output's memory.
+  unsigned storedInOutputs = 0;
+  /// The seed the batches came from (long runs draw others).
+  unsigned seed = 0;
+};
+
+/// Generates, lowers, runs and checks \p numBatches batches of
+/// kDefsPerBatch defs from \p seed; adds what the lowerings reached to
+/// \p reached.
 void runBatches(runtime::Runtime &rt, unsigned seed, bool favourTemporaries,
-                unsigned schedulePercent, unsigned &numScheduled,
-                unsigned numBatches, unsigned &numLocal) {
+                unsigned schedulePercent, unsigned numBatches,
+                Reached &reached) {
   static unsigned round[2]; // --gtest_repeat: the next seed each time
   const char *first = std::getenv("COMPREHEND_FUZZ_FIRST_ROUND");
   seed += 2 * ((first ? std::atoi(first) : 0) + round[favourTemporaries]++);
+  reached.seed = seed;
   std::mt19937 rng(seed);
   unsigned numRun = 0, numRejected = 0;
   for (unsigned batch = 0; batch < numBatches; ++batch) {
@@ -472,7 +486,7 @@ void runBatches(runtime::Runtime &rt, unsigned seed, bool favourTemporaries,
         << text;
     ir::Context ctx;
     ir::Program lowered(ctx);
-    unsigned localBefore = numLocal;
+    unsigned localBefore = reached.local;
     // Each lowered def with the index of its options.
     llvm::SmallVector<std::tuple<const Def *, LoweredDef, unsigned>, 32> defs;
     for (unsigned d = 0; d < kDefsPerBatch; ++d) {
@@ -496,18 +510,20 @@ void runBatches(runtime::Runtime &rt, unsigned seed, bool favourTemporaries,
           << text;
       for (const LoweredKernel &kernel : result->kernels) {
         for (const ir::Instruction &inst : kernel.function->getBody())
-          numLocal += inst.getKind() == ir::InstKind::Alloca;
+          reached.local += inst.getKind() == ir::InstKind::Alloca;
         if (workGroups[d][0] > 0)
           runtime::applyConfiguration(
               *kernel.function,
               {{std::string(runtime::kWorkGroupSize0), workGroups[d][0]},
                {std::string(runtime::kWorkGroupSize1), workGroups[d][1]}});
       }
-      numScheduled += result->fromSchedule;
+      reached.scheduled += result->fromSchedule;
+      reached.storedInOutputs += result->storedInOutputs.size();
       defs.push_back({def, std::move(*result), d});
     }
     if (std::getenv("COMPREHEND_FUZZ_DUMP"))
-      llvm::errs() << "// " << numLocal - localBefore << " local temporaries\n";
+      llvm::errs() << "// " << reached.local - localBefore
+                   << " local temporaries\n";
     std::string irText;
     llvm::raw_string_ostream irStream(irText);
     ir::print(lowered, irStream);
@@ -562,33 +578,40 @@ void runBatches(runtime::Runtime &rt, unsigned seed, bool favourTemporaries,
   // Long runs add these lines up.
   llvm::outs() << "seed " << seed << ": " << numRun
                << " defs ran and were compared, " << numRejected
-               << " rejected by the lowering and the evaluator alike\n";
+               << " rejected by the lowering and the evaluator alike; "
+               << reached.scheduled << " from their schedule, " << reached.local
+               << " local temporaries, " << reached.storedInOutputs
+               << " temporaries in an output's memory\n";
   // The generator must mostly make defs that run.
   EXPECT_LT(numRejected * 4, numRun) << numRejected << " defs rejected";
 }
 
 TEST_F(LoweringFuzzTest, RandomDefsMatchTheEvaluator) {
-  unsigned numLocal = 0, numScheduled = 0;
+  Reached reached;
   runBatches(*rt, kSeed, /*favourTemporaries=*/false, /*schedulePercent=*/30,
-             numScheduled, kBatches, numLocal);
+             kBatches, reached);
 }
 
 TEST_F(LoweringFuzzTest, RandomScheduledDefsMatchTheEvaluator) {
   // Every def asks for the schedule-driven lowering (fused, tiled and
   // reduced schedules, random mapping options); those with a gemm or gemv
   // keep the BLAS lowering.
-  unsigned numLocal = 0, numScheduled = 0;
+  Reached reached;
   runBatches(*rt, kSeed + 2, /*favourTemporaries=*/true,
-             /*schedulePercent=*/100, numScheduled, /*numBatches=*/2, numLocal);
-  EXPECT_GE(numScheduled, kDefsPerBatch);
+             /*schedulePercent=*/100, /*numBatches=*/2, reached);
+  EXPECT_GE(reached.scheduled, kDefsPerBatch);
+  // The fixed seed of a plain run reaches a temporary in an output's memory
+  // (ShareOutputStorage.cpp); about one def in 50 does.
+  if (reached.seed == kSeed + 2)
+    EXPECT_GE(reached.storedInOutputs, 1u);
 }
 
 TEST_F(LoweringFuzzTest, RandomTemporaryChainsMatchTheEvaluator) {
-  unsigned numLocal = 0, numScheduled = 0;
+  Reached reached;
   runBatches(*rt, kSeed + 1, /*favourTemporaries=*/true,
-             /*schedulePercent=*/0, numScheduled, kBatches, numLocal);
+             /*schedulePercent=*/0, kBatches, reached);
   // The generator reaches temporaries in local memory, many of them.
-  EXPECT_GE(numLocal, 10u);
+  EXPECT_GE(reached.local, 10u);
 }
 
 } // namespace

@@ -268,6 +268,29 @@ TEST(LoweringTest, SmallTemporariesLiveInLocalMemory) {
   EXPECT_TRUE(succeeded(ir::verify(lowered.program, lowered.source.diags)));
 }
 
+TEST(LoweringTest, AMappedTemporaryLivesInTheOutputItBecomes) {
+  Lowered lowered(readExample("softmax.tc"));
+  // The mapper, temporaries in global memory: e lives in Y and is no
+  // parameter; the statement-wise lowering keeps it.
+  LoweringOptions options;
+  options.useSchedule = true;
+  options.localMemoryBytes = 0;
+  auto mapped = lowered.lower("softmax", {{"N", 3}, {"D", 4}}, options);
+  ASSERT_TRUE(mapped) << testing::PrintToString(lowered.source.messages);
+  llvm::SmallVector<std::string, 5> names;
+  for (const LoweredTensor &tensor : mapped->tensors)
+    names.push_back(tensor.name);
+  EXPECT_EQ(names, (llvm::SmallVector<std::string, 5>{"X", "Y", "mx", "s"}));
+  using Stored = std::pair<std::string, std::string>;
+  EXPECT_EQ(mapped->storedInOutputs,
+            (llvm::SmallVector<Stored, 1>{Stored{"e", "Y"}}));
+  options.useSchedule = false;
+  auto statementWise = lowered.lower("softmax", {{"N", 3}, {"D", 4}}, options);
+  ASSERT_TRUE(statementWise);
+  EXPECT_TRUE(statementWise->storedInOutputs.empty());
+  EXPECT_EQ(statementWise->tensors.size(), 5u);
+}
+
 TEST(LoweringTest, LocalMemoryBudgetKeepsLargeSlicesGlobal) {
   Lowered lowered(readExample("softmax.tc"));
   // 8 bytes: mx (4 bytes) fits, then e (a row of 16 bytes) does not, then

@@ -105,9 +105,13 @@ struct LoweredDef {
   /// The tensors the caller allocates: inputs, outputs, then the
   /// temporaries held in global memory (global scratch). Temporaries that
   /// live in local memory (written and read in one launch, each work-group
-  /// within its own small slice) are allocas of their kernel and are not
-  /// listed.
+  /// within its own small slice) are allocas of their kernel, and those that
+  /// live in an output's memory (storedInOutputs) use the output's buffer:
+  /// neither is listed.
   llvm::SmallVector<LoweredTensor, 4> tensors;
+  /// Temporary -> output, for the temporaries that live in an output's
+  /// memory (docs/lowering.md, "Temporaries in an output's memory").
+  llvm::SmallVector<std::pair<std::string, std::string>, 1> storedInOutputs;
   /// The kernels, launched in this order; each one finishes before the next
   /// starts.
   llvm::SmallVector<LoweredKernel, 2> kernels;
