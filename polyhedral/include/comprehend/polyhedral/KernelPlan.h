@@ -108,25 +108,6 @@ llvm::Expected<KernelPlan> planKernels(llvm::ArrayRef<std::string> params,
                                        llvm::ArrayRef<ScheduledStatement> stmts,
                                        const PlanOptions &options = {});
 
-/// The schedule of one kernel, its group band tiled.
-struct TiledKernel {
-  /// isl's schedule tree (YAML-like block format).
-  std::string scheduleTree;
-  /// The tiled schedule as a relation `{ S0[i, j, k] -> [ti, tj, ...] }`.
-  std::string scheduleMap;
-};
-
-/// Builds the schedule tree of \p kernel: a band over the group dimensions
-/// of its statements, marked parallel, tiled by \p tileSizes (one per group
-/// dimension, the autotuner's parameters), with the statements in textual
-/// order below it. isl's band tiling needs constant sizes, so the autotuner
-/// calls this once per configuration.
-llvm::Expected<TiledKernel> tileKernel(llvm::ArrayRef<std::string> params,
-                                       llvm::ArrayRef<ScheduledStatement> stmts,
-                                       const Kernel &kernel,
-                                       llvm::ArrayRef<int64_t> tileSizes,
-                                       const PlanOptions &options = {});
-
 } // namespace comprehend::poly
 
 #endif // COMPREHEND_POLYHEDRAL_KERNELPLAN_H
