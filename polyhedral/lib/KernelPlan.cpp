@@ -19,8 +19,6 @@
 #include <isl/aff.h>
 #include <isl/flow.h>
 #include <isl/map.h>
-#include <isl/schedule.h>
-#include <isl/schedule_node.h>
 #include <isl/union_map.h>
 #include <isl/union_set.h>
 
