@@ -440,8 +440,10 @@ class InvariantFinder {
 public:
   InvariantFinder(const DefContext &def, const llvm::StringSet<> &variant,
                   const llvm::StringSet<> &written,
-                  llvm::SmallVectorImpl<const Expr *> &out)
-      : def(def), variant(variant), written(written), out(out) {}
+                  llvm::SmallVectorImpl<const Expr *> &out,
+                  bool hoistReads = false)
+      : def(def), variant(variant), written(written), out(out),
+        hoistReads(hoistReads) {}
 
   /// Whether \p expr is invariant; collects the largest invariant
   /// subexpressions below a variant one.
@@ -506,18 +508,29 @@ public:
     }
     if (!invariant)
       for (unsigned i = 0; i < operands.size(); ++i)
-        if (invariants[i] && computes(*operands[i]))
+        if (invariants[i] && worthHoisting(*operands[i]))
           out.push_back(operands[i]);
     return invariant;
   }
 
-  /// Whether hoisting \p expr saves work: it applies an operator.
+  /// Whether hoisting \p expr saves work: it applies an operator, or it
+  /// reads a tensor and reads count.
+  bool worthHoisting(const Expr &expr) const {
+    return computes(expr) || (hoistReads && isRead(expr));
+  }
+  /// Whether \p expr applies an operator.
   static bool computes(const Expr &expr);
 
 private:
   bool isInvariantIndex(const Expr &expr) {
     llvm::SmallVector<const Expr *, 4> ignored;
     return InvariantFinder(def, variant, written, ignored).visit(expr);
+  }
+  static bool isRead(const Expr &expr) {
+    if (const auto *apply = llvm::dyn_cast<ApplyExpr>(&expr))
+      return apply->isTensorRead();
+    const auto *ident = llvm::dyn_cast<IdentExpr>(&expr);
+    return ident && ident->getRef() == IdentExpr::Ref::Tensor;
   }
   static bool computesImpl(const Expr &expr) {
     switch (expr.getKind()) {
@@ -537,6 +550,7 @@ private:
   const DefContext &def;
   const llvm::StringSet<> &variant, &written;
   llvm::SmallVectorImpl<const Expr *> &out;
+  bool hoistReads;
 };
 
 } // namespace
@@ -546,10 +560,10 @@ bool InvariantFinder::computes(const Expr &expr) { return computesImpl(expr); }
 void lowering::collectInvariantSubexprs(
     const DefContext &def, const StmtContext &stmt,
     const llvm::StringSet<> &variant, const llvm::StringSet<> &written,
-    llvm::SmallVectorImpl<const Expr *> &out) {
-  InvariantFinder finder(def, variant, written, out);
+    llvm::SmallVectorImpl<const Expr *> &out, bool hoistReads) {
+  InvariantFinder finder(def, variant, written, out, hoistReads);
   const Expr &rhs = stmt.stmt.getRhs();
-  if (finder.visit(rhs) && InvariantFinder::computes(rhs))
+  if (finder.visit(rhs) && finder.worthHoisting(rhs))
     out.push_back(&rhs);
 }
 

@@ -89,14 +89,15 @@ private:
 };
 
 /// The largest subexpressions of \p stmt's right-hand side that compute
-/// something (an operator or a builtin, not a lone read or literal) from
-/// none of the index variables \p variant and none of the tensors
-/// \p written (names in the def): they are invariant in loops over those
-/// variables and can be computed once before them.
+/// something (an operator or a builtin, not a literal; a lone read only
+/// with \p hoistReads) from none of the index variables \p variant and none
+/// of the tensors \p written (names in the def): they are invariant in
+/// loops over those variables and can be computed once before them.
 void collectInvariantSubexprs(const DefContext &def, const StmtContext &stmt,
                               const llvm::StringSet<> &variant,
                               const llvm::StringSet<> &written,
-                              llvm::SmallVectorImpl<const Expr *> &out);
+                              llvm::SmallVectorImpl<const Expr *> &out,
+                              bool hoistReads = false);
 
 /// The binding of \p stmt's LHS tensor, after the checks every lowering of
 /// a loop statement makes; null (with a diagnostic) when it cannot be

@@ -98,7 +98,12 @@ private:
   /// before them (PoCL, for one, does not hoist the
   /// builtins out of its work-item loops: `rsqrt(var(n) + eps)` of layer
   /// norm costs more than the memory traffic when computed per point).
-  void hoistInvariants(llvm::ArrayRef<const AstNode *> chain);
+  /// Inside a work-item (\p hoistReads) lone reads move too: TC's tensors
+  /// never overlap, but the OpenCL compiler cannot know that a store in
+  /// the loop leaves them alone, and a divisor read outside the loop lets
+  /// the vectorizer take its reciprocal once (softmax's `s(n)`).
+  void hoistInvariants(llvm::ArrayRef<const AstNode *> chain,
+                       bool hoistReads = false);
 
   ir::Value *index(const IndexExpr &expr);
   template <class Inst> ir::Value *binary(const IndexExpr &expr);
@@ -323,7 +328,7 @@ LogicalResult ScheduleLowerer::lowerFor(const AstNode &node, bool collective) {
     return failure();
   ir::Value *step = node.step == 1 ? nullptr : constant(node.step);
   if (!collective)
-    hoistInvariants({&node});
+    hoistInvariants({&node}, /*hoistReads=*/true);
   // A loop of statement instances only, inside a work-item: vector lanes
   // may take consecutive iterations (the backend checks the accesses).
   bool simd = !collective && llvm::all_of(node.children, [](const AstNode &n) {
@@ -387,7 +392,8 @@ void ScheduleLowerer::bindInstance(const AstNode &node, ExprLowerer &lowerer) {
     lowerer.bindValue(expr, value);
 }
 
-void ScheduleLowerer::hoistInvariants(llvm::ArrayRef<const AstNode *> chain) {
+void ScheduleLowerer::hoistInvariants(llvm::ArrayRef<const AstNode *> chain,
+                                      bool hoistReads) {
   // Only where the body surely runs: a hoisted read must not touch what no
   // point of the loops would.
   for (const AstNode *loop : chain)
@@ -411,7 +417,8 @@ void ScheduleLowerer::hoistInvariants(llvm::ArrayRef<const AstNode *> chain) {
         if (loopIterators.contains(var))
           variant.insert(stmt.ranges[i].var);
     llvm::SmallVector<const Expr *, 2> invariants;
-    collectInvariantSubexprs(def, stmt, variant, body.written, invariants);
+    collectInvariantSubexprs(def, stmt, variant, body.written, invariants,
+                             hoistReads);
     if (invariants.empty())
       continue;
     ExprLowerer lowerer(def, stmt);
@@ -458,7 +465,7 @@ LogicalResult ScheduleLowerer::lowerInstance(const AstNode &node) {
 LogicalResult ScheduleLowerer::lowerReduction(const AstNode &node) {
   // `for` carrying the LHS element: load before, combine inside, store
   // after (the LHS subscripts do not use the loop's iterator).
-  hoistInvariants({&node});
+  hoistInvariants({&node}, /*hoistReads=*/true);
   const AstNode &instance = node.children.front();
   const StmtContext &stmtContext = stmts[instance.statement];
   const ComprehensionStmt &stmt = stmtContext.stmt;
