@@ -124,14 +124,14 @@ private:
   /// temporary \p name at the insertion point and binds the tensor to it.
   TensorBinding *createLocalTemporary(llvm::StringRef name,
                                       llvm::ArrayRef<int64_t> sliceShape);
-  /// Fills \p renamed with \p stmts whose temporaries that stay in global
-  /// memory under \p schedule and can live in an output's memory are
-  /// renamed through \p sharing (which this fills too); false, leaving both
-  /// empty, when there are none.
-  bool shareOutputStorage(llvm::ArrayRef<StmtContext> stmts,
-                          const poly::MappedSchedule &schedule,
-                          CallScope &sharing,
-                          llvm::SmallVectorImpl<StmtContext> &renamed);
+  /// The def's mapped schedule (mapDef), with the temporaries that stay in
+  /// global memory and can live in an output's memory renamed through \p
+  /// sharing: then \p renamed holds the renamed statements, which the
+  /// schedule is of; otherwise both stay empty and it is of \p stmts.
+  llvm::Expected<poly::MappedSchedule>
+  mapSharingOutputs(llvm::ArrayRef<StmtContext> stmts, bool keepBlas,
+                    CallScope &sharing,
+                    llvm::SmallVectorImpl<StmtContext> &renamed);
   /// Lowers the kernels of the def's mapped \p schedule of \p stmts.
   std::optional<LoweredDef> lowerMapped(const poly::MappedSchedule &schedule,
                                         llvm::ArrayRef<StmtContext> stmts,
@@ -710,28 +710,19 @@ LogicalResult DefLowerer::printSchedule(llvm::raw_ostream &os) {
   llvm::SmallVector<StmtContext, 4> stmts;
   if (failed(prepare(result, stmts)))
     return failure();
-  llvm::Expected<poly::MappedSchedule> schedule =
-      mapDef(stmts, /*keepBlas=*/false);
-  if (!schedule)
-    return diags.emitError(def.getName().loc)
-           << "'" << def.getName().name
-           << "' has no schedule: " << llvm::toString(schedule.takeError());
   // The schedule of the def as it runs: with its temporaries in outputs'
   // memory where they can be.
   CallScope sharing;
   llvm::SmallVector<StmtContext, 4> renamed;
-  if (shareOutputStorage(stmts, *schedule, sharing, renamed)) {
-    llvm::Expected<poly::MappedSchedule> sharedSchedule =
-        mapDef(renamed, /*keepBlas=*/false);
-    if (sharedSchedule) {
-      schedule = std::move(sharedSchedule);
-      for (const auto &entry : sharing.tensors)
-        os << "# temporary '" << entry.first() << "' lives in output '"
-           << entry.second << "'\n";
-    } else {
-      llvm::consumeError(sharedSchedule.takeError());
-    }
-  }
+  llvm::Expected<poly::MappedSchedule> schedule =
+      mapSharingOutputs(stmts, /*keepBlas=*/false, sharing, renamed);
+  if (!schedule)
+    return diags.emitError(def.getName().loc)
+           << "'" << def.getName().name
+           << "' has no schedule: " << llvm::toString(schedule.takeError());
+  for (const auto &entry : sharing.tensors)
+    os << "# temporary '" << entry.first() << "' lives in output '"
+       << entry.second << "'\n";
   os << "# schedule tree of '" << def.getName().name << "' (fusion "
      << poly::getFusionStrategyName(options.fusion) << ")\n"
      << schedule->scheduleTree << "\n# isl AST\n"
@@ -745,25 +736,39 @@ LogicalResult DefLowerer::printSchedule(llvm::raw_ostream &os) {
   return success();
 }
 
-bool DefLowerer::shareOutputStorage(
-    llvm::ArrayRef<StmtContext> stmts, const poly::MappedSchedule &schedule,
-    CallScope &sharing, llvm::SmallVectorImpl<StmtContext> &renamed) {
+llvm::Expected<poly::MappedSchedule>
+DefLowerer::mapSharingOutputs(llvm::ArrayRef<StmtContext> stmts, bool keepBlas,
+                              CallScope &sharing,
+                              llvm::SmallVectorImpl<StmtContext> &renamed) {
+  llvm::Expected<poly::MappedSchedule> schedule = mapDef(stmts, keepBlas);
+  if (!schedule)
+    return schedule;
+  // Candidates: the temporaries that no kernel of this schedule promotes.
   llvm::StringSet<> global;
   for (const auto &[name, binding] : context.tensors)
     if (binding.temporary)
       global.insert(name);
-  for (unsigned index = 0; index < schedule.kernels.size(); ++index)
-    for (const PromotedTensor &tensor : findPromotedTemporaries(
-             context, stmts, schedule.kernels, index, options.localMemoryBytes))
+  for (unsigned index = 0; index < schedule->kernels.size(); ++index)
+    for (const PromotedTensor &tensor :
+         findPromotedTemporaries(context, stmts, schedule->kernels, index,
+                                 options.localMemoryBytes))
       global.erase(tensor.name);
   sharing.tensors = findSharedOutputStorage(context, stmts, global);
   if (sharing.tensors.empty())
-    return false;
+    return schedule;
   sharing.sizes = sizes;
   for (const StmtContext &stmt : stmts)
     renamed.push_back(
         {stmt.stmt, stmt.ranges, stmt.scope ? stmt.scope : &sharing});
-  return true;
+  // The renamed def has dependences of its own: schedule it again, and keep
+  // the names where it does not map.
+  llvm::Expected<poly::MappedSchedule> shared = mapDef(renamed, keepBlas);
+  if (shared)
+    return shared;
+  llvm::consumeError(shared.takeError());
+  sharing.tensors.clear();
+  renamed.clear();
+  return schedule;
 }
 
 std::optional<LoweredDef>
@@ -830,27 +835,17 @@ std::optional<LoweredDef> DefLowerer::run() {
   noteConvGemmKnob(stmts);
   bool triedSchedule = options.useSchedule.value_or(!hasOpaqueRead(stmts));
   if (triedSchedule) {
+    CallScope sharing;
+    llvm::SmallVector<StmtContext, 4> renamed;
     llvm::Expected<poly::MappedSchedule> schedule =
-        mapDef(stmts, /*keepBlas=*/true);
+        mapSharingOutputs(stmts, /*keepBlas=*/true, sharing, renamed);
     if (schedule) {
-      // Temporaries that stay in global memory may take an output's
-      // instead; the renamed def is scheduled again.
-      CallScope sharing;
-      llvm::SmallVector<StmtContext, 4> renamed;
-      if (shareOutputStorage(stmts, *schedule, sharing, renamed)) {
-        llvm::Expected<poly::MappedSchedule> sharedSchedule =
-            mapDef(renamed, /*keepBlas=*/true);
-        if (sharedSchedule) {
-          for (const auto &entry : sharing.tensors) {
-            temporariesNotPassed.insert(entry.first());
-            result.storedInOutputs.emplace_back(entry.first(), entry.second);
-          }
-          llvm::sort(result.storedInOutputs);
-          return lowerMapped(*sharedSchedule, renamed, result);
-        }
-        llvm::consumeError(sharedSchedule.takeError());
+      for (const auto &entry : sharing.tensors) {
+        temporariesNotPassed.insert(entry.first());
+        result.storedInOutputs.emplace_back(entry.first(), entry.second);
       }
-      return lowerMapped(*schedule, stmts, result);
+      llvm::sort(result.storedInOutputs);
+      return lowerMapped(*schedule, renamed.empty() ? stmts : renamed, result);
     }
     // Defs the mapper does not take keep the statement-wise lowering.
     llvm::consumeError(schedule.takeError());

@@ -31,6 +31,14 @@ LoweringOptions statementWise() {
   return options;
 }
 
+/// The names of the tensors the caller allocates, in their order.
+std::vector<std::string> tensorNames(const LoweredDef &lowered) {
+  std::vector<std::string> names;
+  for (const LoweredTensor &tensor : lowered.tensors)
+    names.push_back(tensor.name);
+  return names;
+}
+
 /// One TC source lowered into its own IR program.
 struct Lowered {
   explicit Lowered(llvm::StringRef text) : source(text), program(ctx) {}
@@ -195,11 +203,8 @@ TEST(LoweringTest, TemporariesFollowOutputs) {
   options.localMemoryBytes = 0;
   auto result = lowered.lower("softmax", {{"N", 3}, {"D", 4}}, options);
   ASSERT_TRUE(result);
-  llvm::SmallVector<std::string, 5> names;
-  for (const LoweredTensor &tensor : result->tensors)
-    names.push_back(tensor.name);
-  EXPECT_EQ(names,
-            (llvm::SmallVector<std::string, 5>{"X", "Y", "mx", "e", "s"}));
+  std::vector<std::string> names = tensorNames(*result);
+  EXPECT_EQ(names, (std::vector<std::string>{"X", "Y", "mx", "e", "s"}));
   EXPECT_EQ(result->tensors[2].role, TensorInfo::Role::Temporary);
   // Every dependence keeps the row n: one launch over the rows, the
   // statements separated by barriers within each group.
@@ -243,10 +248,8 @@ TEST(LoweringTest, SmallTemporariesLiveInLocalMemory) {
   options.matchBlas = false;
   auto result = lowered.lower("softmax", {{"N", 3}, {"D", 4}}, options);
   ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
-  llvm::SmallVector<std::string, 5> names;
-  for (const LoweredTensor &tensor : result->tensors)
-    names.push_back(tensor.name);
-  EXPECT_EQ(names, (llvm::SmallVector<std::string, 5>{"X", "Y"}));
+  std::vector<std::string> names = tensorNames(*result);
+  EXPECT_EQ(names, (std::vector<std::string>{"X", "Y"}));
   ASSERT_EQ(result->kernels.size(), 1u);
   const ir::Function &func = *result->kernels[0].function;
   EXPECT_EQ(func.getNumParameters(), 2u);
@@ -277,10 +280,8 @@ TEST(LoweringTest, AMappedTemporaryLivesInTheOutputItBecomes) {
   options.localMemoryBytes = 0;
   auto mapped = lowered.lower("softmax", {{"N", 3}, {"D", 4}}, options);
   ASSERT_TRUE(mapped) << testing::PrintToString(lowered.source.messages);
-  llvm::SmallVector<std::string, 5> names;
-  for (const LoweredTensor &tensor : mapped->tensors)
-    names.push_back(tensor.name);
-  EXPECT_EQ(names, (llvm::SmallVector<std::string, 5>{"X", "Y", "mx", "s"}));
+  std::vector<std::string> names = tensorNames(*mapped);
+  EXPECT_EQ(names, (std::vector<std::string>{"X", "Y", "mx", "s"}));
   using Stored = std::pair<std::string, std::string>;
   EXPECT_EQ(mapped->storedInOutputs,
             (llvm::SmallVector<Stored, 1>{Stored{"e", "Y"}}));
@@ -300,10 +301,8 @@ TEST(LoweringTest, LocalMemoryBudgetKeepsLargeSlicesGlobal) {
   options.localMemoryBytes = 8;
   auto result = lowered.lower("softmax", {{"N", 3}, {"D", 4}}, options);
   ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
-  llvm::SmallVector<std::string, 5> names;
-  for (const LoweredTensor &tensor : result->tensors)
-    names.push_back(tensor.name);
-  EXPECT_EQ(names, (llvm::SmallVector<std::string, 5>{"X", "Y", "e"}));
+  std::vector<std::string> names = tensorNames(*result);
+  EXPECT_EQ(names, (std::vector<std::string>{"X", "Y", "e"}));
   EXPECT_EQ(result->tensors[2].role, TensorInfo::Role::Temporary);
   const ir::Function &func = *result->kernels[0].function;
   llvm::StringMap<const ir::MemRefType *> allocas = getAllocas(func);
@@ -513,12 +512,10 @@ TEST(LoweringTest, CallsAreInlined) {
   Lowered lowered(readExample("mlp.tc"));
   auto result = lowered.lower("mlp", {{"B", 2}, {"M", 3}, {"N", 4}, {"P", 5}});
   ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
-  llvm::SmallVector<std::string, 8> names;
-  for (const LoweredTensor &tensor : result->tensors)
-    names.push_back(tensor.name);
+  std::vector<std::string> names = tensorNames(*result);
   // The hidden layer O1 lives in local memory, one row of N = 4 per group.
-  EXPECT_EQ(names, (llvm::SmallVector<std::string, 8>{"I", "W1", "B1", "W2",
-                                                      "B2", "O2"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"I", "W1", "B1", "W2", "B2", "O2"}));
   llvm::StringMap<const ir::MemRefType *> allocas =
       getAllocas(*result->kernels[0].function);
   ASSERT_EQ(allocas.size(), 1u);
@@ -548,12 +545,10 @@ def twice(float(M) A, float(K) X) -> (C, Y) {
   options.localMemoryBytes = 0;
   auto result = lowered.lower("twice", {{"M", 3}, {"K", 5}}, options);
   ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
-  llvm::SmallVector<std::string, 8> names;
-  for (const LoweredTensor &tensor : result->tensors)
-    names.push_back(tensor.name);
-  EXPECT_EQ(names, (llvm::SmallVector<std::string, 8>{
-                       "A", "X", "C", "Y", "B", "square_0_T", "square_1_T",
-                       "square_2_T"}));
+  std::vector<std::string> names = tensorNames(*result);
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"A", "X", "C", "Y", "B", "square_0_T",
+                                      "square_1_T", "square_2_T"}));
   EXPECT_EQ(result->tensors[7].role, TensorInfo::Role::Temporary);
   // The third call's size M is the extent of X.
   EXPECT_EQ(result->tensors[7].shape, (llvm::SmallVector<int64_t, 4>{5}));
