@@ -36,17 +36,17 @@
 // elementwise arithmetic and math functions on real scalars; values that do
 // not depend on the iterator at all (kept scalar and splat where a vector
 // needs them). A carried value may only be combined once per iteration by
-// add, mul, max or min.
+// add, mul, max or min. As a guard against a producer's mistake, every
+// access to a memref that the loop stores to must use the store's indices.
+// Anything else leaves the loop as it is.
 //
 // Like a reduction's order, `simd` leaves the rounding of a division by a
 // loop invariant to the compiler (as -freciprocal-math does): `x / u`
-// becomes `x * (1 / u)`, one scalar division per vector iteration, which
-// the OpenCL compiler hoists, instead of a vector division per iteration.
-// A vector division costs as much as the rest of a softmax row's last
-// loop: measured on PoCL, AVX-512, softmax 8192x2048 took 8.6 -> 7.4 ms. As a
-// guard against a producer's mistake, every access to a memref that the loop
-// stores to must use the store's indices. Anything else leaves the loop as it
-// is.
+// becomes `x * (1 / u)`, the scalar division computed once before the
+// vector loop (once per vector iteration where `u` is computed in the
+// body), instead of a vector division per iteration. A vector division
+// costs as much as the rest of a softmax row's last loop: measured on
+// PoCL, AVX-512, softmax 8192x2048 took 8.6 -> 7.4 ms.
 //
 //===----------------------------------------------------------------------===//
 #include "Passes/LoweringBuilder.h"
@@ -146,6 +146,10 @@ private:
                              ir::Value *step, unsigned iterations,
                              llvm::ArrayRef<ir::Value *> init);
   ir::Value *reduceLanes(ir::Value *vector, InstKind kind, LoweringBuilder &b);
+  /// Combines \p values (a power of 2 of them) with \p kind pairwise, so
+  /// that the dependence chain is log2 of their count long.
+  static ir::Value *combinePairwise(llvm::MutableArrayRef<ir::Value *> values,
+                                    InstKind kind, LoweringBuilder &b);
   const ir::VectorType *vectorOf(const ir::Type *type) const;
 
   ir::ForInst loop;
@@ -435,12 +439,18 @@ ir::Value *LoopVectorizer::reduceLanes(ir::Value *vector, InstKind kind,
   for (unsigned lane = 0; lane < width; ++lane)
     lanes[lane] =
         b.create<ir::VectorExtractInst>(b.getLoc(), vector, lane).getResult();
-  // Pairwise (W is a power of 2), so the dependence chain is log2(W) long.
-  for (unsigned stride = 1; stride < width; stride *= 2)
-    for (unsigned lane = 0; lane + stride < width; lane += 2 * stride)
-      lanes[lane] =
-          b.createBinary(b.getLoc(), kind, lanes[lane], lanes[lane + stride]);
-  return lanes[0];
+  return combinePairwise(llvm::MutableArrayRef(lanes).take_front(width), kind,
+                         b);
+}
+
+ir::Value *
+LoopVectorizer::combinePairwise(llvm::MutableArrayRef<ir::Value *> values,
+                                InstKind kind, LoweringBuilder &b) {
+  for (size_t stride = 1; stride < values.size(); stride *= 2)
+    for (size_t i = 0; i + stride < values.size(); i += 2 * stride)
+      values[i] =
+          b.createBinary(b.getLoc(), kind, values[i], values[i + stride]);
+  return values.front();
 }
 
 void LoopVectorizer::vectorize() {
@@ -494,11 +504,7 @@ void LoopVectorizer::vectorize() {
       for (unsigned iteration = 0; iteration < kReductionUnroll; ++iteration)
         partials.push_back(
             blocks.getResults()[iteration * reductions.size() + k]);
-      for (unsigned stride = 1; stride < kReductionUnroll; stride *= 2)
-        for (unsigned i = 0; i + stride < kReductionUnroll; i += 2 * stride)
-          partials[i] = b.createBinary(b.getLoc(), reductions[k].kind,
-                                       partials[i], partials[i + stride]);
-      combined.push_back(partials[0]);
+      combined.push_back(combinePairwise(partials, reductions[k].kind, b));
     }
     vectorLoop =
         emitVectorLoop(b, blockEnd, vectorEnd, vectorWidth, 1, combined);

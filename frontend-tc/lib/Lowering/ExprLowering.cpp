@@ -518,8 +518,6 @@ public:
   bool worthHoisting(const Expr &expr) const {
     return computes(expr) || (hoistReads && isRead(expr));
   }
-  /// Whether \p expr applies an operator.
-  static bool computes(const Expr &expr);
 
 private:
   bool isInvariantIndex(const Expr &expr) {
@@ -532,7 +530,8 @@ private:
     const auto *ident = llvm::dyn_cast<IdentExpr>(&expr);
     return ident && ident->getRef() == IdentExpr::Ref::Tensor;
   }
-  static bool computesImpl(const Expr &expr) {
+  /// Whether \p expr applies an operator.
+  static bool computes(const Expr &expr) {
     switch (expr.getKind()) {
     case Expr::Kind::Unary:
     case Expr::Kind::Binary:
@@ -541,7 +540,7 @@ private:
     case Expr::Kind::Apply:
       return !llvm::cast<ApplyExpr>(expr).isTensorRead();
     case Expr::Kind::Cast:
-      return computesImpl(llvm::cast<CastExpr>(expr).getOperand());
+      return computes(llvm::cast<CastExpr>(expr).getOperand());
     default:
       return false;
     }
@@ -554,8 +553,6 @@ private:
 };
 
 } // namespace
-
-bool InvariantFinder::computes(const Expr &expr) { return computesImpl(expr); }
 
 void lowering::collectInvariantSubexprs(
     const DefContext &def, const StmtContext &stmt,

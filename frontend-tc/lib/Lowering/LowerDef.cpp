@@ -89,6 +89,17 @@ void lowering::collectReads(const StmtContext &stmt, llvm::StringSet<> &reads) {
 
 namespace {
 
+/// The renames of \p scope as (callee or temporary name, def name) pairs,
+/// sorted: a StringMap's order is no order.
+llvm::SmallVector<std::pair<std::string, std::string>, 1>
+getSortedRenames(const CallScope &scope) {
+  llvm::SmallVector<std::pair<std::string, std::string>, 1> renames;
+  for (const auto &entry : scope.tensors)
+    renames.emplace_back(entry.first().str(), entry.second);
+  llvm::sort(renames);
+  return renames;
+}
+
 /// Lowers one def; the state of DefContext plus the def-level steps.
 class DefLowerer {
 public:
@@ -132,10 +143,11 @@ private:
   mapSharingOutputs(llvm::ArrayRef<StmtContext> stmts, bool keepBlas,
                     CallScope &sharing,
                     llvm::SmallVectorImpl<StmtContext> &renamed);
-  /// Lowers the kernels of the def's mapped \p schedule of \p stmts.
-  std::optional<LoweredDef> lowerMapped(const poly::MappedSchedule &schedule,
-                                        llvm::ArrayRef<StmtContext> stmts,
-                                        LoweredDef &result);
+  /// Lowers the kernels of the def's mapped \p schedule of \p stmts into
+  /// \p result.
+  LogicalResult lowerMapped(const poly::MappedSchedule &schedule,
+                            llvm::ArrayRef<StmtContext> stmts,
+                            LoweredDef &result);
   /// Removes the temporaries without memory of their own (in local memory
   /// or in an output's) from the parameter table.
   LogicalResult dropUnpassedTemporaries(LoweredDef &result);
@@ -720,9 +732,9 @@ LogicalResult DefLowerer::printSchedule(llvm::raw_ostream &os) {
     return diags.emitError(def.getName().loc)
            << "'" << def.getName().name
            << "' has no schedule: " << llvm::toString(schedule.takeError());
-  for (const auto &entry : sharing.tensors)
-    os << "# temporary '" << entry.first() << "' lives in output '"
-       << entry.second << "'\n";
+  for (const auto &[temporary, output] : getSortedRenames(sharing))
+    os << "# temporary '" << temporary << "' lives in output '" << output
+       << "'\n";
   os << "# schedule tree of '" << def.getName().name << "' (fusion "
      << poly::getFusionStrategyName(options.fusion) << ")\n"
      << schedule->scheduleTree << "\n# isl AST\n"
@@ -771,9 +783,9 @@ DefLowerer::mapSharingOutputs(llvm::ArrayRef<StmtContext> stmts, bool keepBlas,
   return schedule;
 }
 
-std::optional<LoweredDef>
-DefLowerer::lowerMapped(const poly::MappedSchedule &schedule,
-                        llvm::ArrayRef<StmtContext> stmts, LoweredDef &result) {
+LogicalResult DefLowerer::lowerMapped(const poly::MappedSchedule &schedule,
+                                      llvm::ArrayRef<StmtContext> stmts,
+                                      LoweredDef &result) {
   LoweringKnobUse &knobs = context.knobsUsed;
   knobs.schedule = knobs.scheduleDefault = true;
   knobs.groupWork |= schedule.usedGroupWork;
@@ -818,12 +830,10 @@ DefLowerer::lowerMapped(const poly::MappedSchedule &schedule,
     result.kernels.back().grid = context.grid;
   }
   if (!ok)
-    return std::nullopt;
+    return failure();
   result.fromSchedule = true;
   result.knobs = context.knobsUsed;
-  if (failed(dropUnpassedTemporaries(result)))
-    return std::nullopt;
-  return std::move(result);
+  return dropUnpassedTemporaries(result);
 }
 
 std::optional<LoweredDef> DefLowerer::run() {
@@ -840,12 +850,13 @@ std::optional<LoweredDef> DefLowerer::run() {
     llvm::Expected<poly::MappedSchedule> schedule =
         mapSharingOutputs(stmts, /*keepBlas=*/true, sharing, renamed);
     if (schedule) {
-      for (const auto &entry : sharing.tensors) {
-        temporariesNotPassed.insert(entry.first());
-        result.storedInOutputs.emplace_back(entry.first(), entry.second);
-      }
-      llvm::sort(result.storedInOutputs);
-      return lowerMapped(*schedule, renamed.empty() ? stmts : renamed, result);
+      result.storedInOutputs = getSortedRenames(sharing);
+      for (const auto &[temporary, output] : result.storedInOutputs)
+        temporariesNotPassed.insert(temporary);
+      if (failed(lowerMapped(*schedule, renamed.empty() ? stmts : renamed,
+                             result)))
+        return std::nullopt;
+      return result;
     }
     // Defs the mapper does not take keep the statement-wise lowering.
     llvm::consumeError(schedule.takeError());
