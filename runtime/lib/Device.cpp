@@ -210,7 +210,13 @@ Expected<DeviceInfo> runtime::queryDeviceInfo(cl_platform_id platform,
 
   backend::CoreInfo &core = info.core;
   core.name = info.name;
-  core.subgroupSizes = querySubgroupSizes(device, info);
+  // A module read through SPIR 1.2 can neither ask for a subgroup size nor
+  // use the Groups capability (OpenCL 1.2), so such a device compiles as one
+  // without subgroups, whatever sizes it offers (PoCL 5 offers 1 to 512).
+  if (info.format == ModuleFormat::Spirv)
+    core.subgroupSizes = querySubgroupSizes(device, info);
+  else
+    core.subgroupSizes = {1};
   core.maxWorkGroupSize = static_cast<unsigned>(*maxWorkGroupSize);
   core.localMemoryBytes = *localMemory;
   core.dedicatedLocalMemory = *localMemoryType == CL_LOCAL;

@@ -68,6 +68,12 @@ TEST(DeviceTest, CoreInfoFollowsTheQueries) {
   if (info.format == ModuleFormat::Spir12) {
     EXPECT_TRUE(info.hasExtension("cl_khr_spir"));
   }
+  // SPIR 1.2 has no subgroup collectives and cannot ask for a size, even on a
+  // device that offers subgroups (PoCL 5 does).
+  if (info.format != ModuleFormat::Spirv) {
+    EXPECT_EQ(core.subgroupSizes, decltype(core.subgroupSizes){1});
+    EXPECT_FALSE(core.features.subgroups);
+  }
   // Without the Intel query there is no list of sizes: {1}.
   if (!info.hasExtension("cl_intel_required_subgroup_size")) {
     EXPECT_EQ(core.subgroupSizes.size(), 1u);
