@@ -3,7 +3,8 @@
 // examples/conv2d.tc against CLBlast's Convgemm (same device) and an
 // im2col + cblas_sgemm loop (host); examples/softmax.tc and
 // examples/layer_norm.tc, examples/max_pool.tc and examples/moments.tc,
-// which no BLAS has, against plain C++ loops on every core. Softmax, layer
+// which no BLAS has, against plain C++ loops on every core; fcrelu
+// (examples/mlp.tc) against cblas_sgemm + a bias and ReLU loop. Softmax, layer
 // norm, max-pooling and moments are memory-bound and reported in GB/s of
 // compulsory traffic (each input read once, each output written once).
 // bench/pytorch_bench.py runs the same cases (--list-cases) with PyTorch.
@@ -323,6 +324,51 @@ void registerMoments(int64_t n, int64_t k) {
       });
 }
 
+//===----------------------------------------------------------------------===//
+// fcrelu: O(b,n) = max(sum_m I(b,m) * W(n,m) + bias(n), 0), a fully
+// connected layer with PyTorch's weight layout, then ReLU
+//===----------------------------------------------------------------------===//
+
+void registerFcrelu(int64_t b, int64_t m, int64_t n) {
+  TcCase c("fcrelu", getExamplePath("mlp.tc"), "fcrelu",
+           {{"B", b}, {"M", m}, {"N", n}}, {"O"});
+  c.flops = 2.0 * b * m * n;
+  c.makeData = [b, m, n](CaseData &data) {
+    const std::vector<float> &in = data.inputs["I"] = makeRandom(b * m, 19);
+    const std::vector<float> &weights = data.inputs["W"] =
+        makeRandom(n * m, 20);
+    const std::vector<float> &bias = data.inputs["bias"] = makeRandom(n, 21);
+    data.expected.resize(b * n);
+    parallelFor(b, [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row)
+        for (int64_t col = 0; col < n; ++col) {
+          double sum = bias[col];
+          for (int64_t k = 0; k < m; ++k)
+            sum += double(in[row * m + k]) * double(weights[col * m + k]);
+          data.expected[row * n + col] = float(std::max(sum, 0.0));
+        }
+    });
+  };
+  registerComprehend(c);
+
+  // One cblas_sgemm with the weights transposed, then bias and ReLU.
+  registerHost(
+      c, "openblas",
+      [](const TcCase &c, const CaseData &data, std::vector<float> &result) {
+        int64_t b = c.size("B"), m = c.size("M"), n = c.size("N");
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, b, n, m, 1.0f,
+                    data.input("I").data(), m, data.input("W").data(), m, 0.0f,
+                    result.data(), n);
+        const float *bias = data.input("bias").data();
+        parallelFor(b, [&](int64_t begin, int64_t end) {
+          for (int64_t row = begin; row < end; ++row)
+            for (int64_t col = 0; col < n; ++col)
+              result[row * n + col] =
+                  std::max(result[row * n + col] + bias[col], 0.0f);
+        });
+      });
+}
+
 } // namespace
 
 void comprehend::bench::registerSuite() {
@@ -338,4 +384,7 @@ void comprehend::bench::registerSuite() {
   registerMaxPool(64, 64, 64, 64);
   registerMoments(256, 1024);
   registerMoments(8192, 2048);
+  // A layer of a small batch (weights-bound) and one of a large batch.
+  registerFcrelu(64, 1024, 1024);
+  registerFcrelu(1024, 1024, 1024);
 }

@@ -145,6 +145,20 @@ def make_moments(s, rng, torch):
     return {"I": i}, run, expected, "torch.var_mean(I, 1, unbiased=False)"
 
 
+def make_fcrelu(s, rng, torch):
+    import torch.nn.functional as F
+    i = uniform(rng, (s["B"], s["M"]))
+    w = uniform(rng, (s["N"], s["M"]))
+    bias = uniform(rng, (s["N"],))
+    expected = np.maximum(
+        i.astype(np.float64) @ w.astype(np.float64).T + bias, 0.0)
+
+    def run(t):
+        return F.relu(F.linear(t["I"], t["W"], t["bias"]))
+    return {"I": i, "W": w, "bias": bias}, run, expected, \
+        "torch.nn.functional.relu(torch.nn.functional.linear(I, W, bias))"
+
+
 def make_elementwise(s, rng, torch):
     n = s["L"]
     a, b, c = uniform(rng, (n,)), uniform(rng, (n,)), uniform(rng, (n,))
@@ -165,6 +179,7 @@ KERNELS = {
     "layer_norm": make_layer_norm,
     "max_pool": make_max_pool,
     "moments": make_moments,
+    "fcrelu": make_fcrelu,
     "elementwise": make_elementwise,
 }
 

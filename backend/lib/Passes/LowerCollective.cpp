@@ -6,7 +6,9 @@
 //    cooperative_matrix_load (A, B) + cooperative_matrix_mul_add, then the
 //    alpha/beta epilogue. Remainder tiles take a second copy of the tile code
 //    whose loads and stores use the checked flags. The register tile is
-//    CompileOptions::gemmTiling over getDefaultGemmTiling;
+//    CompileOptions::gemmTiling over getDefaultGemmTiling. On a vector CPU
+//    core a transposed A is first copied, per K block, into local memory
+//    in its untransposed layout (see shouldPackA);
 //  - gemv, ger, hadamard, axpby, sum (vector result), cumsum: `foreach` over
 //    the result's elements, with a sequential `for` for the reduced mode;
 //  - sum to a scalar, axpby of order 0, cumsum of a vector: one work-item
@@ -276,6 +278,8 @@ private:
     inner.create<ir::YieldInst>(b.getLoc(), llvm::ArrayRef<ir::Value *>{next});
   }
 
+  bool shouldPackA(ir::GemmInst inst, int64_t sizeM, int64_t sizeN,
+                   int64_t blockK) const;
   void lowerGemm(ir::GemmInst inst, LoweringBuilder &b);
   void emitGemmTiles(ir::GemmInst inst, LoweringBuilder &b, ir::Value *kLower,
                      ir::Value *kUpper, ir::Value *alpha, ir::Value *beta);
@@ -295,6 +299,9 @@ private:
   // remainder tile.
   int64_t tileM = 0, tileN = 0, tileK = 0;
   bool remM = false, remN = false, remK = false;
+  /// The untransposed copy of the current K block of a transposed A, in
+  /// local memory (null when A is read in place).
+  ir::Value *packedA = nullptr;
 };
 
 int64_t ceilDiv(int64_t value, int64_t divisor) {
@@ -304,6 +311,24 @@ int64_t ceilDiv(int64_t value, int64_t divisor) {
 /// Rounds \p value up to a multiple of \p multiple.
 int64_t roundUp(int64_t value, int64_t multiple) {
   return ceilDiv(value, multiple) * multiple;
+}
+
+/// Whether to copy a transposed A, one K block of \p blockK at a time, into
+/// local memory in its untransposed layout. A CPU core's tile loads a column
+/// of A as vectors along M, which a transposed A turns into one load per
+/// element, for every column tile of C; the copy reads A once per block, and
+/// PoCL keeps local memory in the caches. Worth it from two column tiles on,
+/// where the copy's block fits half of local memory.
+bool LowerCollectivePass::shouldPackA(ir::GemmInst inst, int64_t sizeM,
+                                      int64_t sizeN, int64_t blockK) const {
+  if (inst.getTransposeA() != ir::Transpose::T || shape.subgroupSize != 1 ||
+      core->nativeVectorWidth <= 1 || core->dedicatedLocalMemory ||
+      ir::isDynamic(sizeM) || ir::isDynamic(sizeN) || ir::isDynamic(blockK) ||
+      sizeN < 2 * tileN)
+    return false;
+  int64_t bytes =
+      sizeM * blockK * ir::getSizeInBytes(getElementKind(inst.getA()));
+  return bytes <= static_cast<int64_t>(core->localMemoryBytes / 2);
 }
 
 void LowerCollectivePass::lowerGemm(ir::GemmInst inst, LoweringBuilder &b) {
@@ -374,6 +399,13 @@ void LowerCollectivePass::lowerGemm(ir::GemmInst inst, LoweringBuilder &b) {
                           ? 1
                           : ceilDiv(sizeK, std::max<int64_t>(blockK, 1));
   blockK = roundUp(ceilDiv(sizeK, numBlocks), tileK);
+  packedA = nullptr;
+  if (shouldPackA(inst, sizeM, sizeN, std::min(sizeK, blockK))) {
+    auto *packType = ir::MemRefType::get(*ctx, getElementKind(inst.getA()),
+                                         {sizeM, std::min(sizeK, blockK)}, {},
+                                         ir::AddressSpace::Local);
+    packedA = b.create<ir::AllocaInst>(b.getLoc(), packType).getResult();
+  }
   if (numBlocks == 1 || sizeK <= blockK) {
     emitGemmTiles(inst, b, zero, upperK, alpha, beta);
     return;
@@ -400,6 +432,22 @@ void LowerCollectivePass::emitGemmTiles(ir::GemmInst inst, LoweringBuilder &b,
                                         ir::Value *kLower, ir::Value *kUpper,
                                         ir::Value *alpha, ir::Value *beta) {
   ir::Value *zero = b.index(0);
+  if (packedA) {
+    // packedA[i, k - kLower] = A[k, i]; insert-barriers orders the copy
+    // before the tiles, and the tiles before the next block's copy.
+    ir::Value *depth =
+        b.create<ir::SubInst>(b.getLoc(), kUpper, kLower).getResult();
+    auto copy = b.create<ir::ForeachInst>(
+        b.getLoc(), llvm::ArrayRef<ir::Value *>{zero, zero},
+        llvm::ArrayRef<ir::Value *>{depth, b.size(inst.getC(), 0)});
+    LoweringBuilder body(*ctx, b.getLoc());
+    body.setInsertionPointToEnd(copy.getBody());
+    ir::Value *k = copy.getBody().getParameter(0);
+    ir::Value *i = copy.getBody().getParameter(1);
+    ir::Value *value = body.load(inst.getA(), {body.add(k, kLower), i});
+    body.create<ir::StoreInst>(b.getLoc(), value, packedA,
+                               llvm::ArrayRef<ir::Value *>{i, k});
+  }
   auto tiles = b.create<ir::ForeachTileInst>(
       b.getLoc(), llvm::ArrayRef<ir::Value *>{zero, zero},
       llvm::ArrayRef<ir::Value *>{b.size(inst.getC(), 0),
@@ -465,8 +513,14 @@ void LowerCollectivePass::emitGemmTile(ir::GemmInst inst, LoweringBuilder &b,
   ir::Value *k = loop.getBody().getParameter(0);
   ir::Value *acc = loop.getBody().getParameter(1);
   auto aPos = op(tA, m, k);
+  ir::Value *aSource = inst.getA();
+  if (packedA) {
+    aSource = packedA;
+    tA = ir::Transpose::N;
+    aPos = {m, l.create<ir::SubInst>(loc, k, kLower).getResult()};
+  }
   ir::Value *aTile = l.create<ir::CooperativeMatrixLoadInst>(
-                          loc, aTileType, inst.getA(), aPos[0], aPos[1], tA,
+                          loc, aTileType, aSource, aPos[0], aPos[1], tA,
                           makeChecked(checkM, checkK))
                          .getResult();
   auto bPos = op(tB, k, n);

@@ -161,6 +161,24 @@ private:
            lowerAsConvGemm(context, stmt, /*dryRun=*/true,
                            /*force=*/options.convAsGemm.has_value());
   }
+  /// Whether \p stmt has a BLAS form alone in its launch but none in a
+  /// launch whose groups take its rows (a product with an operand that
+  /// every row shares, such as fcrelu's weights): sharing a launch with
+  /// its neighbours row by row, it would become one dot product per point.
+  bool losesBlasFormInRows(const StmtContext &stmt) {
+    if (!options.matchBlas || stmt.stmt.getReductionVars().empty())
+      return false;
+    context.scope = stmt.scope;
+    bool mayUseGroups = std::exchange(context.mayUseGroups, true);
+    bool alone = lowerAsBlas(context, stmt, /*dryRun=*/true);
+    context.mayUseGroups = mayUseGroups;
+    return alone && !lowerAsBlas(context, stmt, /*dryRun=*/true,
+                                 /*groupDims=*/1);
+  }
+  /// Whether \p stmt takes a launch of its own.
+  bool needsOwnLaunch(const StmtContext &stmt) {
+    return isConvGemm(stmt) || losesBlasFormInRows(stmt);
+  }
   /// Whether \p stmt is a `!` reduction whose ranges miss elements of its
   /// LHS tensor: `!` assigns the identity to every element first.
   bool needsIdentityFill(const StmtContext &stmt) {
@@ -863,7 +881,8 @@ std::optional<LoweredDef> DefLowerer::run() {
   }
 
   // isl decides which statements share a launch, except that a
-  // convolution lowered to gemms takes a launch of its own, and a `!`
+  // convolution lowered to gemms and a product that would lose its BLAS form
+  // among its neighbours take a launch of their own, and a `!`
   // reduction that does not reach every element of its tensor starts a new
   // run of launches after one that fills the tensor with the identity. One
   // launch keeps the def's name, several are numbered in launch order.
@@ -877,12 +896,12 @@ std::optional<LoweredDef> DefLowerer::run() {
   for (unsigned first = 0; first < stmts.size();) {
     if (needsIdentityFill(stmts[first]))
       addAlone(first, /*identityFill=*/true);
-    if (isConvGemm(stmts[first])) {
+    if (needsOwnLaunch(stmts[first])) {
       addAlone(first++, /*identityFill=*/false);
       continue;
     }
     unsigned last = first + 1;
-    while (last < stmts.size() && !isConvGemm(stmts[last]) &&
+    while (last < stmts.size() && !needsOwnLaunch(stmts[last]) &&
            !needsIdentityFill(stmts[last]))
       ++last;
     // A temporary that a statement beyond this run of statements touches

@@ -510,7 +510,11 @@ TEST(LoweringTest, MissingSizesAreReported) {
 
 TEST(LoweringTest, CallsAreInlined) {
   Lowered lowered(readExample("mlp.tc"));
-  auto result = lowered.lower("mlp", {{"B", 2}, {"M", 3}, {"N", 4}, {"P", 5}});
+  // As loops (no BLAS instruction), both layers keep the batch row b.
+  LoweringOptions options = statementWise();
+  options.matchBlas = false;
+  auto result =
+      lowered.lower("mlp", {{"B", 2}, {"M", 3}, {"N", 4}, {"P", 5}}, options);
   ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
   std::vector<std::string> names = tensorNames(*result);
   // The hidden layer O1 lives in local memory, one row of N = 4 per group.
@@ -526,6 +530,24 @@ TEST(LoweringTest, CallsAreInlined) {
   EXPECT_EQ(
       countKind(result->kernels[0].function->getBody(), ir::InstKind::Foreach),
       4u);
+  EXPECT_TRUE(succeeded(ir::verify(lowered.program, lowered.source.diags)));
+}
+
+TEST(LoweringTest, ProductsWithSharedWeightsTakeLaunchesOfTheirOwn) {
+  // Each layer's product reads weights that every row b shares: fused with
+  // the bias and ReLU row by row it would lose its gemm, so it runs alone.
+  Lowered lowered(readExample("mlp.tc"));
+  auto result = lowered.lower("mlp", {{"B", 2}, {"M", 3}, {"N", 4}, {"P", 5}});
+  ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
+  ASSERT_EQ(result->kernels.size(), 4u);
+  for (unsigned index = 0; index < 4; ++index)
+    EXPECT_EQ(countKind(result->kernels[index].function->getBody(),
+                        ir::InstKind::Gemm),
+              index % 2 == 0 ? 1u : 0u)
+        << "kernel " << index;
+  // The hidden layer crosses launches: a tensor in global memory.
+  std::vector<std::string> names = tensorNames(*result);
+  EXPECT_TRUE(llvm::is_contained(names, "O1"));
   EXPECT_TRUE(succeeded(ir::verify(lowered.program, lowered.source.diags)));
 }
 
