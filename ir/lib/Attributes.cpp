@@ -168,6 +168,11 @@ DictionaryAttr::get(Context &ctx, llvm::ArrayRef<NamedAttribute> entries) {
   return attr;
 }
 
+const DictionaryAttr *comprehend::ir::getSimdLoopAttributes(Context &ctx) {
+  NamedAttribute simd{"simd", BoolAttr::get(ctx, true)};
+  return DictionaryAttr::get(ctx, simd);
+}
+
 const DictionaryAttr *DictionaryAttr::getEmpty(Context &ctx) {
   return get(ctx, {});
 }

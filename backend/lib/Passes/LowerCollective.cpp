@@ -141,13 +141,16 @@ private:
   }
 
   /// `for %k = 0, count init(%acc = 0) { %acc += term(%k) }`; returns the
-  /// sum. \p term emits the summand (of kind \p kind) at the builder.
+  /// sum. \p term emits the summand (of kind \p kind) at the builder. The
+  /// loop is `simd`: like any BLAS, gemv and sum add in no promised order,
+  /// and vectorize-loops runs a sum along a contiguous mode on vectors.
   ir::Value *sumLoop(
       LoweringBuilder &b, ir::Value *count, ScalarKind kind,
       llvm::function_ref<ir::Value *(LoweringBuilder &, ir::Value *)> term) {
     ir::Value *init = b.zero(b.getScalarType(kind));
     auto loop = b.create<ir::ForInst>(b.getLoc(), b.index(0), count, nullptr,
-                                      llvm::ArrayRef<ir::Value *>{init});
+                                      llvm::ArrayRef<ir::Value *>{init},
+                                      ir::getSimdLoopAttributes(*ctx));
     LoweringBuilder inner(*ctx, b.getLoc());
     inner.setInsertionPointToEnd(loop.getBody());
     ir::Value *k = loop.getBody().getParameter(0);
@@ -157,7 +160,54 @@ private:
     return loop.getResults().front();
   }
 
+  /// \p vector (stride 1) as a matrix of one column: `expand [0 -> n x 1]`.
+  ir::Value *asColumn(LoweringBuilder &b, ir::Value *vector) {
+    auto *type = llvm::cast<ir::MemRefType>(vector->getType());
+    int64_t n = type->getShape(0);
+    auto *columnType = ir::MemRefType::get(*ctx, type->getElementKind(), {n, 1},
+                                           {1, n}, type->getAddressSpace());
+    llvm::SmallVector<ir::Value *, 1> dynamic;
+    if (ir::isDynamic(n))
+      dynamic.push_back(b.size(vector, 0));
+    return b
+        .create<ir::ExpandInst>(b.getLoc(), columnType, vector, dynamic,
+                                /*mode=*/0, llvm::ArrayRef<int64_t>{n, 1})
+        .getResult();
+  }
+
+  /// Whether gemv \p inst runs as a gemm with one column: on a vector CPU
+  /// core, where a work-item's dot product would walk a row of an
+  /// untransposed A with the stride of a column, and each work-item would
+  /// fetch the cache lines its neighbours fetch again. As a gemm, each K
+  /// step loads a piece of a column of A as vectors.
+  bool gemvAsGemm(ir::GemvInst inst) const {
+    auto stride1 = [](ir::Value *memref) {
+      return llvm::cast<ir::MemRefType>(memref->getType())->getStride(0) == 1;
+    };
+    ScalarKind kind = getElementKind(inst.getC());
+    return inst.getTransposeA() == ir::Transpose::N &&
+           shape.subgroupSize == 1 && core->nativeVectorWidth > 1 &&
+           (kind == ScalarKind::F32 || kind == ScalarKind::F64) &&
+           getElementKind(inst.getA()) == kind &&
+           getElementKind(inst.getB()) == kind && stride1(inst.getB()) &&
+           stride1(inst.getC());
+  }
+
   void lowerGemv(ir::GemvInst inst, LoweringBuilder &b) {
+    if (gemvAsGemm(inst)) {
+      // One statement per view: the printed IR must not depend on the
+      // compiler's order of argument evaluation.
+      ir::Value *x = asColumn(b, inst.getB());
+      ir::Value *y = asColumn(b, inst.getC());
+      auto gemm =
+          b.create<ir::GemmInst>(b.getLoc(), inst.getAlpha(), inst.getA(), x,
+                                 inst.getBeta(), y, inst.isAtomic());
+      LoweringBuilder gemmBuilder(*ctx, b.getLoc());
+      gemmBuilder.setInsertionPoint(gemm);
+      lowerGemm(gemm, gemmBuilder);
+      gemm->getParentRegion()->erase(gemm);
+      return;
+    }
     ScalarKind kind = getElementKind(inst.getC());
     ir::Value *alpha = b.castTo(inst.getAlpha(), kind);
     ir::Value *beta = b.castTo(inst.getBeta(), kind);

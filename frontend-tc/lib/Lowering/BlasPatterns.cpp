@@ -298,36 +298,50 @@ bool lowering::foldLiteralFactor(const Expr &expr, double &alpha) {
   return false;
 }
 
-bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext,
-                           bool dryRun, unsigned groupDims) {
-  if (!dryRun)
-    groupDims = def.sharedGroupDims;
+namespace {
+
+/// A statement matched to a BLAS form: its product, its form and how many
+/// leading LHS indices are batch indices.
+struct BlasMatch {
+  Product product;
+  BlasForm form;
+  unsigned numBatch = 0;
+  const TensorBinding *lhs = nullptr;
+  llvm::SmallVector<llvm::StringRef, 4> lhsVars;
+};
+
+/// Matches \p stmtContext to a BLAS form when \p groupDims leading LHS
+/// indices are the launch's group dimensions (0: the statement is alone).
+std::optional<BlasMatch> matchBlas(const DefContext &def,
+                                   const StmtContext &stmtContext,
+                                   unsigned groupDims) {
   const ComprehensionStmt &stmt = stmtContext.stmt;
   ReductionKind reduction = stmt.getReduction();
   if (reduction != ReductionKind::Add && reduction != ReductionKind::None)
-    return false;
+    return std::nullopt;
   if (reduction == ReductionKind::None && !stmt.getReductionVars().empty())
-    return false;
+    return std::nullopt;
   if (llvm::any_of(stmt.getWheres(), [](const WhereClause &where) {
         return where.getKind() != WhereClause::Kind::Range;
       }))
-    return false;
-  const TensorBinding *lhs = def.lookup(stmt.getLhs().name);
+    return std::nullopt;
+  BlasMatch match;
+  const TensorBinding *lhs = match.lhs = def.lookup(stmt.getLhs().name);
   if (!lhs || !isFloatingPoint(lhs->type))
-    return false;
+    return std::nullopt;
 
-  Product product;
+  Product &product = match.product;
   if (!collectFactors(def, stmt.getRhs(), product) || product.reads.empty())
-    return false;
-  llvm::SmallVector<llvm::StringRef, 4> lhsVars;
+    return std::nullopt;
+  llvm::SmallVector<llvm::StringRef, 4> &lhsVars = match.lhsVars;
   for (const Ident &index : stmt.getIndices())
     lhsVars.push_back(index.name);
   if (!coversTensor(stmtContext, *lhs, lhsVars))
-    return false;
+    return std::nullopt;
   for (const Read &read : product.reads)
     if (read.tensor == stmt.getLhs().name || read.binding->type != lhs->type ||
         !coversTensor(stmtContext, *read.binding, read.vars))
-      return false;
+      return std::nullopt;
 
   // The batch: for a statement alone in its launch, the fewest leading LHS
   // indices shared by every read that leave a BLAS form; in a launch of
@@ -342,7 +356,7 @@ bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext,
                                 return !llvm::is_contained(read.vars, var);
                               });
         }))
-      return false;
+      return std::nullopt;
     minBatch = maxBatch = groupDims;
   } else if (def.mayUseGroups)
     while (maxBatch < std::min<size_t>(3, lhsVars.size()) &&
@@ -365,10 +379,35 @@ bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext,
     form = classify(product, VarList(lhsVars).drop_front(numBatch), red);
   }
   if (!form)
+    return std::nullopt;
+  match.form = *form;
+  match.numBatch = numBatch - 1;
+  return match;
+}
+
+} // namespace
+
+bool lowering::lowersToGemm(const DefContext &def, const StmtContext &stmt) {
+  std::optional<BlasMatch> match = matchBlas(def, stmt, /*groupDims=*/0);
+  return match && match->form.kind == BlasForm::Kind::Gemm;
+}
+
+bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext,
+                           bool dryRun, unsigned groupDims) {
+  if (!dryRun)
+    groupDims = def.sharedGroupDims;
+  std::optional<BlasMatch> match = matchBlas(def, stmtContext, groupDims);
+  if (!match)
     return false;
   if (dryRun)
     return true;
-  --numBatch;
+  const ComprehensionStmt &stmt = stmtContext.stmt;
+  ReductionKind reduction = stmt.getReduction();
+  const Product &product = match->product;
+  const std::optional<BlasForm> form = match->form;
+  const TensorBinding *lhs = match->lhs;
+  llvm::ArrayRef<llvm::StringRef> lhsVars = match->lhsVars;
+  unsigned numBatch = match->numBatch;
 
   ir::Builder &b = def.builder;
   Location loc = stmt.getLoc();

@@ -235,6 +235,11 @@ void collectReads(const StmtContext &stmt, llvm::StringSet<> &reads);
 bool lowerAsBlas(DefContext &def, const StmtContext &stmt, bool dryRun = false,
                  unsigned groupDims = 0);
 
+/// Whether \p stmt, alone in its launch (with DefContext::mayUseGroups for
+/// its batch indices), lowers to a gemm: the BLAS form whose register tiles
+/// beat one dot product per point.
+bool lowersToGemm(const DefContext &def, const StmtContext &stmt);
+
 /// Multiplies \p alpha by \p expr when it is a numeric literal (a factor
 /// of a product that BLAS patterns fold into alpha); false otherwise.
 bool foldLiteralFactor(const Expr &expr, double &alpha);

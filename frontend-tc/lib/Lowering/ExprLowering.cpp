@@ -563,8 +563,3 @@ void lowering::collectInvariantSubexprs(
   if (finder.visit(rhs) && finder.worthHoisting(rhs))
     out.push_back(&rhs);
 }
-
-const ir::DictionaryAttr *lowering::getSimdLoopAttributes(ir::Context &ctx) {
-  ir::NamedAttribute simd{"simd", ir::BoolAttr::get(ctx, true)};
-  return ir::DictionaryAttr::get(ctx, simd);
-}

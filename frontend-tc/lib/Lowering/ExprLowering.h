@@ -112,12 +112,6 @@ double getIdentity(ReductionKind kind, ScalarType type);
 ir::Value *combine(ir::Builder &b, Location loc, ReductionKind kind,
                    ir::Value *acc, ir::Value *value);
 
-/// `{simd = true}`, the attributes of a loop over one index of TC
-/// statements: TC's tensors never overlap and its reductions may run in any
-/// order, so consecutive iterations may share vector lanes (the backend's
-/// vectorize-loops pass checks the accesses themselves).
-const ir::DictionaryAttr *getSimdLoopAttributes(ir::Context &ctx);
-
 } // namespace comprehend::tc::lowering
 
 #endif // COMPREHEND_TC_LIB_LOWERING_EXPRLOWERING_H

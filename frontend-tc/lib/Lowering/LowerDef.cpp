@@ -161,16 +161,17 @@ private:
            lowerAsConvGemm(context, stmt, /*dryRun=*/true,
                            /*force=*/options.convAsGemm.has_value());
   }
-  /// Whether \p stmt has a BLAS form alone in its launch but none in a
-  /// launch whose groups take its rows (a product with an operand that
+  /// Whether \p stmt is a gemm alone in its launch but has no BLAS form in
+  /// a launch whose groups take its rows (a product with an operand that
   /// every row shares, such as fcrelu's weights): sharing a launch with
   /// its neighbours row by row, it would become one dot product per point.
+  /// (A gemv is one dot product per point anyway.)
   bool losesBlasFormInRows(const StmtContext &stmt) {
     if (!options.matchBlas || stmt.stmt.getReductionVars().empty())
       return false;
     context.scope = stmt.scope;
     bool mayUseGroups = std::exchange(context.mayUseGroups, true);
-    bool alone = lowerAsBlas(context, stmt, /*dryRun=*/true);
+    bool alone = lowersToGemm(context, stmt);
     context.mayUseGroups = mayUseGroups;
     return alone && !lowerAsBlas(context, stmt, /*dryRun=*/true,
                                  /*groupDims=*/1);

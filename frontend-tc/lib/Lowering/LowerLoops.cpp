@@ -173,7 +173,7 @@ LogicalResult lowering::lowerAsLoops(DefContext &def,
           loc, lowerer.indexConstant(loc, range.lo),
           lowerer.indexConstant(loc, range.hi), /*step=*/nullptr,
           llvm::ArrayRef<ir::Value *>{acc},
-          getSimdLoopAttributes(b.getContext()));
+          ir::getSimdLoopAttributes(b.getContext()));
       lowerer.bindIndex(range.var, loop.getBody().getParameter(0));
       acc = loop.getBody().getParameter(1);
       loops.push_back(loop);

@@ -330,13 +330,14 @@ LogicalResult ScheduleLowerer::lowerFor(const AstNode &node, bool collective) {
   if (!collective)
     hoistInvariants({&node}, /*hoistReads=*/true);
   // A loop of statement instances only, inside a work-item: vector lanes
-  // may take consecutive iterations (the backend checks the accesses).
+  // may take consecutive iterations, since TC's tensors never overlap and
+  // its reductions may run in any order (the backend checks the accesses).
   bool simd = !collective && llvm::all_of(node.children, [](const AstNode &n) {
     return n.kind == AstNode::Kind::Instance;
   });
   auto loop = b.create<ir::ForInst>(
       l, lo, hi, step, llvm::ArrayRef<ir::Value *>{},
-      simd ? getSimdLoopAttributes(b.getContext()) : nullptr);
+      simd ? ir::getSimdLoopAttributes(b.getContext()) : nullptr);
   ir::Region *outer = b.getInsertionRegion();
   iterators[node.iterator] = loop.getBody().getParameter(0);
   b.setInsertionPointToEnd(loop.getBody());
@@ -507,7 +508,7 @@ ir::Value *ScheduleLowerer::accumulate(const AstNode &loopNode, ir::Value *lo,
   const TensorBinding *lhs = def.lookup(stmt.stmt.getLhs().name);
   auto loop =
       b.create<ir::ForInst>(l, lo, hi, step, llvm::ArrayRef<ir::Value *>{init},
-                            getSimdLoopAttributes(b.getContext()));
+                            ir::getSimdLoopAttributes(b.getContext()));
   ir::Region *outer = b.getInsertionRegion();
   iterators[loopNode.iterator] = loop.getBody().getParameter(0);
   b.setInsertionPointToEnd(loop.getBody());

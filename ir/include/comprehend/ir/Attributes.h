@@ -157,6 +157,12 @@ private:
 /// True if \p name prints without quotes (an identifier).
 bool isBareAttributeName(llvm::StringRef name);
 
+/// `{simd = true}`, the attributes of a `for` whose producer promises that
+/// consecutive iterations may share vector lanes and that its carried values
+/// are reductions whose order does not matter (the backend's vectorize-loops
+/// pass checks the accesses itself).
+const DictionaryAttr *getSimdLoopAttributes(Context &ctx);
+
 } // namespace comprehend::ir
 
 #endif // COMPREHEND_IR_ATTRIBUTES_H
