@@ -366,7 +366,8 @@ void registerFcrelu(int64_t b, int64_t m, int64_t n) {
               result[row * n + col] =
                   std::max(result[row * n + col] + bias[col], 0.0f);
         });
-      });
+      },
+      getNumHostThreads());
 }
 
 } // namespace
