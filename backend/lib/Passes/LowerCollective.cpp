@@ -368,13 +368,14 @@ int64_t roundUp(int64_t value, int64_t multiple) {
 /// of A as vectors along M, which a transposed A turns into one load per
 /// element, for every column tile of C; the copy reads A once per block, and
 /// PoCL keeps local memory in the caches. Worth it from two column tiles on,
-/// where the copy's block fits half of local memory.
+/// where the copy's block fits half of local memory. Not with a K remainder
+/// step: its checked loads would read the copy's columns past the block.
 bool LowerCollectivePass::shouldPackA(ir::GemmInst inst, int64_t sizeM,
                                       int64_t sizeN, int64_t blockK) const {
   if (inst.getTransposeA() != ir::Transpose::T || shape.subgroupSize != 1 ||
       core->nativeVectorWidth <= 1 || core->dedicatedLocalMemory ||
       ir::isDynamic(sizeM) || ir::isDynamic(sizeN) || ir::isDynamic(blockK) ||
-      sizeN < 2 * tileN)
+      remK || sizeN < 2 * tileN)
     return false;
   int64_t bytes =
       sizeM * blockK * ir::getSizeInBytes(getElementKind(inst.getA()));
