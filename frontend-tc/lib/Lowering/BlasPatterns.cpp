@@ -404,7 +404,7 @@ bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext,
   const ComprehensionStmt &stmt = stmtContext.stmt;
   ReductionKind reduction = stmt.getReduction();
   const Product &product = match->product;
-  const std::optional<BlasForm> form = match->form;
+  const BlasForm &form = match->form;
   const TensorBinding *lhs = match->lhs;
   llvm::ArrayRef<llvm::StringRef> lhsVars = match->lhsVars;
   unsigned numBatch = match->numBatch;
@@ -469,7 +469,7 @@ bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext,
     def.grid[axis++] = lhs->shape[d];
   }
   llvm::SmallVector<ir::Value *, 2> operands;
-  for (unsigned index : form->operands) {
+  for (unsigned index : form.operands) {
     const Read &read = product.reads[index];
     operands.push_back(getOperand(def, loc, *read.binding, read.vars, groups));
   }
@@ -480,15 +480,14 @@ bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext,
   ir::Value *beta = b.createConstant(loc, zeroBeta ? 0.0 : 1.0, elementType);
 
   using Kind = BlasForm::Kind;
-  switch (form->kind) {
+  switch (form.kind) {
   case Kind::Gemm:
     b.create<ir::GemmInst>(loc, alpha, operands[0], operands[1], beta, c,
-                           /*atomic=*/false, form->transposeA,
-                           form->transposeB);
+                           /*atomic=*/false, form.transposeA, form.transposeB);
     break;
   case Kind::Gemv:
     b.create<ir::GemvInst>(loc, alpha, operands[0], operands[1], beta, c,
-                           /*atomic=*/false, form->transposeA);
+                           /*atomic=*/false, form.transposeA);
     break;
   case Kind::Ger:
     b.create<ir::GerInst>(loc, alpha, operands[0], operands[1], beta, c);
@@ -498,11 +497,11 @@ bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext,
     break;
   case Kind::Sum:
     b.create<ir::SumInst>(loc, alpha, operands[0], beta, c, /*atomic=*/false,
-                          form->transposeA);
+                          form.transposeA);
     break;
   case Kind::Axpby:
     b.create<ir::AxpbyInst>(loc, alpha, operands[0], beta, c,
-                            /*atomic=*/false, form->transposeA);
+                            /*atomic=*/false, form.transposeA);
     break;
   }
   return true;
