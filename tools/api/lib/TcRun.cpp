@@ -4,6 +4,7 @@
 #include "comprehend/ir/Diagnostics.h"
 #include "comprehend/runtime/Error.h"
 #include "comprehend/tc/Evaluator.h"
+#include "comprehend/tc/Ranges.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -22,16 +23,44 @@ using namespace comprehend::runtime;
 using llvm::StringRef;
 
 namespace {
-/// The --check tolerance (see the file comment).
-double getTolerance(tc::ScalarType type) {
+/// The --check tolerance of a tensor of \p type written through reductions
+/// of at most \p terms terms (see TcRun.h).
+double getTolerance(tc::ScalarType type, int64_t terms) {
   switch (type) {
   case tc::ScalarType::Float:
-    return 1e-4;
+    return std::max(1e-4, 4.0 * double(terms) * std::ldexp(1.0, -24));
   case tc::ScalarType::Double:
-    return 1e-10;
+    return std::max(1e-10, 4.0 * double(terms) * std::ldexp(1.0, -53));
   default:
     return 0;
   }
+}
+
+/// The most terms one element of \p def sums: the largest product of a
+/// statement's reduction ranges at \p sizes (statements of called defs not
+/// counted; 1 when ranges cannot be inferred).
+int64_t getLongestReduction(const tc::Program &program, const tc::Def &def,
+                            const llvm::StringMap<int64_t> &sizes) {
+  llvm::SourceMgr sourceMgr;
+  DiagnosticEngine quiet(sourceMgr, llvm::nulls());
+  std::optional<tc::DefRanges> ranges =
+      tc::inferRanges(program, def, sizes, quiet);
+  int64_t longest = 1;
+  if (!ranges)
+    return longest;
+  for (const tc::StmtRanges &stmt : ranges->statements) {
+    const auto *comprehension =
+        llvm::dyn_cast_or_null<tc::ComprehensionStmt>(stmt.stmt);
+    if (!comprehension)
+      continue;
+    int64_t terms = 1;
+    for (const std::string &var : comprehension->getReductionVars())
+      if (const poly::VarRange *range = stmt.ranges.lookup(var);
+          range && range->lo && range->hi)
+        terms *= std::max<int64_t>(1, *range->hi - *range->lo);
+    longest = std::max(longest, terms);
+  }
+  return longest;
 }
 
 double loadElement(DType dtype, const unsigned char *data, int64_t index) {
@@ -378,10 +407,11 @@ api::runTcKernel(TcKernel &kernel, const tc::Program &program,
       return makeInputError("the reference evaluator failed on '" +
                             def.getName().name + "'");
     maxError = 0;
+    int64_t terms = getLongestReduction(program, def, arguments.sizes);
     for (const tc::LoweredTensor &tensor : tensors) {
       if (tensor.role != tc::TensorInfo::Role::Output)
         continue;
-      tolerance = std::max(tolerance, getTolerance(tensor.type));
+      tolerance = std::max(tolerance, getTolerance(tensor.type, terms));
       auto want = expected->find(tensor.name);
       const std::vector<double> &got = outputs[tensor.name].values;
       if (want == expected->end() || want->second.data.size() != got.size())
