@@ -171,10 +171,10 @@ private:
       return false;
     context.scope = stmt.scope;
     bool mayUseGroups = std::exchange(context.mayUseGroups, true);
-    bool alone = lowersToGemm(context, stmt);
+    bool gemmAlone = lowersToGemm(context, stmt);
     context.mayUseGroups = mayUseGroups;
-    return alone && !lowerAsBlas(context, stmt, /*dryRun=*/true,
-                                 /*groupDims=*/1);
+    return gemmAlone && !lowerAsBlas(context, stmt, /*dryRun=*/true,
+                                     /*groupDims=*/1);
   }
   /// Whether \p stmt takes a launch of its own.
   bool needsOwnLaunch(const StmtContext &stmt) {
