@@ -441,3 +441,20 @@ std::optional<DefRanges> tc::inferRanges(const Program &program, const Def &def,
                                          DiagnosticEngine &diags) {
   return DefInference(program, def, sizes, diags).run();
 }
+
+int64_t tc::getLongestReduction(const DefRanges &ranges) {
+  int64_t longest = 1;
+  for (const StmtRanges &stmt : ranges.statements) {
+    const auto *comprehension =
+        llvm::dyn_cast_or_null<ComprehensionStmt>(stmt.stmt);
+    if (!comprehension)
+      continue;
+    int64_t terms = 1;
+    for (const std::string &var : comprehension->getReductionVars())
+      if (const poly::VarRange *range = stmt.ranges.lookup(var);
+          range && range->lo && range->hi)
+        terms *= std::max<int64_t>(1, *range->hi - *range->lo);
+    longest = std::max(longest, terms);
+  }
+  return longest;
+}

@@ -31,6 +31,26 @@ TEST(TcRangesTest, StridedConvolution) {
   EXPECT_EQ(ranges->shapes["O"].extent[0], 4);
 }
 
+TEST(TcRangesTest, LongestReductionIsTheLargestProductOfReductionRanges) {
+  // 3 x 7 terms per element of C (a reduction over k and l), 5 of s, none
+  // of the elementwise D.
+  TcSource source("def f(float(M, K, L) A, float(N, K) B) -> (C, s, D) {\n"
+                  "  C(m, n) +=! A(m, k, l) * B(n, k)\n"
+                  "  s(n) +=! B(n, k) where k in 0:K - 2\n"
+                  "  D(m) = A(m, 0, 0)\n"
+                  "}\n");
+  std::optional<DefRanges> ranges =
+      infer(source, {{"M", 2}, {"K", 7}, {"L", 3}, {"N", 4}});
+  ASSERT_TRUE(ranges);
+  EXPECT_EQ(getLongestReduction(*ranges), 21);
+  TcSource elementwise("def g(float(N) A) -> (B) {\n"
+                       "  B(i) = A(i)\n"
+                       "}\n");
+  std::optional<DefRanges> none = infer(elementwise, {{"N", 4}});
+  ASSERT_TRUE(none);
+  EXPECT_EQ(getLongestReduction(*none), 1);
+}
+
 TEST(TcRangesTest, GatherSubscriptsAreOpaque) {
   // l is bounded by idx(l); table(idx(l)) cannot bound anything.
   TcSource source("def f(float(N) T, int32(L) idx) -> (O) {\n"

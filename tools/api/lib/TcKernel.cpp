@@ -314,6 +314,10 @@ llvm::ArrayRef<tc::LoweredTensor> TcKernel::getTensors() const {
   return lowered.tensors;
 }
 
+const tc::DefRanges *TcKernel::getRanges() const {
+  return source->ranges ? &*source->ranges : nullptr;
+}
+
 const tc::LoweredTensor *TcKernel::lookupTensor(llvm::StringRef name) const {
   for (const tc::LoweredTensor &tensor : lowered.tensors)
     if (tensor.name == name)

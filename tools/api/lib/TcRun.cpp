@@ -36,33 +36,6 @@ double getTolerance(tc::ScalarType type, int64_t terms) {
   }
 }
 
-/// The most terms one element of \p def sums: the largest product of a
-/// statement's reduction ranges at \p sizes (statements of called defs not
-/// counted; 1 when ranges cannot be inferred).
-int64_t getLongestReduction(const tc::Program &program, const tc::Def &def,
-                            const llvm::StringMap<int64_t> &sizes) {
-  llvm::SourceMgr sourceMgr;
-  DiagnosticEngine quiet(sourceMgr, llvm::nulls());
-  std::optional<tc::DefRanges> ranges =
-      tc::inferRanges(program, def, sizes, quiet);
-  int64_t longest = 1;
-  if (!ranges)
-    return longest;
-  for (const tc::StmtRanges &stmt : ranges->statements) {
-    const auto *comprehension =
-        llvm::dyn_cast_or_null<tc::ComprehensionStmt>(stmt.stmt);
-    if (!comprehension)
-      continue;
-    int64_t terms = 1;
-    for (const std::string &var : comprehension->getReductionVars())
-      if (const poly::VarRange *range = stmt.ranges.lookup(var);
-          range && range->lo && range->hi)
-        terms *= std::max<int64_t>(1, *range->hi - *range->lo);
-    longest = std::max(longest, terms);
-  }
-  return longest;
-}
-
 double loadElement(DType dtype, const unsigned char *data, int64_t index) {
   switch (dtype) {
   case DType::F32: {
@@ -407,7 +380,8 @@ api::runTcKernel(TcKernel &kernel, const tc::Program &program,
       return makeInputError("the reference evaluator failed on '" +
                             def.getName().name + "'");
     maxError = 0;
-    int64_t terms = getLongestReduction(program, def, arguments.sizes);
+    const tc::DefRanges *ranges = kernel.getRanges();
+    int64_t terms = ranges ? tc::getLongestReduction(*ranges) : 1;
     for (const tc::LoweredTensor &tensor : tensors) {
       if (tensor.role != tc::TensorInfo::Role::Output)
         continue;

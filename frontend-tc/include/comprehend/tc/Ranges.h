@@ -47,6 +47,11 @@ std::optional<DefRanges> inferRanges(const Program &program, const Def &def,
                                      const llvm::StringMap<int64_t> &sizes,
                                      DiagnosticEngine &diags);
 
+/// The most terms a statement of the def sums into one element: the largest
+/// product of a statement's reduction ranges where they are known (1 for a
+/// def without reductions). The statements of called defs are not counted.
+int64_t getLongestReduction(const DefRanges &ranges);
+
 } // namespace comprehend::tc
 
 #endif // COMPREHEND_TC_RANGES_H

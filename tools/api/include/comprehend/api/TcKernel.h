@@ -119,6 +119,8 @@ public:
 
   /// Every tensor of the def: inputs, outputs, then temporaries.
   llvm::ArrayRef<tc::LoweredTensor> getTensors() const;
+  /// The def's ranges at the kernel's sizes; null where inference failed.
+  const tc::DefRanges *getRanges() const;
   /// The tensor named `name`, or null.
   const tc::LoweredTensor *lookupTensor(llvm::StringRef name) const;
   /// Bytes of the tensor's row-major data.
