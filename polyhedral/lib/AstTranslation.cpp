@@ -366,7 +366,21 @@ void Translator::node(isl_ast_node *node, std::vector<AstNode> &out,
       markedIterators.push_back("c" + std::to_string(depth + member));
     if (mapping == AstNode::Mapping::WorkItem)
       chainIterators.clear();
-    this->node(isl_ast_node_mark_get_node(node), out, mapping, 0);
+    if (mapping != AstNode::Mapping::Group) {
+      this->node(isl_ast_node_mark_get_node(node), out, mapping, 0);
+      return;
+    }
+    // Everything below a group mark is one kernel, also when isl dropped
+    // the group loops (a single group) and left a block of several parts.
+    std::vector<AstNode> kernel;
+    this->node(isl_ast_node_mark_get_node(node), kernel, mapping, 0);
+    if (kernel.size() == 1) {
+      out.push_back(std::move(kernel.front()));
+      return;
+    }
+    AstNode &block = out.emplace_back();
+    block.kind = AstNode::Kind::Block;
+    block.children = std::move(kernel);
     return;
   }
   case isl_ast_node_user:

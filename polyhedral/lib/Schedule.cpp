@@ -197,7 +197,15 @@ private:
   std::optional<isl::schedule_node>
   textualInner(const isl::schedule_node_band &band, bool &worthIt);
   bool isCoincident(unsigned stmt, const isl::map &outer, unsigned dim);
-  bool runsAreContiguous(const isl::schedule_node_band &band, unsigned member);
+  /// Whether every dependence goes forward in the schedule \p node is of.
+  bool respectsDependences(const isl::schedule_node &node);
+  /// With \p onlyIterators, statements whose member is not one of their
+  /// iterators (an init below a reduction's loop) do not count.
+  bool runsAreContiguous(const isl::schedule_node_band &band, unsigned member,
+                         bool onlyIterators = false);
+  /// Whether some band strictly below \p node has an innermost member
+  /// whose consecutive points do not walk memory contiguously.
+  bool hasStridedBandBelow(const isl::schedule_node &node);
   /// The tiles of a kernel's group band (of extents \p extent) and the run
   /// length of its work-items (0: single points).
   struct GroupTiles {
@@ -206,6 +214,18 @@ private:
   };
   GroupTiles chooseTiles(const isl::schedule_node_band &band,
                          llvm::ArrayRef<int64_t> extent, bool innerParallel);
+  /// \p band tiled by \p choice, the tile loops marked for the groups and
+  /// the point loops (or, with runs, the run loops) for the work-items;
+  /// returns the group mark.
+  isl::schedule_node tileOntoGroups(const isl::schedule_node_band &band,
+                                    const GroupTiles &choice);
+  /// Below \p kernel (tileOntoGroups with runs), the points of a run sunk
+  /// below the loop nests inside it, when one of those walks memory with
+  /// a stride: every step of them then reads a row of the run on vector
+  /// lanes. nullopt when nothing walks with a stride or the order violates
+  /// a dependence.
+  std::optional<isl::schedule_node>
+  sinkRunPoints(const isl::schedule_node &kernel);
 
   const ScheduleOptions &options;
   const StatementModel &model;
@@ -261,7 +281,7 @@ bool Mapper::isCoincident(unsigned stmt, const isl::map &outer, unsigned dim) {
 /// the tensor's last (fastest) index, or not at all. Then a run of such
 /// points is a loop the backend can put on vector lanes.
 bool Mapper::runsAreContiguous(const isl::schedule_node_band &band,
-                               unsigned member) {
+                               unsigned member, bool onlyIterators) {
   isl::union_set domain = isl::manage(isl_schedule_node_get_domain(band.get()));
   isl::union_map schedule = isl::manage(isl_union_map_from_union_pw_aff(
       band.get_partial_schedule().at(member).release()));
@@ -282,6 +302,8 @@ bool Mapper::runsAreContiguous(const isl::schedule_node_band &band,
         break;
       }
     }
+    if (!iterator && onlyIterators)
+      continue;
     if (!iterator)
       return false;
     // { S[x] -> S[x + e_iterator] } within the domain.
@@ -385,13 +407,31 @@ Mapper::textualInner(const isl::schedule_node_band &band, bool &worthIt) {
                               : isl::schedule_node(innerBand);
   }
   node = node.parent();
-  // Valid when every dependence goes forward in the new order.
+  if (!respectsDependences(node))
+    return std::nullopt;
+  return node;
+}
+
+bool Mapper::respectsDependences(const isl::schedule_node &node) {
   isl::union_map order = node.schedule().get_map();
   isl::union_map forward =
       isl::manage(isl_union_map_lex_lt_union_map(order.copy(), order.copy()));
-  if (!dependences.is_subset(forward))
-    return std::nullopt;
-  return node;
+  return dependences.is_subset(forward);
+}
+
+bool Mapper::hasStridedBandBelow(const isl::schedule_node &node) {
+  for (int child = 0, e = node.n_children(); child < e; ++child) {
+    isl::schedule_node below = node.child(child);
+    if (below.isa<isl::schedule_node_band>()) {
+      auto band = below.as<isl::schedule_node_band>();
+      if (!runsAreContiguous(band, band.n_member() - 1,
+                             /*onlyIterators=*/true))
+        return true;
+    }
+    if (hasStridedBandBelow(below))
+      return true;
+  }
+  return false;
 }
 
 bool Mapper::hasParallelBand(const isl::schedule_node &node) {
@@ -500,6 +540,41 @@ Mapper::GroupTiles Mapper::chooseTiles(const isl::schedule_node_band &band,
   return result;
 }
 
+isl::schedule_node Mapper::tileOntoGroups(const isl::schedule_node_band &band,
+                                          const GroupTiles &choice) {
+  isl::schedule_node tiled = band.tile(bandSizes(band, choice.tiles));
+  isl::schedule_node points = tiled.child(0);
+  if (choice.run > 0) {
+    // Each work-item takes runs of consecutive points of the innermost
+    // member: the point band tiled again, the runs to the work-items and
+    // the points of a run to a loop inside the work-item.
+    llvm::SmallVector<int64_t, 4> runs(choice.tiles.size(), 1);
+    runs.back() = choice.run;
+    auto pointBand = points.as<isl::schedule_node_band>();
+    points = pointBand.tile(bandSizes(pointBand, runs));
+  }
+  isl::schedule_node point = points.insert_mark(
+      markName("work_items", points.as<isl::schedule_node_band>()));
+  return point.parent().insert_mark(
+      markName("group", point.parent().as<isl::schedule_node_band>()));
+}
+
+std::optional<isl::schedule_node>
+Mapper::sinkRunPoints(const isl::schedule_node &kernel) {
+  // group mark -> tile band -> work-item mark -> run band -> points of a run
+  isl::schedule_node inRun = kernel.child(0).child(0).child(0).child(0);
+  if (!inRun.isa<isl::schedule_node_band>() || !hasStridedBandBelow(inRun))
+    return std::nullopt;
+  int depth = isl_schedule_node_get_tree_depth(kernel.get());
+  isl::schedule_node sunk =
+      isl::manage(isl_schedule_node_band_sink(inRun.release()));
+  isl::schedule_node result =
+      sunk.ancestor(isl_schedule_node_get_tree_depth(sunk.get()) - depth);
+  if (!respectsDependences(result))
+    return std::nullopt;
+  return result;
+}
+
 isl::schedule_node Mapper::mapKernel(isl::schedule_node node) {
   if (!node.isa<isl::schedule_node_band>())
     return mapInside(node);
@@ -519,6 +594,22 @@ isl::schedule_node Mapper::mapKernel(isl::schedule_node node) {
   }
   if (!innerParallel)
     textual.reset();
+  // On a vector core, inner loop nests that walk memory with a stride (the
+  // rows of a column reduction) run on vectors when each work-item takes a
+  // run of consecutive points of the group band and the run's points sink
+  // below those loops: a row of the run per step, not a column per
+  // work-item.
+  if (textual && options.vectorRun >= 2 &&
+      runsAreContiguous(band, groupDims - 1) && hasStridedBandBelow(*textual)) {
+    auto textualBand = textual->as<isl::schedule_node_band>();
+    GroupTiles choice = chooseTiles(textualBand, extent, false);
+    if (choice.run > 0)
+      if (std::optional<isl::schedule_node> sunk =
+              sinkRunPoints(tileOntoGroups(textualBand, choice))) {
+        usedVectorRuns = true;
+        return *sunk;
+      }
+  }
   GroupTiles choice = chooseTiles(band, extent, innerParallel);
   if (llvm::all_of(choice.tiles, [](int64_t tile) { return tile == 1; })) {
     if (textual)
@@ -526,22 +617,13 @@ isl::schedule_node Mapper::mapKernel(isl::schedule_node node) {
     isl::schedule_node mark = band.insert_mark(markName("group", band));
     return mapInside(mark.child(0).child(0)).parent().parent();
   }
-  isl::schedule_node tiled = band.tile(bandSizes(band, choice.tiles));
-  isl::schedule_node points = tiled.child(0);
-  if (choice.run > 0) {
-    usedVectorRuns = true;
-    // Each work-item takes runs of consecutive points of the innermost
-    // member: the point band tiled again, the runs to the work-items and
-    // the points of a run to a loop inside the work-item.
-    llvm::SmallVector<int64_t, 4> runs(groupDims, 1);
-    runs.back() = choice.run;
-    auto pointBand = points.as<isl::schedule_node_band>();
-    points = pointBand.tile(bandSizes(pointBand, runs));
-  }
-  isl::schedule_node point = points.insert_mark(
-      markName("work_items", points.as<isl::schedule_node_band>()));
-  return point.parent().insert_mark(
-      markName("group", point.parent().as<isl::schedule_node_band>()));
+  isl::schedule_node kernel = tileOntoGroups(band, choice);
+  if (choice.run == 0)
+    return kernel;
+  usedVectorRuns = true;
+  // Runs over loop nests that walk memory with a stride (a short column
+  // reduction) sink below them too.
+  return sinkRunPoints(kernel).value_or(kernel);
 }
 
 isl::schedule_node Mapper::mapInside(isl::schedule_node node) {

@@ -90,8 +90,12 @@ private:
   bool isParallelReduction(const AstNode &node) const;
   LogicalResult lowerIf(const AstNode &node, bool collective);
   LogicalResult lowerInstance(const AstNode &node);
-  /// Runs \p node in a foreach over one point (one work-item).
-  LogicalResult lowerOnOneWorkItem(const AstNode &node);
+  /// Runs \p nodes in a foreach over one point (one work-item).
+  LogicalResult lowerOnOneWorkItem(llvm::ArrayRef<AstNode> nodes);
+  /// Whether \p node, at the group level, runs on one work-item: a
+  /// statement instance, or a sequential loop without work-item loops or a
+  /// parallel reduction.
+  bool runsOnOneWorkItem(const AstNode &node) const;
   /// Computes the subexpressions of the statements directly in the body
   /// of the loops \p chain (work-item loops, or one loop inside a
   /// work-item) that do not depend on those loops, once per work-item
@@ -259,10 +263,17 @@ ir::Value *ScheduleLowerer::condition(const poly::AstCondition &cond) {
 LogicalResult ScheduleLowerer::lowerBlock(const std::vector<AstNode> &nodes,
                                           bool collective) {
   Footprint pending;
-  for (const AstNode &node : nodes) {
+  for (auto node = nodes.begin(); node != nodes.end();) {
+    // Consecutive parts that each run on one work-item run on the same one,
+    // in order: no barriers between them.
+    auto end = std::next(node);
+    if (collective && runsOnOneWorkItem(*node))
+      while (end != nodes.end() && runsOnOneWorkItem(*end))
+        ++end;
     if (collective) {
       Footprint current;
-      footprint(node, current);
+      for (auto part = node; part != end; ++part)
+        footprint(*part, current);
       Barrier barrier = pending.barrierBefore(
           current, [&](llvm::StringRef name) { return isLocal(name); });
       if (barrier) {
@@ -271,10 +282,22 @@ LogicalResult ScheduleLowerer::lowerBlock(const std::vector<AstNode> &nodes,
       }
       pending.add(current);
     }
-    if (failed(lower(node, collective)))
+    LogicalResult result =
+        collective && runsOnOneWorkItem(*node)
+            ? lowerOnOneWorkItem(llvm::ArrayRef<AstNode>(&*node, end - node))
+            : lower(*node, collective);
+    if (failed(result))
       return failure();
+    node = end;
   }
   return success();
+}
+
+bool ScheduleLowerer::runsOnOneWorkItem(const AstNode &node) const {
+  return node.kind == AstNode::Kind::Instance ||
+         (node.kind == AstNode::Kind::For &&
+          node.mapping == AstNode::Mapping::Sequential && !hasWorkItems(node) &&
+          !isParallelReduction(node));
 }
 
 LogicalResult ScheduleLowerer::lower(const AstNode &node, bool collective) {
@@ -291,13 +314,17 @@ LogicalResult ScheduleLowerer::lower(const AstNode &node, bool collective) {
   return failure();
 }
 
-LogicalResult ScheduleLowerer::lowerOnOneWorkItem(const AstNode &node) {
+LogicalResult
+ScheduleLowerer::lowerOnOneWorkItem(llvm::ArrayRef<AstNode> nodes) {
   ir::Region *outer = b.getInsertionRegion();
   auto foreach =
       b.create<ir::ForeachInst>(loc(), llvm::ArrayRef<ir::Value *>{constant(0)},
                                 llvm::ArrayRef<ir::Value *>{constant(1)});
   b.setInsertionPointToEnd(foreach.getBody());
-  LogicalResult result = lower(node, /*collective=*/false);
+  LogicalResult result = success();
+  for (const AstNode &node : nodes)
+    if (failed(lower(node, /*collective=*/false)))
+      result = failure();
   b.setInsertionPointToEnd(*outer);
   return result;
 }

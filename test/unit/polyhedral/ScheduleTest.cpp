@@ -173,6 +173,74 @@ TEST(ScheduleTest, NoFusionKeepsStatementsApart) {
   EXPECT_EQ(schedule.kernels.size(), 6u);
 }
 
+TEST(ScheduleTest, ColumnReductionsWalkRowsUnderVectorRuns) {
+  // s(k) +=! A(i, k), then m(k) = s(k): with vector runs each work-item
+  // takes a run of columns, and the run's loop sinks below the loop over
+  // the rows, so that it walks a row contiguously.
+  auto columns = [](int64_t rows, int64_t cols) {
+    return std::vector<ScheduledStatement>{
+        box("s", {"k"}, {{"k", cols}, {"i", rows}},
+            {read("A", {V("i"), V("k")})}, true),
+        box("m", {"k"}, {{"k", cols}}, {read("s", {V("k")})})};
+  };
+  ScheduleOptions options;
+  options.vectorRun = 16;
+  MappedSchedule schedule = map(columns(100, 4096), options);
+  EXPECT_TRUE(schedule.usedVectorRuns);
+  ASSERT_EQ(schedule.kernels.size(), 1u);
+  EXPECT_EQ(schedule.kernels[0].grid, (std::array<int64_t, 3>{16, 1, 1}));
+  EXPECT_EQ(text(schedule.kernels[0].root),
+            "for c0 in [0, 16) : group 0 {\n"
+            "  for c1 in [16 * c0, 16 * c0 + 15 + 1) : work-item 0 {\n"
+            "    for c2 in [16 * c1, 16 * c1 + 15 + 1) {\n"
+            "      init0(c2)\n"
+            "    }\n"
+            "    for c2 in [0, 100) {\n"
+            "      for c3 in [16 * c1, 16 * c1 + 15 + 1) {\n"
+            "        stmt0(c3, c2)\n"
+            "      }\n"
+            "    }\n"
+            "    for c2 in [16 * c1, 16 * c1 + 15 + 1) {\n"
+            "      stmt1(c2)\n"
+            "    }\n"
+            "  }\n"
+            "}\n");
+  // Without vector runs (a GPU) a group takes a column and reduces it on
+  // its work-items.
+  std::string gpu = text(map(columns(100, 4096)).kernels[0].root);
+  EXPECT_NE(gpu.find("for c1 in [0, 100) : reduction"), std::string::npos)
+      << gpu;
+  // A row reduction keeps a row per work-item: its inner loop is
+  // contiguous already.
+  std::vector<ScheduledStatement> rows = {
+      box("s", {"i"}, {{"i", 4096}, {"k", 100}}, {read("A", {V("i"), V("k")})},
+          true)};
+  std::string rowCode = text(map(rows, options).kernels[0].root);
+  EXPECT_NE(rowCode.find(": reduction"), std::string::npos) << rowCode;
+}
+
+TEST(ScheduleTest, OneGroupOfSeveralPartsIsOneKernel) {
+  // A column sum with runs as long as the tile and the tile as long as the
+  // columns: isl drops the single group's loop and leaves a block of parts
+  // (init, then the rows), which stays one kernel.
+  std::vector<ScheduledStatement> stmts = {box(
+      "s", {"k"}, {{"k", 40}, {"i", 33}}, {read("A", {V("i"), V("k")})}, true)};
+  ScheduleOptions options;
+  options.vectorRun = 64;
+  options.tileSizes = {40};
+  MappedSchedule schedule = map(stmts, options);
+  ASSERT_EQ(schedule.kernels.size(), 1u) << schedule.astText;
+  EXPECT_EQ(schedule.kernels[0].grid, (std::array<int64_t, 3>{1, 1, 1}));
+  EXPECT_EQ(text(schedule.kernels[0].root), "for c3 in [0, 40) {\n"
+                                            "  init0(c3)\n"
+                                            "}\n"
+                                            "for c2 in [0, 33) {\n"
+                                            "  for c3 in [0, 40) {\n"
+                                            "    stmt0(c3, c2)\n"
+                                            "  }\n"
+                                            "}\n");
+}
+
 TEST(ScheduleTest, ReductionLoopsAreNeverWorkItems) {
   // O(i) +=! A(i, k): k carries the reduction and must stay sequential
   // in a work-item or be reduced in parallel, never a plain work-item loop.
