@@ -18,6 +18,9 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <deque>
+#include <memory>
+
 namespace comprehend::tc::lowering {
 
 /// About how many LHS points a work-group gets by default when a launch
@@ -223,6 +226,22 @@ findPromotedTemporaries(DefContext &def, llvm::ArrayRef<StmtContext> stmts,
 llvm::StringMap<std::string>
 findSharedOutputStorage(DefContext &def, llvm::ArrayRef<StmtContext> stmts,
                         const llvm::StringSet<> &candidates);
+
+/// The statements and names hoistToTemporaries creates: they live as long
+/// as the lowering of the def.
+struct HoistedStatements {
+  std::vector<std::unique_ptr<ComprehensionStmt>> stmts;
+  std::deque<std::string> names;
+};
+
+/// Moves each builtin-calling subexpression of a statement that varies with
+/// the statement's last LHS index but not with all of its indices into a
+/// temporary of its own, computed by a new statement just before
+/// (HoistToTemporaries.cpp): the temporary is declared in \p def and
+/// appended to the tensors of \p result, and listed in its `hoisted`.
+void hoistToTemporaries(DefContext &def,
+                        llvm::SmallVectorImpl<StmtContext> &stmts,
+                        HoistedStatements &hoisted, LoweredDef &result);
 
 /// Collects the tensors \p stmt reads (right-hand side and `where` lets),
 /// by their names in the def (resolved through the statement's scope).

@@ -247,6 +247,7 @@ private:
   /// (stable addresses: statements and tensor keys refer to them).
   std::deque<CallScope> scopes;
   std::deque<std::string> temporaryNames;
+  HoistedStatements hoisted;
   /// The temporaries that some launch holds in local memory, and those
   /// that live in an output's memory: no parameters.
   llvm::StringSet<> temporariesNotPassed;
@@ -620,9 +621,11 @@ LogicalResult DefLowerer::prepare(LoweredDef &result,
     return failure();
   if (failed(declareTensors(*ranges, result)))
     return failure();
-  if (failed(collectStatements(*ranges, /*scope=*/nullptr, stmts, result)))
+  if (failed(collectStatements(*ranges, /*scope=*/nullptr, stmts, result)) ||
+      failed(checkWritesInShape(stmts)))
     return failure();
-  return checkWritesInShape(stmts);
+  hoistToTemporaries(context, stmts, hoisted, result);
+  return success();
 }
 
 LogicalResult
@@ -751,6 +754,9 @@ LogicalResult DefLowerer::printSchedule(llvm::raw_ostream &os) {
     return diags.emitError(def.getName().loc)
            << "'" << def.getName().name
            << "' has no schedule: " << llvm::toString(schedule.takeError());
+  for (const auto &[temporary, lhs] : result.hoisted)
+    os << "# temporary '" << temporary << "' holds a subexpression of the "
+       << "statement of '" << lhs << "'\n";
   for (const auto &[temporary, output] : getSortedRenames(sharing))
     os << "# temporary '" << temporary << "' lives in output '" << output
        << "'\n";

@@ -429,6 +429,8 @@ struct Reached {
   unsigned scheduled = 0;
   /// Temporaries that live in an output's memory.
   unsigned storedInOutputs = 0;
+  /// Temporaries that hold a hoisted subexpression (HoistToTemporaries.cpp).
+  unsigned hoisted = 0;
   /// The seed the batches came from (long runs draw others).
   unsigned seed = 0;
 };
@@ -519,6 +521,7 @@ void runBatches(runtime::Runtime &rt, unsigned seed, bool favourTemporaries,
       }
       reached.scheduled += result->fromSchedule;
       reached.storedInOutputs += result->storedInOutputs.size();
+      reached.hoisted += result->hoisted.size();
       defs.push_back({def, std::move(*result), d});
     }
     if (std::getenv("COMPREHEND_FUZZ_DUMP"))
@@ -581,7 +584,8 @@ void runBatches(runtime::Runtime &rt, unsigned seed, bool favourTemporaries,
                << " rejected by the lowering and the evaluator alike; "
                << reached.scheduled << " from their schedule, " << reached.local
                << " local temporaries, " << reached.storedInOutputs
-               << " temporaries in an output's memory\n";
+               << " temporaries in an output's memory, " << reached.hoisted
+               << " hoisted subexpressions\n";
   // The generator must mostly make defs that run.
   EXPECT_LT(numRejected * 4, numRun) << numRejected << " defs rejected";
 }

@@ -292,6 +292,39 @@ TEST(LoweringTest, AMappedTemporaryLivesInTheOutputItBecomes) {
   EXPECT_EQ(statementWise->tensors.size(), 5u);
 }
 
+TEST(LoweringTest, CostlyInvariantsOfTheLastIndexGetTemporaries) {
+  // Batch norm's rsqrt(var(c) + 1e-5) is a temporary over c, allocated by
+  // the caller like the def's own temporaries, on both lowerings.
+  Lowered lowered(readExample("batch_norm.tc"));
+  for (bool schedule : {true, false}) {
+    LoweringOptions options;
+    options.useSchedule = schedule;
+    options.localMemoryBytes = 0; // every temporary in global memory
+    auto result = lowered.lower("batch_norm", {{"N", 6}, {"C", 10}}, options);
+    ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
+    ASSERT_EQ(result->tensors.size(), 7u);
+    const LoweredTensor &hoisted = result->tensors.back();
+    EXPECT_EQ(hoisted.name, "Y_hoisted0");
+    EXPECT_EQ(hoisted.role, TensorInfo::Role::Temporary);
+    EXPECT_EQ(hoisted.shape, (llvm::SmallVector<int64_t, 4>{10}));
+    EXPECT_EQ(hoisted.lowerBounds, (llvm::SmallVector<int64_t, 4>{0}));
+    using Hoisted = std::pair<std::string, std::string>;
+    EXPECT_EQ(result->hoisted,
+              (llvm::SmallVector<Hoisted, 1>{Hoisted{"Y_hoisted0", "Y"}}));
+  }
+  // A name of the def is never taken.
+  Lowered clash(R"TC(
+def f(float(M, N) A, float(N) b) -> (O, O_hoisted0) {
+  O_hoisted0(j) = b(j)
+  O(i, j) = A(i, j) * exp(b(j))
+})TC");
+  auto result = clash.lower("f", {{"M", 3}, {"N", 4}});
+  ASSERT_TRUE(result) << testing::PrintToString(clash.source.messages);
+  EXPECT_EQ(
+      tensorNames(*result),
+      (std::vector<std::string>{"A", "b", "O", "O_hoisted0", "O_hoisted0_"}));
+}
+
 TEST(LoweringTest, LocalMemoryBudgetKeepsLargeSlicesGlobal) {
   Lowered lowered(readExample("softmax.tc"));
   // 8 bytes: mx (4 bytes) fits, then e (a row of 16 bytes) does not, then

@@ -112,6 +112,10 @@ struct LoweredDef {
   /// Temporary -> output, for the temporaries that live in an output's
   /// memory (docs/lowering.md, "Temporaries in an output's memory").
   llvm::SmallVector<std::pair<std::string, std::string>, 1> storedInOutputs;
+  /// Temporary -> the statement's LHS, for the temporaries that hold a
+  /// subexpression of a statement computed once per value of its own
+  /// indices (docs/lowering.md, "Costly invariants as temporaries").
+  llvm::SmallVector<std::pair<std::string, std::string>, 1> hoisted;
   /// The kernels, launched in this order; each one finishes before the next
   /// starts.
   llvm::SmallVector<LoweredKernel, 2> kernels;

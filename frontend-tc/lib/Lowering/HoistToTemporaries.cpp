@@ -1,0 +1,345 @@
+//===- HoistToTemporaries.cpp - Costly invariants as temporaries ----------===//
+//
+// A statement such as batch normalisation's
+//
+//   Y(n, c) = gamma(c) * (X(n, c) - mean(c)) * rsqrt(var(c) + 1e-5) + beta(c)
+//
+// computes `rsqrt(var(c) + 1e-5)` once per (n, c), though it depends on c
+// alone. The per-loop hoisting of the lowerings (collectInvariantSubexprs)
+// lifts such a subexpression out of the loops it does not depend on only
+// when those loops are inside the ones it does. Here it cannot: c is the
+// contiguous index, so the loop over c runs innermost (on vector lanes) and
+// the loop over n outside it. The statement becomes two:
+//
+//   Y_hoisted0(c) = rsqrt(var(c) + 1e-5)
+//   Y(n, c) = gamma(c) * (X(n, c) - mean(c)) * Y_hoisted0(c) + beta(c)
+//
+// and the schedule computes the temporary once per c (a builtin costs far
+// more than a load on a CPU core, where PoCL composes rsqrt from log2 and
+// exp2).
+//
+// Only subexpressions that always run (not in a branch of `?:`, `&&` or
+// `||`), call a builtin, read nothing the statement writes, use no `where`
+// let, and vary with the statement's last LHS index but not with all of its
+// indices. Statements with `where` clauses and those of inlined calls stay
+// as they are.
+//
+//===----------------------------------------------------------------------===//
+#include "ExprLowering.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace comprehend;
+using namespace comprehend::tc;
+using namespace comprehend::tc::lowering;
+
+namespace {
+
+/// What a subexpression uses.
+struct Uses {
+  llvm::StringSet<> indices;
+  /// One IdentExpr per index variable, to copy into the temporary's reads.
+  llvm::StringMap<const IdentExpr *> indexExprs;
+  bool callsBuiltin = false;
+};
+
+void collectUses(const Expr &expr, Uses &uses) {
+  switch (expr.getKind()) {
+  case Expr::Kind::IntLit:
+  case Expr::Kind::FloatLit:
+  case Expr::Kind::DimAccess:
+    return;
+  case Expr::Kind::Ident: {
+    const auto &ident = llvm::cast<IdentExpr>(expr);
+    if (ident.getRef() == IdentExpr::Ref::Index) {
+      uses.indices.insert(ident.getName());
+      uses.indexExprs.try_emplace(ident.getName(), &ident);
+    }
+    return;
+  }
+  case Expr::Kind::Unary:
+    return collectUses(llvm::cast<UnaryExpr>(expr).getOperand(), uses);
+  case Expr::Kind::Cast:
+    return collectUses(llvm::cast<CastExpr>(expr).getOperand(), uses);
+  case Expr::Kind::Binary: {
+    const auto &binary = llvm::cast<BinaryExpr>(expr);
+    collectUses(binary.getLhs(), uses);
+    return collectUses(binary.getRhs(), uses);
+  }
+  case Expr::Kind::Ternary: {
+    const auto &ternary = llvm::cast<TernaryExpr>(expr);
+    collectUses(ternary.getCond(), uses);
+    collectUses(ternary.getTrueValue(), uses);
+    return collectUses(ternary.getFalseValue(), uses);
+  }
+  case Expr::Kind::Apply: {
+    const auto &apply = llvm::cast<ApplyExpr>(expr);
+    uses.callsBuiltin |= !apply.isTensorRead();
+    for (const ExprPtr &arg : apply.getArgs())
+      collectUses(*arg, uses);
+    return;
+  }
+  }
+}
+
+/// The subexpressions of \p expr that run whenever it does.
+void collectUnconditional(const Expr &expr,
+                          llvm::SmallPtrSetImpl<const Expr *> &out) {
+  out.insert(&expr);
+  switch (expr.getKind()) {
+  case Expr::Kind::Unary:
+    return collectUnconditional(llvm::cast<UnaryExpr>(expr).getOperand(), out);
+  case Expr::Kind::Cast:
+    return collectUnconditional(llvm::cast<CastExpr>(expr).getOperand(), out);
+  case Expr::Kind::Binary: {
+    const auto &binary = llvm::cast<BinaryExpr>(expr);
+    if (binary.getOp() == BinaryOp::And || binary.getOp() == BinaryOp::Or)
+      return collectUnconditional(binary.getLhs(), out);
+    collectUnconditional(binary.getLhs(), out);
+    return collectUnconditional(binary.getRhs(), out);
+  }
+  case Expr::Kind::Ternary:
+    return collectUnconditional(llvm::cast<TernaryExpr>(expr).getCond(), out);
+  case Expr::Kind::Apply: {
+    const auto &apply = llvm::cast<ApplyExpr>(expr);
+    if (!apply.isTensorRead())
+      for (const ExprPtr &arg : apply.getArgs())
+        collectUnconditional(*arg, out);
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+/// A copy of \p expr in which each key of \p replaced is a read of the
+/// temporary built by the mapped function.
+class Cloner {
+public:
+  using Replacement = std::function<ExprPtr(const Expr &)>;
+  Cloner() = default;
+  explicit Cloner(llvm::DenseMap<const Expr *, Replacement> replaced)
+      : replaced(std::move(replaced)) {}
+
+  ExprPtr clone(const Expr &expr) {
+    if (auto it = replaced.find(&expr); it != replaced.end())
+      return it->second(expr);
+    ExprPtr result = cloneNode(expr);
+    result->setType(expr.getType());
+    return result;
+  }
+
+private:
+  ExprPtr cloneNode(const Expr &expr) {
+    switch (expr.getKind()) {
+    case Expr::Kind::IntLit: {
+      const auto &lit = llvm::cast<IntLitExpr>(expr);
+      return std::make_unique<IntLitExpr>(lit.getLoc(), lit.getValue(),
+                                          lit.getType());
+    }
+    case Expr::Kind::FloatLit: {
+      const auto &lit = llvm::cast<FloatLitExpr>(expr);
+      return std::make_unique<FloatLitExpr>(lit.getLoc(), lit.getValue(),
+                                            lit.getType());
+    }
+    case Expr::Kind::Ident: {
+      const auto &ident = llvm::cast<IdentExpr>(expr);
+      auto copy =
+          std::make_unique<IdentExpr>(Ident{ident.getName(), ident.getLoc()});
+      copy->resolve(ident.getRef(), ident.getLet());
+      return copy;
+    }
+    case Expr::Kind::DimAccess: {
+      const auto &dim = llvm::cast<DimAccessExpr>(expr);
+      return std::make_unique<DimAccessExpr>(dim.getLoc(), dim.getTensor(),
+                                             dim.getDim());
+    }
+    case Expr::Kind::Unary: {
+      const auto &unary = llvm::cast<UnaryExpr>(expr);
+      return std::make_unique<UnaryExpr>(unary.getLoc(), unary.getOp(),
+                                         clone(unary.getOperand()));
+    }
+    case Expr::Kind::Binary: {
+      const auto &binary = llvm::cast<BinaryExpr>(expr);
+      return std::make_unique<BinaryExpr>(binary.getLoc(), binary.getOp(),
+                                          clone(binary.getLhs()),
+                                          clone(binary.getRhs()));
+    }
+    case Expr::Kind::Ternary: {
+      const auto &ternary = llvm::cast<TernaryExpr>(expr);
+      return std::make_unique<TernaryExpr>(
+          ternary.getLoc(), clone(ternary.getCond()),
+          clone(ternary.getTrueValue()), clone(ternary.getFalseValue()));
+    }
+    case Expr::Kind::Apply: {
+      const auto &apply = llvm::cast<ApplyExpr>(expr);
+      llvm::SmallVector<ExprPtr, 4> args;
+      for (const ExprPtr &arg : apply.getArgs())
+        args.push_back(clone(*arg));
+      auto copy = std::make_unique<ApplyExpr>(apply.getLoc(), apply.getCallee(),
+                                              std::move(args));
+      copy->setTarget(apply.getTarget());
+      return copy;
+    }
+    case Expr::Kind::Cast: {
+      const auto &cast = llvm::cast<CastExpr>(expr);
+      return std::make_unique<CastExpr>(cast.getLoc(), cast.getType(),
+                                        clone(cast.getOperand()));
+    }
+    }
+    llvm_unreachable("unknown expression kind");
+  }
+
+  llvm::DenseMap<const Expr *, Replacement> replaced;
+};
+
+/// The subexpressions of one statement that become temporaries.
+struct Hoist {
+  const Expr *expr;
+  /// The statement's index variables the expression uses, in its order.
+  llvm::SmallVector<std::string, 4> vars;
+  /// An IdentExpr of each, to copy into the temporary's reads.
+  llvm::SmallVector<const IdentExpr *, 4> varExprs;
+};
+
+/// The largest subexpressions of \p stmt to hoist (see the file comment).
+llvm::SmallVector<Hoist, 2> findHoists(const DefContext &def,
+                                       const StmtContext &stmt) {
+  llvm::ArrayRef<std::string> vars = stmt.stmt.getIndexVars();
+  llvm::StringRef last = stmt.stmt.getIndices().back().name;
+  llvm::StringSet<> written;
+  written.insert(def.resolve(stmt.stmt.getLhs().name));
+  llvm::SmallPtrSet<const Expr *, 16> unconditional;
+  collectUnconditional(stmt.stmt.getRhs(), unconditional);
+  // The largest subexpressions invariant in some index other than `last`.
+  llvm::SmallVector<const Expr *, 4> candidates;
+  for (const std::string &var : vars) {
+    if (var == last)
+      continue;
+    llvm::StringSet<> variant;
+    variant.insert(var);
+    collectInvariantSubexprs(def, stmt, variant, written, candidates);
+  }
+  auto contains = [](const Expr *outer, const Expr *inner) {
+    llvm::SmallPtrSet<const Expr *, 16> below;
+    collectUnconditional(*outer, below);
+    return below.contains(inner);
+  };
+  llvm::SmallVector<Hoist, 2> hoists;
+  for (const Expr *candidate : candidates) {
+    Uses uses;
+    collectUses(*candidate, uses);
+    if (!uses.callsBuiltin || !uses.indices.contains(last) ||
+        !unconditional.contains(candidate) ||
+        !toIrScalarKind(candidate->getType()) ||
+        llvm::any_of(uses.indices, [&](const auto &var) {
+          return !stmt.lookup(var.first());
+        }))
+      continue;
+    // Of two nested candidates (invariant in different indices), the
+    // larger one.
+    if (llvm::any_of(hoists, [&](const Hoist &hoist) {
+          return contains(hoist.expr, candidate);
+        }))
+      continue;
+    llvm::erase_if(hoists, [&](const Hoist &hoist) {
+      return contains(candidate, hoist.expr);
+    });
+    Hoist &hoist = hoists.emplace_back();
+    hoist.expr = candidate;
+    for (const std::string &var : vars)
+      if (uses.indices.contains(var)) {
+        hoist.vars.push_back(var);
+        hoist.varExprs.push_back(uses.indexExprs.lookup(var));
+      }
+  }
+  return hoists;
+}
+
+} // namespace
+
+void lowering::hoistToTemporaries(DefContext &def,
+                                  llvm::SmallVectorImpl<StmtContext> &stmts,
+                                  HoistedStatements &hoisted,
+                                  LoweredDef &lowered) {
+  llvm::SmallVector<StmtContext, 8> result;
+  def.scope = nullptr;
+  for (const StmtContext &stmtContext : stmts) {
+    const ComprehensionStmt &stmt = stmtContext.stmt;
+    llvm::SmallVector<Hoist, 2> hoists;
+    if (!stmtContext.scope && stmt.getWheres().empty() &&
+        !stmt.getIndices().empty())
+      hoists = findHoists(def, stmtContext);
+    if (hoists.empty()) {
+      result.push_back(stmtContext);
+      continue;
+    }
+    llvm::DenseMap<const Expr *, Cloner::Replacement> replaced;
+    for (const Hoist &hoist : hoists) {
+      // The temporary: the statement's ranges of the indices it uses.
+      const Expr &expr = *hoist.expr;
+      llvm::SmallVector<Ident, 4> indices;
+      llvm::SmallVector<IndexRange, 4> ranges;
+      TensorBinding binding;
+      binding.type = expr.getType();
+      binding.kind = *toIrScalarKind(expr.getType());
+      binding.temporary = true;
+      for (auto [var, varExpr] : llvm::zip(hoist.vars, hoist.varExprs)) {
+        const IndexRange &box = *stmtContext.lookup(var);
+        indices.push_back(Ident{varExpr->getName(), expr.getLoc()});
+        ranges.push_back(box);
+        binding.shape.push_back(std::max<int64_t>(1, box.hi - box.lo));
+        binding.lowerBounds.push_back(box.lo);
+      }
+      std::string candidateName =
+          (stmt.getLhs().name + "_hoisted" + llvm::Twine(hoisted.names.size()))
+              .str();
+      while (def.tensors.count(candidateName))
+        candidateName += "_";
+      llvm::StringRef name = hoisted.names.emplace_back(candidateName);
+      def.tensors.insert({name, binding});
+      lowered.hoisted.push_back({name.str(), stmt.getLhs().name.str()});
+      LoweredTensor &tensor = lowered.tensors.emplace_back();
+      tensor.name = name.str();
+      tensor.role = TensorInfo::Role::Temporary;
+      tensor.type = binding.type;
+      tensor.shape = binding.shape;
+      tensor.lowerBounds = binding.lowerBounds;
+
+      // `name(vars) = expr`, just before the statement.
+      auto &producer =
+          hoisted.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
+              expr.getLoc(), Ident{name, expr.getLoc()}, indices,
+              ReductionKind::None, /*init=*/false, expr.getLoc(),
+              Cloner().clone(expr), std::vector<WhereClause>{}));
+      producer->setIndexVars(hoist.vars);
+      result.push_back(StmtContext{*producer, ranges, nullptr});
+
+      // In the statement, `name(vars)` instead of expr.
+      replaced[&expr] = [name, varExprs = hoist.varExprs](const Expr &old) {
+        llvm::SmallVector<ExprPtr, 4> args;
+        for (const IdentExpr *var : varExprs)
+          args.push_back(Cloner().clone(*var));
+        auto read = std::make_unique<ApplyExpr>(
+            old.getLoc(), Ident{name, old.getLoc()}, std::move(args));
+        read->setTarget(ApplyExpr::Target::Tensor);
+        read->setType(old.getType());
+        return read;
+      };
+    }
+    auto &consumer =
+        hoisted.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
+            stmt.getLoc(), stmt.getLhs(),
+            llvm::SmallVector<Ident, 4>(stmt.getIndices().begin(),
+                                        stmt.getIndices().end()),
+            stmt.getReduction(), stmt.hasInit(), stmt.getOpLoc(),
+            Cloner(std::move(replaced)).clone(stmt.getRhs()),
+            std::vector<WhereClause>{}));
+    llvm::ArrayRef<std::string> vars = stmt.getIndexVars();
+    consumer->setIndexVars(
+        llvm::SmallVector<std::string, 4>(vars.begin(), vars.end()));
+    result.push_back(StmtContext{*consumer, stmtContext.ranges, nullptr});
+  }
+  stmts.assign(result.begin(), result.end());
+}
