@@ -72,6 +72,10 @@ func @hadamard(%alpha: f32, %a: memref<f32x33>, %b: memref<f32x33>,
 func @sum(%alpha: f64, %A: memref<f64x16x8>, %beta: f64, %b: memref<f64x16>) {
   sum %alpha, %A, %beta, %b
 }
+func @sum_rows(%alpha: f32, %A: memref<f32x150x9>, %beta: f32,
+               %b: memref<f32x150>) {
+  sum %alpha, %A, %beta, %b
+}
 func @cumsum(%alpha: f32, %A: memref<f32x16x8>, %beta: f32,
              %B: memref<f32x16x8>) {
   cumsum %alpha, %A, 0, %beta, %B
@@ -446,6 +450,25 @@ TEST_F(E2ETest, SumAndCumsum) {
     }
   }
   expectNear<float>(cum[3], prefix, 1e-5);
+}
+
+/// On a vector CPU core an untransposed sum runs column by column over runs
+/// of rows (lower-collective); 150 rows leave a remainder run and, in each
+/// run, iterations after the vectors.
+TEST_F(E2ETest, SumOfRowsWithRemainders) {
+  HostTensor a = random(DType::F32, {150, 9}), b = random(DType::F32, {150});
+  for (float beta : {0.5f, 0.0f}) {
+    auto out = run("sum_rows", {1, 1, 1},
+                   {ScalarArg::f32(-2), a, ScalarArg::f32(beta),
+                    beta == 0 ? poisoned(DType::F32, {150}) : b});
+    std::vector<double> want(150, 0);
+    for (int i = 0; i < 150; ++i) {
+      for (int j = 0; j < 9; ++j)
+        want[i] += at<float>(a, i + 150 * j);
+      want[i] = -2 * want[i] + (beta == 0 ? 0.0 : beta * at<float>(b, i));
+    }
+    expectNear<float>(out[3], want, 1e-5);
+  }
 }
 
 /// beta = 0 given at run time must not read the output (BLAS convention):
