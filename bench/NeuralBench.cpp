@@ -1,13 +1,14 @@
 //===- NeuralBench.cpp - Convolution, softmax and layer norm --------------===//
 //
 // examples/conv2d.tc against CLBlast's Convgemm (same device) and an
-// im2col + cblas_sgemm loop (host); examples/softmax.tc and
-// examples/layer_norm.tc, examples/max_pool.tc and examples/moments.tc,
-// which no BLAS has, against plain C++ loops on every core; fcrelu
-// (examples/mlp.tc) against cblas_sgemm + a bias and ReLU loop. Softmax, layer
-// norm, max-pooling and moments are memory-bound and reported in GB/s of
-// compulsory traffic (each input read once, each output written once).
-// bench/pytorch_bench.py runs the same cases (--list-cases) with PyTorch.
+// im2col + cblas_sgemm loop (host); examples/softmax.tc,
+// examples/layer_norm.tc, examples/max_pool.tc, examples/moments.tc and
+// examples/batch_norm.tc, which no BLAS has, against plain C++ loops on
+// every core; fcrelu (examples/mlp.tc) against cblas_sgemm + a bias and
+// ReLU loop. Softmax, layer norm, max-pooling, moments and batch norm are
+// memory-bound and reported in GB/s of compulsory traffic (each input read
+// once, each output written once). bench/pytorch_bench.py runs the same
+// cases (--list-cases) with PyTorch.
 //
 //   bench-nn --benchmark_out=nn.json --benchmark_out_format=json
 //
@@ -16,6 +17,7 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace comprehend;
@@ -325,6 +327,78 @@ void registerMoments(int64_t n, int64_t k) {
 }
 
 //===----------------------------------------------------------------------===//
+// batch_norm: Y(n,c) = gamma(c) * (X(n,c) - mean(c)) / sqrt(var(c) + eps)
+// + beta(c), the statistics of each column c over the batch n
+//===----------------------------------------------------------------------===//
+
+void registerBatchNorm(int64_t n, int64_t c) {
+  TcCase tc("batch_norm", getExamplePath("batch_norm.tc"), "batch_norm",
+            {{"N", n}, {"C", c}}, {"Y"});
+  tc.bytes = (2.0 * n * c + 2.0 * c) * sizeof(float);
+  tc.makeData = [n, c](CaseData &data) {
+    const std::vector<float> &x = data.inputs["X"] = makeRandom(n * c, 22);
+    const std::vector<float> &gamma = data.inputs["gamma"] = makeRandom(c, 23);
+    const std::vector<float> &beta = data.inputs["beta"] = makeRandom(c, 24);
+    std::vector<double> mean(c), var(c);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < c; ++j)
+        mean[j] += x[i * c + j];
+    for (int64_t j = 0; j < c; ++j)
+      mean[j] /= n;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < c; ++j)
+        var[j] += (x[i * c + j] - mean[j]) * (x[i * c + j] - mean[j]);
+    data.expected.resize(n * c);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < c; ++j)
+        data.expected[i * c + j] =
+            float(gamma[j] * (x[i * c + j] - mean[j]) /
+                      std::sqrt(var[j] / n + 1e-5) +
+                  beta[j]);
+  };
+  registerComprehend(tc);
+
+  // Blocks of columns split over the cores; each block walks the rows
+  // three times (sum, squares, output), a row of the block at a time.
+  registerHost(
+      tc, "cpu",
+      [](const TcCase &c, const CaseData &data, std::vector<float> &result) {
+        constexpr int64_t kBlock = 256;
+        int64_t n = c.size("N"), cols = c.size("C");
+        const float *x = data.input("X").data();
+        const float *gamma = data.input("gamma").data();
+        const float *beta = data.input("beta").data();
+        parallelFor((cols + kBlock - 1) / kBlock, [&](int64_t begin,
+                                                      int64_t end) {
+          float mean[kBlock], scale[kBlock];
+          for (int64_t block = begin; block < end; ++block) {
+            int64_t first = block * kBlock;
+            int64_t width = std::min(kBlock, cols - first);
+            std::fill_n(mean, width, 0.0f);
+            std::fill_n(scale, width, 0.0f);
+            for (int64_t i = 0; i < n; ++i)
+              for (int64_t j = 0; j < width; ++j)
+                mean[j] += x[i * cols + first + j];
+            for (int64_t j = 0; j < width; ++j)
+              mean[j] /= n;
+            for (int64_t i = 0; i < n; ++i)
+              for (int64_t j = 0; j < width; ++j) {
+                float d = x[i * cols + first + j] - mean[j];
+                scale[j] += d * d;
+              }
+            for (int64_t j = 0; j < width; ++j)
+              scale[j] = gamma[first + j] / std::sqrt(scale[j] / n + 1e-5f);
+            for (int64_t i = 0; i < n; ++i)
+              for (int64_t j = 0; j < width; ++j)
+                result[i * cols + first + j] =
+                    (x[i * cols + first + j] - mean[j]) * scale[j] +
+                    beta[first + j];
+          }
+        });
+      });
+}
+
+//===----------------------------------------------------------------------===//
 // fcrelu: O(b,n) = max(sum_m I(b,m) * W(n,m) + bias(n), 0), a fully
 // connected layer with PyTorch's weight layout, then ReLU
 //===----------------------------------------------------------------------===//
@@ -385,6 +459,9 @@ void comprehend::bench::registerSuite() {
   registerMaxPool(64, 64, 64, 64);
   registerMoments(256, 1024);
   registerMoments(8192, 2048);
+  // The statistics of columns: the reductions walk the rows.
+  registerBatchNorm(256, 1024);
+  registerBatchNorm(8192, 2048);
   // A layer of a small batch (weights-bound) and one of a large batch.
   registerFcrelu(64, 1024, 1024);
   registerFcrelu(1024, 1024, 1024);

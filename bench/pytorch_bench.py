@@ -145,6 +145,23 @@ def make_moments(s, rng, torch):
     return {"I": i}, run, expected, "torch.var_mean(I, 1, unbiased=False)"
 
 
+def make_batch_norm(s, rng, torch):
+    import torch.nn.functional as F
+    x = uniform(rng, (s["N"], s["C"]))
+    gamma, beta = uniform(rng, (s["C"],)), uniform(rng, (s["C"],))
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=0)
+    var = ((x64 - mean) ** 2).mean(axis=0)
+    expected = gamma * (x64 - mean) / np.sqrt(var + 1e-5) + beta
+
+    def run(t):
+        return F.batch_norm(t["X"], None, None, t["gamma"], t["beta"],
+                            training=True, eps=1e-5)
+    return {"X": x, "gamma": gamma, "beta": beta}, run, expected, \
+        "torch.nn.functional.batch_norm(X, None, None, gamma, beta, " \
+        "training=True, eps=1e-5)"
+
+
 def make_fcrelu(s, rng, torch):
     import torch.nn.functional as F
     i = uniform(rng, (s["B"], s["M"]))
@@ -179,6 +196,7 @@ KERNELS = {
     "layer_norm": make_layer_norm,
     "max_pool": make_max_pool,
     "moments": make_moments,
+    "batch_norm": make_batch_norm,
     "fcrelu": make_fcrelu,
     "elementwise": make_elementwise,
 }

@@ -405,7 +405,8 @@ def write_markdown(cases, contexts, tuning, machine, plot_name, out):
       "input read once and every output written once (elementwise: 16 bytes "
       "per element; softmax: 8; layer norm: 8 plus the scale and shift; "
       "max-pooling 2×2/2: 4 per input element plus 4 per output element; "
-      "moments: 4 per input element plus 8 per row).\n")
+      "moments: 4 per input element plus 8 per row; batch norm: 8 plus "
+      "the scale and shift).\n")
     w("- CLBlast runs with its default (untuned-for-PoCL) parameters on the "
       "runtime's own context and queue: `Gemm`, `GemmStridedBatched`, "
       "`Convgemm` (no bias) and `Had` (`Z = X*Y + Z`).\n")
@@ -449,7 +450,8 @@ def write_markdown(cases, contexts, tuning, machine, plot_name, out):
           "a scheduler time slice per op. Kept: " +
           "; ".join("%s for %s" % (policy, ", ".join(names))
                     for policy, names in torch_policies.items()) + ".\n")
-    w("- The C++ loops (softmax, layer norm, max-pooling, moments, "
+    w("- The C++ loops (softmax, layer norm, max-pooling, moments, batch "
+      "norm, "
       "elementwise, triad) run on all cores and are compiled with "
       "`-march=native` and, in bench/NeuralBench.cpp, `-ffast-math` (so that "
       "`expf` and the reductions are vectorised).\n")
