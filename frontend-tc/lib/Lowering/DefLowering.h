@@ -19,6 +19,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <deque>
+#include <functional>
 #include <memory>
 
 namespace comprehend::tc::lowering {
@@ -227,8 +228,25 @@ llvm::StringMap<std::string>
 findSharedOutputStorage(DefContext &def, llvm::ArrayRef<StmtContext> stmts,
                         const llvm::StringSet<> &candidates);
 
-/// The statements and names hoistToTemporaries creates: they live as long
-/// as the lowering of the def.
+/// Returns the replacement of an expression, or null to copy it.
+using ExprReplacer = std::function<ExprPtr(const Expr &)>;
+
+/// A copy of \p expr that keeps what Sema resolved; each subexpression
+/// for which \p replace returns an expression is replaced by it
+/// (CloneExpr.cpp).
+ExprPtr cloneExpr(const Expr &expr, const ExprReplacer &replace = nullptr);
+
+/// A read `tensor(indices)` of the element type of \p at, at its location.
+ExprPtr makeTensorRead(llvm::StringRef tensor,
+                       llvm::ArrayRef<const IdentExpr *> indices,
+                       const Expr &at);
+
+/// \p read (a tensor read) reading \p tensor instead, at the same point.
+ExprPtr cloneReadOf(const ApplyExpr &read, llvm::StringRef tensor);
+
+/// The statements and names the rewrites before scheduling create
+/// (hoistToTemporaries, snapshotSelfReads): they live as long as the
+/// lowering of the def.
 struct HoistedStatements {
   std::vector<std::unique_ptr<ComprehensionStmt>> stmts;
   std::deque<std::string> names;
@@ -242,6 +260,16 @@ struct HoistedStatements {
 void hoistToTemporaries(DefContext &def,
                         llvm::SmallVectorImpl<StmtContext> &stmts,
                         HoistedStatements &hoisted, LoweredDef &result);
+
+/// Points the reads of a statement's own LHS at another point than the
+/// one it writes to a copy of the LHS made by a new statement just before
+/// (SnapshotSelfReads.cpp): the statement then reads the LHS as it was
+/// before it, as TC's semantics say. The copy is declared in \p def and
+/// appended to the tensors of \p result. Fails with a diagnostic where
+/// the copy cannot serve (a statement with a `where` clause).
+LogicalResult snapshotSelfReads(DefContext &def,
+                                llvm::SmallVectorImpl<StmtContext> &stmts,
+                                HoistedStatements &created, LoweredDef &result);
 
 /// Collects the tensors \p stmt reads (right-hand side and `where` lets),
 /// by their names in the def (resolved through the statement's scope).

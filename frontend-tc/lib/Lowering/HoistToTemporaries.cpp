@@ -113,87 +113,6 @@ void collectUnconditional(const Expr &expr,
   }
 }
 
-/// A copy of \p expr in which each key of \p replaced is a read of the
-/// temporary built by the mapped function.
-class Cloner {
-public:
-  using Replacement = std::function<ExprPtr(const Expr &)>;
-  Cloner() = default;
-  explicit Cloner(llvm::DenseMap<const Expr *, Replacement> replaced)
-      : replaced(std::move(replaced)) {}
-
-  ExprPtr clone(const Expr &expr) {
-    if (auto it = replaced.find(&expr); it != replaced.end())
-      return it->second(expr);
-    ExprPtr result = cloneNode(expr);
-    result->setType(expr.getType());
-    return result;
-  }
-
-private:
-  ExprPtr cloneNode(const Expr &expr) {
-    switch (expr.getKind()) {
-    case Expr::Kind::IntLit: {
-      const auto &lit = llvm::cast<IntLitExpr>(expr);
-      return std::make_unique<IntLitExpr>(lit.getLoc(), lit.getValue(),
-                                          lit.getType());
-    }
-    case Expr::Kind::FloatLit: {
-      const auto &lit = llvm::cast<FloatLitExpr>(expr);
-      return std::make_unique<FloatLitExpr>(lit.getLoc(), lit.getValue(),
-                                            lit.getType());
-    }
-    case Expr::Kind::Ident: {
-      const auto &ident = llvm::cast<IdentExpr>(expr);
-      auto copy =
-          std::make_unique<IdentExpr>(Ident{ident.getName(), ident.getLoc()});
-      copy->resolve(ident.getRef(), ident.getLet());
-      return copy;
-    }
-    case Expr::Kind::DimAccess: {
-      const auto &dim = llvm::cast<DimAccessExpr>(expr);
-      return std::make_unique<DimAccessExpr>(dim.getLoc(), dim.getTensor(),
-                                             dim.getDim());
-    }
-    case Expr::Kind::Unary: {
-      const auto &unary = llvm::cast<UnaryExpr>(expr);
-      return std::make_unique<UnaryExpr>(unary.getLoc(), unary.getOp(),
-                                         clone(unary.getOperand()));
-    }
-    case Expr::Kind::Binary: {
-      const auto &binary = llvm::cast<BinaryExpr>(expr);
-      return std::make_unique<BinaryExpr>(binary.getLoc(), binary.getOp(),
-                                          clone(binary.getLhs()),
-                                          clone(binary.getRhs()));
-    }
-    case Expr::Kind::Ternary: {
-      const auto &ternary = llvm::cast<TernaryExpr>(expr);
-      return std::make_unique<TernaryExpr>(
-          ternary.getLoc(), clone(ternary.getCond()),
-          clone(ternary.getTrueValue()), clone(ternary.getFalseValue()));
-    }
-    case Expr::Kind::Apply: {
-      const auto &apply = llvm::cast<ApplyExpr>(expr);
-      llvm::SmallVector<ExprPtr, 4> args;
-      for (const ExprPtr &arg : apply.getArgs())
-        args.push_back(clone(*arg));
-      auto copy = std::make_unique<ApplyExpr>(apply.getLoc(), apply.getCallee(),
-                                              std::move(args));
-      copy->setTarget(apply.getTarget());
-      return copy;
-    }
-    case Expr::Kind::Cast: {
-      const auto &cast = llvm::cast<CastExpr>(expr);
-      return std::make_unique<CastExpr>(cast.getLoc(), cast.getType(),
-                                        clone(cast.getOperand()));
-    }
-    }
-    llvm_unreachable("unknown expression kind");
-  }
-
-  llvm::DenseMap<const Expr *, Replacement> replaced;
-};
-
 /// The subexpressions of one statement that become temporaries.
 struct Hoist {
   const Expr *expr;
@@ -275,7 +194,7 @@ void lowering::hoistToTemporaries(DefContext &def,
       result.push_back(stmtContext);
       continue;
     }
-    llvm::DenseMap<const Expr *, Cloner::Replacement> replaced;
+    llvm::DenseMap<const Expr *, ExprPtr> replaced;
     for (const Hoist &hoist : hoists) {
       // The temporary: the statement's ranges of the indices it uses.
       const Expr &expr = *hoist.expr;
@@ -312,21 +231,12 @@ void lowering::hoistToTemporaries(DefContext &def,
           hoisted.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
               expr.getLoc(), Ident{name, expr.getLoc()}, indices,
               ReductionKind::None, /*init=*/false, expr.getLoc(),
-              Cloner().clone(expr), std::vector<WhereClause>{}));
+              cloneExpr(expr), std::vector<WhereClause>{}));
       producer->setIndexVars(hoist.vars);
       result.push_back(StmtContext{*producer, ranges, nullptr});
 
       // In the statement, `name(vars)` instead of expr.
-      replaced[&expr] = [name, varExprs = hoist.varExprs](const Expr &old) {
-        llvm::SmallVector<ExprPtr, 4> args;
-        for (const IdentExpr *var : varExprs)
-          args.push_back(Cloner().clone(*var));
-        auto read = std::make_unique<ApplyExpr>(
-            old.getLoc(), Ident{name, old.getLoc()}, std::move(args));
-        read->setTarget(ApplyExpr::Target::Tensor);
-        read->setType(old.getType());
-        return read;
-      };
+      replaced[&expr] = makeTensorRead(name, hoist.varExprs, expr);
     }
     auto &consumer =
         hoisted.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
@@ -334,7 +244,12 @@ void lowering::hoistToTemporaries(DefContext &def,
             llvm::SmallVector<Ident, 4>(stmt.getIndices().begin(),
                                         stmt.getIndices().end()),
             stmt.getReduction(), stmt.hasInit(), stmt.getOpLoc(),
-            Cloner(std::move(replaced)).clone(stmt.getRhs()),
+            cloneExpr(stmt.getRhs(),
+                      [&](const Expr &old) {
+                        auto it = replaced.find(&old);
+                        return it == replaced.end() ? nullptr
+                                                    : std::move(it->second);
+                      }),
             std::vector<WhereClause>{}));
     llvm::ArrayRef<std::string> vars = stmt.getIndexVars();
     consumer->setIndexVars(

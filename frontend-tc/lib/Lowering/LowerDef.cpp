@@ -624,6 +624,8 @@ LogicalResult DefLowerer::prepare(LoweredDef &result,
   if (failed(collectStatements(*ranges, /*scope=*/nullptr, stmts, result)) ||
       failed(checkWritesInShape(stmts)))
     return failure();
+  if (failed(snapshotSelfReads(context, stmts, hoisted, result)))
+    return failure();
   hoistToTemporaries(context, stmts, hoisted, result);
   return success();
 }

@@ -1,0 +1,175 @@
+//===- SnapshotSelfReads.cpp - Reads of the LHS as it was -----------------===//
+//
+// A statement reads every tensor as it was before the statement (TC's
+// semantics, docs/tc.md), its own LHS included:
+//
+//   O(i, j) = O(i, j) * exp(O(0, j))
+//
+// reads O(0, j) as it was, although the statement overwrites it at i = 0.
+// A read at the LHS point is safe in every lowering (each point reads its
+// own element before writing it), but one at another point would see
+// whatever the statement's other work-items, or its own earlier iterations,
+// have written. Such reads go to a copy made just before:
+//
+//   O_before(i, j) = O(i, j)        (over all of O)
+//   O(i, j) = O(i, j) * exp(O_before(0, j))
+//
+// Such a read in a statement with `where` clauses (whose lets are lowered
+// at each use, where the rewrite cannot reach them) is reported as not
+// supported yet.
+//
+//===----------------------------------------------------------------------===//
+#include "DefLowering.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace comprehend;
+using namespace comprehend::tc;
+using namespace comprehend::tc::lowering;
+
+namespace {
+
+/// Whether \p read (of the statement's LHS tensor) reads the LHS point:
+/// its subscripts are the LHS indices, in order.
+bool readsLhsPoint(const ApplyExpr &read, const ComprehensionStmt &stmt) {
+  llvm::ArrayRef<Ident> indices = stmt.getIndices();
+  if (read.getArgs().size() != indices.size())
+    return false;
+  for (auto [arg, index] : llvm::zip(read.getArgs(), indices)) {
+    const auto *ident = llvm::dyn_cast<IdentExpr>(arg.get());
+    if (!ident || ident->getRef() != IdentExpr::Ref::Index ||
+        ident->getName() != index.name)
+      return false;
+  }
+  return true;
+}
+
+/// The reads of \p tensor in \p expr at a point other than the LHS point.
+void collectOtherPointReads(const Expr &expr, const ComprehensionStmt &stmt,
+                            llvm::SmallVectorImpl<const ApplyExpr *> &out) {
+  switch (expr.getKind()) {
+  case Expr::Kind::Unary:
+    return collectOtherPointReads(llvm::cast<UnaryExpr>(expr).getOperand(),
+                                  stmt, out);
+  case Expr::Kind::Cast:
+    return collectOtherPointReads(llvm::cast<CastExpr>(expr).getOperand(), stmt,
+                                  out);
+  case Expr::Kind::Binary: {
+    const auto &binary = llvm::cast<BinaryExpr>(expr);
+    collectOtherPointReads(binary.getLhs(), stmt, out);
+    return collectOtherPointReads(binary.getRhs(), stmt, out);
+  }
+  case Expr::Kind::Ternary: {
+    const auto &ternary = llvm::cast<TernaryExpr>(expr);
+    collectOtherPointReads(ternary.getCond(), stmt, out);
+    collectOtherPointReads(ternary.getTrueValue(), stmt, out);
+    return collectOtherPointReads(ternary.getFalseValue(), stmt, out);
+  }
+  case Expr::Kind::Apply: {
+    const auto &apply = llvm::cast<ApplyExpr>(expr);
+    if (apply.isTensorRead() && apply.getCallee().name == stmt.getLhs().name &&
+        !readsLhsPoint(apply, stmt))
+      out.push_back(&apply);
+    for (const ExprPtr &arg : apply.getArgs())
+      collectOtherPointReads(*arg, stmt, out);
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+} // namespace
+
+LogicalResult
+lowering::snapshotSelfReads(DefContext &def,
+                            llvm::SmallVectorImpl<StmtContext> &stmts,
+                            HoistedStatements &created, LoweredDef &lowered) {
+  llvm::SmallVector<StmtContext, 8> result;
+  for (const StmtContext &stmtContext : stmts) {
+    const ComprehensionStmt &stmt = stmtContext.stmt;
+    def.scope = stmtContext.scope;
+    llvm::SmallVector<const ApplyExpr *, 2> reads;
+    collectOtherPointReads(stmt.getRhs(), stmt, reads);
+    for (const WhereClause &where : stmt.getWheres())
+      if (where.getKind() != WhereClause::Kind::Range)
+        collectOtherPointReads(where.getValue(), stmt, reads);
+    // Sema gives every LHS a distinct index per dimension.
+    const TensorBinding *lhs = def.lookup(stmt.getLhs().name);
+    if (reads.empty() || !lhs ||
+        lhs->shape.size() != stmt.getIndices().size()) {
+      result.push_back(stmtContext);
+      continue;
+    }
+    if (!stmt.getWheres().empty())
+      return def.diags.emitError(reads.front()->getLoc())
+             << "reading '" << stmt.getLhs().name
+             << "' at another point than the statement writes is not "
+                "supported yet in a statement with a `where` clause";
+
+    // The copy: a temporary of the LHS's shape, written over all of it.
+    std::string candidate = (stmt.getLhs().name + "_before").str();
+    while (def.tensors.count(candidate))
+      candidate += "_";
+    llvm::StringRef name = created.names.emplace_back(candidate);
+    TensorBinding binding = *lhs;
+    binding.memref = nullptr;
+    binding.temporary = true;
+    def.tensors.insert({name, binding});
+    LoweredTensor &tensor = lowered.tensors.emplace_back();
+    tensor.name = name.str();
+    tensor.role = TensorInfo::Role::Temporary;
+    tensor.type = binding.type;
+    tensor.shape = binding.shape;
+    tensor.lowerBounds = binding.lowerBounds;
+
+    // `name(i, j) = lhs(i, j)` over the whole tensor, with the LHS's names
+    // for its indices.
+    llvm::SmallVector<std::unique_ptr<IdentExpr>, 4> indexExprs;
+    llvm::SmallVector<const IdentExpr *, 4> indices;
+    llvm::SmallVector<IndexRange, 4> ranges;
+    llvm::SmallVector<std::string, 4> vars;
+    for (auto [index, extent, lo] :
+         llvm::zip(stmt.getIndices(), binding.shape, binding.lowerBounds)) {
+      auto &ident = indexExprs.emplace_back(std::make_unique<IdentExpr>(index));
+      ident->resolve(IdentExpr::Ref::Index);
+      ident->setType(ScalarType::Int32);
+      indices.push_back(ident.get());
+      ranges.push_back({index.name.str(), lo, lo + extent});
+      vars.push_back(index.name.str());
+    }
+    const Expr &at = *reads.front();
+    auto &copy = created.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
+        stmt.getLoc(), Ident{name, stmt.getLhs().loc},
+        llvm::SmallVector<Ident, 4>(stmt.getIndices().begin(),
+                                    stmt.getIndices().end()),
+        ReductionKind::None, /*init=*/false, stmt.getOpLoc(),
+        makeTensorRead(stmt.getLhs().name, indices, at),
+        std::vector<WhereClause>{}));
+    copy->setIndexVars(vars);
+    result.push_back(StmtContext{*copy, ranges, stmtContext.scope});
+
+    // The statement, reading the copy at the other points.
+    auto &rewritten =
+        created.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
+            stmt.getLoc(), stmt.getLhs(),
+            llvm::SmallVector<Ident, 4>(stmt.getIndices().begin(),
+                                        stmt.getIndices().end()),
+            stmt.getReduction(), stmt.hasInit(), stmt.getOpLoc(),
+            cloneExpr(stmt.getRhs(),
+                      [&](const Expr &old) -> ExprPtr {
+                        const auto *read = llvm::dyn_cast<ApplyExpr>(&old);
+                        if (!read || !llvm::is_contained(reads, read))
+                          return nullptr;
+                        return cloneReadOf(*read, name);
+                      }),
+            std::vector<WhereClause>{}));
+    llvm::ArrayRef<std::string> stmtVars = stmt.getIndexVars();
+    rewritten->setIndexVars(
+        llvm::SmallVector<std::string, 4>(stmtVars.begin(), stmtVars.end()));
+    result.push_back(
+        StmtContext{*rewritten, stmtContext.ranges, stmtContext.scope});
+  }
+  stmts.assign(result.begin(), result.end());
+  return success();
+}
