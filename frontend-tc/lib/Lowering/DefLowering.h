@@ -233,7 +233,7 @@ using ExprReplacer = std::function<ExprPtr(const Expr &)>;
 
 /// A copy of \p expr that keeps what Sema resolved; each subexpression
 /// for which \p replace returns an expression is replaced by it
-/// (CloneExpr.cpp).
+/// (Rewriting.cpp).
 ExprPtr cloneExpr(const Expr &expr, const ExprReplacer &replace = nullptr);
 
 /// A read `tensor(indices)` of the element type of \p at, at its location.
@@ -247,10 +247,23 @@ ExprPtr cloneReadOf(const ApplyExpr &read, llvm::StringRef tensor);
 /// The statements and names the rewrites before scheduling create
 /// (hoistToTemporaries, snapshotSelfReads): they live as long as the
 /// lowering of the def.
-struct HoistedStatements {
+struct RewrittenStatements {
   std::vector<std::unique_ptr<ComprehensionStmt>> stmts;
   std::deque<std::string> names;
 };
+
+/// Declares a temporary of \p binding's type and shape in \p def, named
+/// \p base (with underscores added while the def has that name), and
+/// appends it to the tensors of \p lowered; returns its name.
+llvm::StringRef declareTemporary(DefContext &def, RewrittenStatements &created,
+                                 LoweredDef &lowered, const llvm::Twine &base,
+                                 TensorBinding binding);
+
+/// A copy of \p stmt (without `where` clauses) whose right-hand side is
+/// copied with \p replace, kept in \p created.
+const ComprehensionStmt &rewriteRhs(const ComprehensionStmt &stmt,
+                                    const ExprReplacer &replace,
+                                    RewrittenStatements &created);
 
 /// Moves each builtin-calling subexpression of a statement that varies with
 /// the statement's last LHS index but not with all of its indices into a
@@ -259,7 +272,7 @@ struct HoistedStatements {
 /// appended to the tensors of \p result, and listed in its `hoisted`.
 void hoistToTemporaries(DefContext &def,
                         llvm::SmallVectorImpl<StmtContext> &stmts,
-                        HoistedStatements &hoisted, LoweredDef &result);
+                        RewrittenStatements &hoisted, LoweredDef &result);
 
 /// Points the reads of a statement's own LHS at another point than the
 /// one it writes to a copy of the LHS made by a new statement just before
@@ -269,7 +282,8 @@ void hoistToTemporaries(DefContext &def,
 /// the copy cannot serve (a statement with a `where` clause).
 LogicalResult snapshotSelfReads(DefContext &def,
                                 llvm::SmallVectorImpl<StmtContext> &stmts,
-                                HoistedStatements &created, LoweredDef &result);
+                                RewrittenStatements &created,
+                                LoweredDef &result);
 
 /// Collects the tensors \p stmt reads (right-hand side and `where` lets),
 /// by their names in the def (resolved through the statement's scope).

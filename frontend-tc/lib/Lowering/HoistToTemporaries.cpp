@@ -180,7 +180,7 @@ llvm::SmallVector<Hoist, 2> findHoists(const DefContext &def,
 
 void lowering::hoistToTemporaries(DefContext &def,
                                   llvm::SmallVectorImpl<StmtContext> &stmts,
-                                  HoistedStatements &hoisted,
+                                  RewrittenStatements &created,
                                   LoweredDef &lowered) {
   llvm::SmallVector<StmtContext, 8> result;
   def.scope = nullptr;
@@ -203,7 +203,6 @@ void lowering::hoistToTemporaries(DefContext &def,
       TensorBinding binding;
       binding.type = expr.getType();
       binding.kind = *toIrScalarKind(expr.getType());
-      binding.temporary = true;
       for (auto [var, varExpr] : llvm::zip(hoist.vars, hoist.varExprs)) {
         const IndexRange &box = *stmtContext.lookup(var);
         indices.push_back(Ident{varExpr->getName(), expr.getLoc()});
@@ -211,24 +210,15 @@ void lowering::hoistToTemporaries(DefContext &def,
         binding.shape.push_back(std::max<int64_t>(1, box.hi - box.lo));
         binding.lowerBounds.push_back(box.lo);
       }
-      std::string candidateName =
-          (stmt.getLhs().name + "_hoisted" + llvm::Twine(hoisted.names.size()))
-              .str();
-      while (def.tensors.count(candidateName))
-        candidateName += "_";
-      llvm::StringRef name = hoisted.names.emplace_back(candidateName);
-      def.tensors.insert({name, binding});
+      llvm::StringRef name = declareTemporary(
+          def, created, lowered,
+          stmt.getLhs().name + "_hoisted" + llvm::Twine(lowered.hoisted.size()),
+          binding);
       lowered.hoisted.push_back({name.str(), stmt.getLhs().name.str()});
-      LoweredTensor &tensor = lowered.tensors.emplace_back();
-      tensor.name = name.str();
-      tensor.role = TensorInfo::Role::Temporary;
-      tensor.type = binding.type;
-      tensor.shape = binding.shape;
-      tensor.lowerBounds = binding.lowerBounds;
 
       // `name(vars) = expr`, just before the statement.
       auto &producer =
-          hoisted.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
+          created.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
               expr.getLoc(), Ident{name, expr.getLoc()}, indices,
               ReductionKind::None, /*init=*/false, expr.getLoc(),
               cloneExpr(expr), std::vector<WhereClause>{}));
@@ -238,23 +228,14 @@ void lowering::hoistToTemporaries(DefContext &def,
       // In the statement, `name(vars)` instead of expr.
       replaced[&expr] = makeTensorRead(name, hoist.varExprs, expr);
     }
-    auto &consumer =
-        hoisted.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
-            stmt.getLoc(), stmt.getLhs(),
-            llvm::SmallVector<Ident, 4>(stmt.getIndices().begin(),
-                                        stmt.getIndices().end()),
-            stmt.getReduction(), stmt.hasInit(), stmt.getOpLoc(),
-            cloneExpr(stmt.getRhs(),
-                      [&](const Expr &old) {
-                        auto it = replaced.find(&old);
-                        return it == replaced.end() ? nullptr
-                                                    : std::move(it->second);
-                      }),
-            std::vector<WhereClause>{}));
-    llvm::ArrayRef<std::string> vars = stmt.getIndexVars();
-    consumer->setIndexVars(
-        llvm::SmallVector<std::string, 4>(vars.begin(), vars.end()));
-    result.push_back(StmtContext{*consumer, stmtContext.ranges, nullptr});
+    const ComprehensionStmt &consumer = rewriteRhs(
+        stmt,
+        [&](const Expr &old) {
+          auto it = replaced.find(&old);
+          return it == replaced.end() ? nullptr : std::move(it->second);
+        },
+        created);
+    result.push_back(StmtContext{consumer, stmtContext.ranges, nullptr});
   }
   stmts.assign(result.begin(), result.end());
 }

@@ -247,7 +247,7 @@ private:
   /// (stable addresses: statements and tensor keys refer to them).
   std::deque<CallScope> scopes;
   std::deque<std::string> temporaryNames;
-  HoistedStatements hoisted;
+  RewrittenStatements rewritten;
   /// The temporaries that some launch holds in local memory, and those
   /// that live in an output's memory: no parameters.
   llvm::StringSet<> temporariesNotPassed;
@@ -624,9 +624,9 @@ LogicalResult DefLowerer::prepare(LoweredDef &result,
   if (failed(collectStatements(*ranges, /*scope=*/nullptr, stmts, result)) ||
       failed(checkWritesInShape(stmts)))
     return failure();
-  if (failed(snapshotSelfReads(context, stmts, hoisted, result)))
+  if (failed(snapshotSelfReads(context, stmts, rewritten, result)))
     return failure();
-  hoistToTemporaries(context, stmts, hoisted, result);
+  hoistToTemporaries(context, stmts, rewritten, result);
   return success();
 }
 

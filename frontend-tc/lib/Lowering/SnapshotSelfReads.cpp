@@ -84,7 +84,7 @@ void collectOtherPointReads(const Expr &expr, const ComprehensionStmt &stmt,
 LogicalResult
 lowering::snapshotSelfReads(DefContext &def,
                             llvm::SmallVectorImpl<StmtContext> &stmts,
-                            HoistedStatements &created, LoweredDef &lowered) {
+                            RewrittenStatements &created, LoweredDef &lowered) {
   llvm::SmallVector<StmtContext, 8> result;
   for (const StmtContext &stmtContext : stmts) {
     const ComprehensionStmt &stmt = stmtContext.stmt;
@@ -108,20 +108,9 @@ lowering::snapshotSelfReads(DefContext &def,
                 "supported yet in a statement with a `where` clause";
 
     // The copy: a temporary of the LHS's shape, written over all of it.
-    std::string candidate = (stmt.getLhs().name + "_before").str();
-    while (def.tensors.count(candidate))
-      candidate += "_";
-    llvm::StringRef name = created.names.emplace_back(candidate);
-    TensorBinding binding = *lhs;
-    binding.memref = nullptr;
-    binding.temporary = true;
-    def.tensors.insert({name, binding});
-    LoweredTensor &tensor = lowered.tensors.emplace_back();
-    tensor.name = name.str();
-    tensor.role = TensorInfo::Role::Temporary;
-    tensor.type = binding.type;
-    tensor.shape = binding.shape;
-    tensor.lowerBounds = binding.lowerBounds;
+    llvm::StringRef name = declareTemporary(
+        def, created, lowered, stmt.getLhs().name + "_before", *lhs);
+    const TensorBinding &binding = def.tensors.find(name)->second;
 
     // `name(i, j) = lhs(i, j)` over the whole tensor, with the LHS's names
     // for its indices.
@@ -150,25 +139,17 @@ lowering::snapshotSelfReads(DefContext &def,
     result.push_back(StmtContext{*copy, ranges, stmtContext.scope});
 
     // The statement, reading the copy at the other points.
-    auto &rewritten =
-        created.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
-            stmt.getLoc(), stmt.getLhs(),
-            llvm::SmallVector<Ident, 4>(stmt.getIndices().begin(),
-                                        stmt.getIndices().end()),
-            stmt.getReduction(), stmt.hasInit(), stmt.getOpLoc(),
-            cloneExpr(stmt.getRhs(),
-                      [&](const Expr &old) -> ExprPtr {
-                        const auto *read = llvm::dyn_cast<ApplyExpr>(&old);
-                        if (!read || !llvm::is_contained(reads, read))
-                          return nullptr;
-                        return cloneReadOf(*read, name);
-                      }),
-            std::vector<WhereClause>{}));
-    llvm::ArrayRef<std::string> stmtVars = stmt.getIndexVars();
-    rewritten->setIndexVars(
-        llvm::SmallVector<std::string, 4>(stmtVars.begin(), stmtVars.end()));
+    const ComprehensionStmt &rewritten = rewriteRhs(
+        stmt,
+        [&](const Expr &old) -> ExprPtr {
+          const auto *read = llvm::dyn_cast<ApplyExpr>(&old);
+          if (!read || !llvm::is_contained(reads, read))
+            return nullptr;
+          return cloneReadOf(*read, name);
+        },
+        created);
     result.push_back(
-        StmtContext{*rewritten, stmtContext.ranges, stmtContext.scope});
+        StmtContext{rewritten, stmtContext.ranges, stmtContext.scope});
   }
   stmts.assign(result.begin(), result.end());
   return success();

@@ -1,10 +1,10 @@
-//===- CloneExpr.cpp - Copies of Sema-checked expressions -----------------===//
+//===- Rewriting.cpp - Statements and temporaries of the rewrites ---------===//
 //
 // The rewrites before scheduling (HoistToTemporaries.cpp,
 // SnapshotSelfReads.cpp) build statements of their own from parts of the
 // def's: copies that keep what Sema resolved (types, index / size / tensor
 // references, builtin calls), some subexpressions replaced by reads of new
-// temporaries.
+// temporaries, which they declare here.
 //
 //===----------------------------------------------------------------------===//
 #include "DefLowering.h"
@@ -120,4 +120,41 @@ ExprPtr lowering::cloneReadOf(const ApplyExpr &read, llvm::StringRef tensor) {
   copy->setTarget(ApplyExpr::Target::Tensor);
   copy->setType(read.getType());
   return copy;
+}
+
+llvm::StringRef lowering::declareTemporary(DefContext &def,
+                                           RewrittenStatements &created,
+                                           LoweredDef &lowered,
+                                           const llvm::Twine &base,
+                                           TensorBinding binding) {
+  std::string candidate = base.str();
+  while (def.tensors.count(candidate))
+    candidate += "_";
+  llvm::StringRef name = created.names.emplace_back(std::move(candidate));
+  binding.memref = nullptr;
+  binding.temporary = true;
+  def.tensors.insert({name, binding});
+  LoweredTensor &tensor = lowered.tensors.emplace_back();
+  tensor.name = name.str();
+  tensor.role = TensorInfo::Role::Temporary;
+  tensor.type = binding.type;
+  tensor.shape = binding.shape;
+  tensor.lowerBounds = binding.lowerBounds;
+  return name;
+}
+
+const ComprehensionStmt &lowering::rewriteRhs(const ComprehensionStmt &stmt,
+                                              const ExprReplacer &replace,
+                                              RewrittenStatements &created) {
+  auto &rewritten =
+      created.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
+          stmt.getLoc(), stmt.getLhs(),
+          llvm::SmallVector<Ident, 4>(stmt.getIndices().begin(),
+                                      stmt.getIndices().end()),
+          stmt.getReduction(), stmt.hasInit(), stmt.getOpLoc(),
+          cloneExpr(stmt.getRhs(), replace), std::vector<WhereClause>{}));
+  llvm::ArrayRef<std::string> vars = stmt.getIndexVars();
+  rewritten->setIndexVars(
+      llvm::SmallVector<std::string, 4>(vars.begin(), vars.end()));
+  return *rewritten;
 }
