@@ -213,35 +213,42 @@ public:
   }
 
   /// Appends every tensor read in \p expr (also reads nested in subscripts
-  /// and reads inside the lets \p expr uses) to \p accesses.
-  void
-  collectAccesses(const Expr &expr,
-                  llvm::SmallVectorImpl<poly::TensorAccess> &accesses) const {
+  /// and reads inside the lets \p expr uses) to \p accesses; with
+  /// \p conditional, or below a branch of `?:` or the right operand of
+  /// `&&` / `||`, as conditional reads.
+  void collectAccesses(const Expr &expr,
+                       llvm::SmallVectorImpl<poly::TensorAccess> &accesses,
+                       bool conditional = false) const {
+    auto collect = [&](const Expr &operand, bool branch = false) {
+      collectAccesses(operand, accesses, conditional || branch);
+    };
     switch (expr.getKind()) {
     case Expr::Kind::Ident: {
       const auto &ident = llvm::cast<IdentExpr>(expr);
       if (ident.getRef() == IdentExpr::Ref::Let)
-        collectAccesses(ident.getLet()->getValue(), accesses);
+        collect(ident.getLet()->getValue());
       return;
     }
     case Expr::Kind::Unary:
-      collectAccesses(llvm::cast<UnaryExpr>(expr).getOperand(), accesses);
+      collect(llvm::cast<UnaryExpr>(expr).getOperand());
       return;
     case Expr::Kind::Binary: {
       const auto &binary = llvm::cast<BinaryExpr>(expr);
-      collectAccesses(binary.getLhs(), accesses);
-      collectAccesses(binary.getRhs(), accesses);
+      bool shortCircuit =
+          binary.getOp() == BinaryOp::And || binary.getOp() == BinaryOp::Or;
+      collect(binary.getLhs());
+      collect(binary.getRhs(), shortCircuit);
       return;
     }
     case Expr::Kind::Ternary: {
       const auto &ternary = llvm::cast<TernaryExpr>(expr);
-      collectAccesses(ternary.getCond(), accesses);
-      collectAccesses(ternary.getTrueValue(), accesses);
-      collectAccesses(ternary.getFalseValue(), accesses);
+      collect(ternary.getCond());
+      collect(ternary.getTrueValue(), /*branch=*/true);
+      collect(ternary.getFalseValue(), /*branch=*/true);
       return;
     }
     case Expr::Kind::Cast:
-      collectAccesses(llvm::cast<CastExpr>(expr).getOperand(), accesses);
+      collect(llvm::cast<CastExpr>(expr).getOperand());
       return;
     case Expr::Kind::Apply: {
       const auto &apply = llvm::cast<ApplyExpr>(expr);
@@ -249,6 +256,7 @@ public:
         poly::TensorAccess access;
         access.tensor = apply.getCallee().name.str();
         access.loc = apply.getLoc();
+        access.conditional = conditional;
         for (const ExprPtr &arg : apply.getArgs()) {
           access.subscripts.push_back(toIndexExpr(*arg));
           access.subscriptLocs.push_back(arg->getLoc());
@@ -256,7 +264,7 @@ public:
         accesses.push_back(std::move(access));
       }
       for (const ExprPtr &arg : apply.getArgs())
-        collectAccesses(*arg, accesses);
+        collect(*arg);
       return;
     }
     default:

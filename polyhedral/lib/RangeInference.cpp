@@ -138,6 +138,8 @@ struct Constraint {
   std::string tensor;
   Location loc;
   bool done = false;
+  /// From TensorAccess::conditional.
+  bool conditional = false;
 };
 
 /// The inferred inclusive range [lo, max] of one variable.
@@ -275,6 +277,7 @@ void StatementSolver::addConstraints(const TensorAccess &access) {
                            .intersect(value->value.lt_set(*his[index]));
       constraint.solvable = value->solvable;
     }
+    constraint.conditional = access.conditional;
     constraints.push_back(std::move(constraint));
   }
 }
@@ -428,10 +431,26 @@ std::optional<StatementRanges> StatementSolver::run() {
     if (failed(solveRound(unsolved)))
       return std::nullopt;
 
-  for (const Constraint *constraint : preconditions)
+  // At given sizes a precondition either holds (finish dropped it) or
+  // fails: an unconditional read would then be out of bounds.
+  bool outOfBounds = false;
+  for (const Constraint *constraint : preconditions) {
+    bool fails = impl.allSizesKnown && constraint->set &&
+                 concreteContext.intersect(*constraint->set).is_empty();
+    if (fails && !constraint->conditional) {
+      impl.diags.emitError(constraint->loc)
+          << "the read of '" << constraint->tensor
+          << "' is out of bounds at these sizes: precondition '"
+          << constraint->text << "' does not hold";
+      outOfBounds = true;
+      continue;
+    }
     impl.diags.emitWarning(constraint->loc)
         << "precondition '" << constraint->text << "' of the read of '"
         << constraint->tensor << "' is not checked at run time";
+  }
+  if (outOfBounds)
+    return std::nullopt;
 
   StatementRanges result;
   for (unsigned dim = 0; dim < vars.size(); ++dim) {

@@ -301,9 +301,12 @@ TEST(RangeInference, TCCPreconditionProvableUnderSizes) {
   Outcome provable = infer(tcc(), Sizes{{"A", 10}, {"B", 19}, {"C", 10}});
   ASSERT_TRUE(provable.ok);
   EXPECT_EQ(provable.count(Severity::Warning), 0u);
+  // B = 18: I(9, 18, 9) would be read, out of bounds.
   Outcome violated = infer(tcc(), Sizes{{"A", 10}, {"B", 18}, {"C", 10}});
-  ASSERT_TRUE(violated.ok);
-  EXPECT_EQ(violated.count(Severity::Warning), 1u);
+  EXPECT_FALSE(violated.ok);
+  EXPECT_EQ(violated.firstMessage(Severity::Error),
+            "the read of 'I' is out of bounds at these sizes: precondition "
+            "'0 <= i + j < B' does not hold");
 }
 
 TEST(RangeInference, PartialCopyKeepsWhereMins) {
@@ -447,10 +450,28 @@ TEST(RangeInference, ModuloIsAPreconditionCheckedUnderSizes) {
   EXPECT_EQ(infer(def).count(Severity::Warning), 1u);
   EXPECT_EQ(infer(def, Sizes{{"N", 10}, {"M", 3}}).count(Severity::Warning),
             0u);
-  EXPECT_EQ(infer(def, Sizes{{"N", 10}, {"M", 2}}).count(Severity::Warning),
-            1u);
+  // M = 2: a(2) would be read, out of bounds.
+  EXPECT_EQ(infer(def, Sizes{{"N", 10}, {"M", 2}}).count(Severity::Error), 1u);
   // With N = 2 only i % 3 in {0, 1} is read.
   EXPECT_EQ(infer(def, Sizes{{"N", 2}, {"M", 2}}).count(Severity::Warning), 0u);
+}
+
+TEST(RangeInference, ConditionalReadsKeepTheirPreconditionsAsWarnings) {
+  // O(i) = M > 3 ? I(3) : I(i): with M = 2 the branch that reads I(3) is
+  // never taken, so the violated precondition stays a warning.
+  TensorAccess guarded = read("I", {C(3)});
+  guarded.conditional = true;
+  Def def{{"M"},
+          {{"I", {P("M")}}},
+          {statement("O", {"i"}, {guarded, read("I", {V("i")})})}};
+  Outcome outcome = infer(def, Sizes{{"M", 2}});
+  ASSERT_TRUE(outcome.ok) << outcome.firstMessage(Severity::Error);
+  EXPECT_EQ(outcome.count(Severity::Warning), 1u);
+  // Unconditional, the same read is an error at these sizes only.
+  def.statements[0].accesses[0].conditional = false;
+  EXPECT_FALSE(infer(def, Sizes{{"M", 2}}).ok);
+  EXPECT_TRUE(infer(def, Sizes{{"M", 4}}).ok);
+  EXPECT_TRUE(infer(def).ok);
 }
 
 TEST(RangeInference, WhereRangeIsTakenAsGiven) {

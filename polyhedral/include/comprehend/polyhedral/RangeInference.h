@@ -38,6 +38,10 @@ struct TensorAccess {
   llvm::SmallVector<IndexExpr, 4> subscripts;
   llvm::SmallVector<Location, 4> subscriptLocs;
   Location loc;
+  /// Whether the read runs only on some paths (a branch of `?:`, the right
+  /// operand of `&&` or `||`): at given sizes a precondition it violates
+  /// stays a warning, since those paths may never be taken.
+  bool conditional = false;
 };
 
 /// `var in lo:hi` (hi exclusive).
