@@ -181,16 +181,28 @@ private:
   /// fetch the cache lines its neighbours fetch again. As a gemm, each K
   /// step loads a piece of a column of A as vectors.
   bool gemvAsGemm(ir::GemvInst inst) const {
-    auto stride1 = [](ir::Value *memref) {
-      return llvm::cast<ir::MemRefType>(memref->getType())->getStride(0) == 1;
-    };
-    ScalarKind kind = getElementKind(inst.getC());
     return inst.getTransposeA() == ir::Transpose::N &&
-           shape.subgroupSize == 1 && core->nativeVectorWidth > 1 &&
+           isVectorCpuLoop({inst.getA(), inst.getB(), inst.getC()},
+                           {inst.getB(), inst.getC()});
+  }
+
+  /// Whether the core runs loops inside a work-item on vector registers (a
+  /// CPU without subgroups) and such a loop over \p operands can use them:
+  /// all of one float kind, mode 0 of each of \p contiguous with unit
+  /// stride.
+  bool isVectorCpuLoop(std::initializer_list<ir::Value *> operands,
+                       std::initializer_list<ir::Value *> contiguous) const {
+    ScalarKind kind = getElementKind(*operands.begin());
+    return shape.subgroupSize == 1 && core->nativeVectorWidth > 1 &&
            (kind == ScalarKind::F32 || kind == ScalarKind::F64) &&
-           getElementKind(inst.getA()) == kind &&
-           getElementKind(inst.getB()) == kind && stride1(inst.getB()) &&
-           stride1(inst.getC());
+           llvm::all_of(operands,
+                        [&](ir::Value *operand) {
+                          return getElementKind(operand) == kind;
+                        }) &&
+           llvm::all_of(contiguous, [](ir::Value *memref) {
+             return llvm::cast<ir::MemRefType>(memref->getType())
+                        ->getStride(0) == 1;
+           });
   }
 
   void lowerGemv(ir::GemvInst inst, LoweringBuilder &b) {
@@ -274,16 +286,10 @@ private:
   /// runs column by column: on a vector CPU core (as gemvAsGemm) a
   /// work-item summing a row walks A with the stride of a column.
   bool sumByColumns(ir::SumInst inst) const {
-    auto stride1 = [](ir::Value *memref) {
-      return llvm::cast<ir::MemRefType>(memref->getType())->getStride(0) == 1;
-    };
-    ScalarKind kind = getElementKind(inst.getB());
     return getOrder(inst.getB()) == 1 &&
            inst.getTransposeA() == ir::Transpose::N && !inst.isAtomic() &&
-           shape.subgroupSize == 1 && core->nativeVectorWidth > 1 &&
-           (kind == ScalarKind::F32 || kind == ScalarKind::F64) &&
-           getElementKind(inst.getA()) == kind && stride1(inst.getA()) &&
-           stride1(inst.getB());
+           isVectorCpuLoop({inst.getB(), inst.getA()},
+                           {inst.getA(), inst.getB()});
   }
 
   /// Each work-item takes a run of rows, scales its part of b by beta and

@@ -259,8 +259,12 @@ llvm::StringRef declareTemporary(DefContext &def, RewrittenStatements &created,
                                  LoweredDef &lowered, const llvm::Twine &base,
                                  TensorBinding binding);
 
-/// A copy of \p stmt (without `where` clauses) whose right-hand side is
-/// copied with \p replace, kept in \p created.
+/// Whether \p stmt has `where` lets or `exists` clauses, which rewriteRhs
+/// does not copy (its `in` ranges are in the statement's ranges already).
+bool hasLetsOrExists(const ComprehensionStmt &stmt);
+
+/// A copy of \p stmt without its `where` clauses (see hasLetsOrExists)
+/// whose right-hand side is copied with \p replace, kept in \p created.
 const ComprehensionStmt &rewriteRhs(const ComprehensionStmt &stmt,
                                     const ExprReplacer &replace,
                                     RewrittenStatements &created);
@@ -279,7 +283,7 @@ void hoistToTemporaries(DefContext &def,
 /// (SnapshotSelfReads.cpp): the statement then reads the LHS as it was
 /// before it, as TC's semantics say. The copy is declared in \p def and
 /// appended to the tensors of \p result. Fails with a diagnostic where
-/// the copy cannot serve (a statement with a `where` clause).
+/// the copy cannot serve (a statement with a `where` let or `exists`).
 LogicalResult snapshotSelfReads(DefContext &def,
                                 llvm::SmallVectorImpl<StmtContext> &stmts,
                                 RewrittenStatements &created,

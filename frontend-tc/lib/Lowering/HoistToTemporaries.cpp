@@ -21,8 +21,8 @@
 // Only subexpressions that always run (not in a branch of `?:`, `&&` or
 // `||`), call a builtin, read nothing the statement writes, use no `where`
 // let, and vary with the statement's last LHS index but not with all of its
-// indices. Statements with `where` clauses and those of inlined calls stay
-// as they are.
+// indices. Statements with `where` lets or `exists` and those of inlined
+// calls stay as they are.
 //
 //===----------------------------------------------------------------------===//
 #include "ExprLowering.h"
@@ -187,7 +187,7 @@ void lowering::hoistToTemporaries(DefContext &def,
   for (const StmtContext &stmtContext : stmts) {
     const ComprehensionStmt &stmt = stmtContext.stmt;
     llvm::SmallVector<Hoist, 2> hoists;
-    if (!stmtContext.scope && stmt.getWheres().empty() &&
+    if (!stmtContext.scope && !hasLetsOrExists(stmt) &&
         !stmt.getIndices().empty())
       hoists = findHoists(def, stmtContext);
     if (hoists.empty()) {

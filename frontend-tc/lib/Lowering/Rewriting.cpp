@@ -143,6 +143,12 @@ llvm::StringRef lowering::declareTemporary(DefContext &def,
   return name;
 }
 
+bool lowering::hasLetsOrExists(const ComprehensionStmt &stmt) {
+  return llvm::any_of(stmt.getWheres(), [](const WhereClause &where) {
+    return where.getKind() != WhereClause::Kind::Range;
+  });
+}
+
 const ComprehensionStmt &lowering::rewriteRhs(const ComprehensionStmt &stmt,
                                               const ExprReplacer &replace,
                                               RewrittenStatements &created) {

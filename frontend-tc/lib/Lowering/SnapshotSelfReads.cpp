@@ -14,9 +14,9 @@
 //   O_before(i, j) = O(i, j)        (over all of O)
 //   O(i, j) = O(i, j) * exp(O_before(0, j))
 //
-// Such a read in a statement with `where` clauses (whose lets are lowered
-// at each use, where the rewrite cannot reach them) is reported as not
-// supported yet.
+// Such a read in a statement with a `where` let (lowered at each use, where
+// the rewrite cannot reach it) or `exists` is reported as not supported
+// yet; `in` ranges are in the statement's ranges already.
 //
 //===----------------------------------------------------------------------===//
 #include "DefLowering.h"
@@ -101,11 +101,11 @@ lowering::snapshotSelfReads(DefContext &def,
       result.push_back(stmtContext);
       continue;
     }
-    if (!stmt.getWheres().empty())
+    if (hasLetsOrExists(stmt))
       return def.diags.emitError(reads.front()->getLoc())
              << "reading '" << stmt.getLhs().name
              << "' at another point than the statement writes is not "
-                "supported yet in a statement with a `where` clause";
+                "supported yet in a statement with a `where` let or `exists`";
 
     // The copy: a temporary of the LHS's shape, written over all of it.
     llvm::StringRef name = declareTemporary(
