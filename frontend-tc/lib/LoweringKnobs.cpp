@@ -20,7 +20,6 @@ constexpr llvm::StringLiteral kBlockRows = "tc.block_rows";
 constexpr llvm::StringLiteral kBlockCols = "tc.block_cols";
 constexpr llvm::StringLiteral kGroupWork = "tc.group_work";
 constexpr llvm::StringLiteral kLocalTemporaries = "tc.local_temporaries";
-constexpr llvm::StringLiteral kSchedule = "tc.schedule";
 constexpr llvm::StringLiteral kFusion = "tc.fusion";
 constexpr llvm::StringLiteral kInnerMapping = "tc.inner_mapping";
 constexpr llvm::StringLiteral kConvGemm = "tc.conv_gemm";
@@ -37,7 +36,6 @@ constexpr LoweringKnob kKnobs[] = {
     {kBlockCols, Range::NonNegative},
     {kGroupWork, Range::NonNegative},
     {kLocalTemporaries, Range::Flag},
-    {kSchedule, Range::Flag},
     {kFusion, Range::Fusion},
     {kInnerMapping, Range::Flag},
     {kConvGemm, Range::Flag},
@@ -108,11 +106,8 @@ tc::getLoweringKnobDomains(const LoweringKnobUse &use,
     domains.push_back(
         {kGroupWork, {0, 16, 64, 256, 1024, 4096, 16384, 65536}, 0});
   if (use.schedule) {
-    // The mapper's knobs; tc.schedule = 0 keeps the statement-wise
-    // lowering, where the others change nothing (checkMapperKnobs). Tile
-    // sizes are legal at any value (clipped to the band's extent); 0 is the
-    // mapper's default.
-    domains.push_back({kSchedule, {0, 1}, use.scheduleDefault ? 1 : 0});
+    // The mapper's knobs. Tile sizes are legal at any value (clipped to the
+    // band's extent); 0 is the mapper's default.
     domains.push_back({kFusion, {0, 1, 2}, 0});
     domains.push_back({kInnerMapping, {0, 1}, 1});
     for (llvm::StringLiteral tile :
@@ -128,19 +123,6 @@ tc::getLoweringKnobDomains(const LoweringKnobUse &use,
   return domains;
 }
 
-std::optional<std::string> tc::checkMapperKnobs(const KnobValues &values) {
-  if (values.at(std::string(kSchedule)) != 0)
-    return std::nullopt;
-  bool atDefaults = values.at(std::string(kFusion)) == 0 &&
-                    values.at(std::string(kInnerMapping)) == 1;
-  for (llvm::StringLiteral tile :
-       llvm::ArrayRef(kTileSizes).take_front(kSearchedTiles))
-    atDefaults = atDefaults && values.at(std::string(tile)) == 0;
-  if (atDefaults)
-    return std::nullopt;
-  return std::string("the mapper's knobs need tc.schedule = 1");
-}
-
 void tc::applyLoweringKnobs(const KnobValues &values, bool dedicatedLocalMemory,
                             int64_t localMemoryBytes,
                             LoweringOptions &options) {
@@ -148,8 +130,6 @@ void tc::applyLoweringKnobs(const KnobValues &values, bool dedicatedLocalMemory,
   options.blockCols = lookupOr(values, kBlockCols, options.blockCols);
   options.groupWork = lookupOr(values, kGroupWork, options.groupWork);
   options.vectorRun = lookupOr(values, kVectorRun, options.vectorRun);
-  if (contains(values, kSchedule))
-    options.useSchedule = lookupOr(values, kSchedule, 1) != 0;
   options.innerMapping = lookupOr(values, kInnerMapping, 1) != 0;
   if (contains(values, kConvGemm))
     options.convAsGemm = lookupOr(values, kConvGemm, 1) != 0;

@@ -2,7 +2,9 @@
 //
 // The scop is the StatementModel of the def with reductions split into init
 // and update statements (scop statement k is `S<k>`; `scopToDef` maps it
-// back). Dependences are computed as in KernelPlan.cpp, self-dependences
+// back). Dependences come from isl's dataflow analysis over the sequential
+// schedule (value-based read-after-write, write-after-read and
+// write-after-write, computeDependences), self-dependences
 // included: they are what makes a reduction loop sequential. isl's
 // scheduler gets them as validity and coincidence constraints and the
 // read-after-write ones as proximity constraints.
@@ -177,6 +179,14 @@ public:
   /// Returns the schedule when the dependences allow it and the work below
   /// the groups has parallelism for the work-items.
   std::optional<isl::schedule> fuseOuter(const isl::union_set &domain);
+  /// Where isl fused the statements below \p node, a band without a
+  /// parallel member over a sequence, into one order that no member keeps
+  /// parallel (a reduction into a scalar, then a map over the reduced
+  /// input after it), the band sunk into each part of the sequence, its
+  /// members parallel where that part's own dependences allow: the parts
+  /// then map as kernels of their own. nullopt where that does not apply or
+  /// the order it gives violates a dependence.
+  std::optional<isl::schedule> splitSequentialBand(isl::schedule_node node);
 
 private:
   isl::schedule_node mapInside(isl::schedule_node node);
@@ -410,6 +420,68 @@ Mapper::textualInner(const isl::schedule_node_band &band, bool &worthIt) {
   if (!respectsDependences(node))
     return std::nullopt;
   return node;
+}
+
+std::optional<isl::schedule>
+Mapper::splitSequentialBand(isl::schedule_node node) {
+  if (!node.isa<isl::schedule_node_band>() ||
+      numLeadingCoincident(node.as<isl::schedule_node_band>()) > 0)
+    return std::nullopt;
+  isl::schedule_node below = node.child(0);
+  if (!below.isa<isl::schedule_node_sequence>() &&
+      !below.isa<isl::schedule_node_set>())
+    return std::nullopt;
+  isl::schedule_node parts =
+      isl::manage(isl_schedule_node_band_sink(node.release()));
+  if (!respectsDependences(parts))
+    return std::nullopt;
+  for (int child = 0, e = parts.n_children(); child < e; ++child) {
+    isl::schedule_node part = parts.child(child).child(0);
+    if (!part.isa<isl::schedule_node_band>())
+      continue;
+    auto band = part.as<isl::schedule_node_band>();
+    // Member m is parallel when every dependence between instances of the
+    // part that agree on the members before m agrees on m too.
+    isl::union_set domain =
+        isl::manage(isl_schedule_node_get_domain(band.get()));
+    isl::union_map schedule = isl::union_map::from(band.partial_schedule());
+    isl::union_map onSchedule = dependences.intersect_domain(domain)
+                                    .intersect_range(domain)
+                                    .apply_domain(schedule)
+                                    .apply_range(schedule);
+    isl_space *space = isl_schedule_node_band_get_space(band.get());
+    isl::map universe = isl::manage(
+        isl_map_universe(isl_space_map_from_set(isl_space_copy(space))));
+    isl::map prefix = universe;
+    llvm::SmallVector<bool, 4> parallel;
+    for (unsigned member = 0; member < band.n_member(); ++member) {
+      isl::map equal = isl::manage(isl_map_equate(universe.copy(), isl_dim_in,
+                                                  member, isl_dim_out, member));
+      parallel.push_back(onSchedule.intersect(isl::union_map(prefix))
+                             .is_subset(isl::union_map(equal)));
+      prefix = prefix.intersect(equal);
+    }
+    // The part's band starts at 0 (isl shifted it behind the parts before
+    // it), so that its tiles line up with its first point.
+    isl_set *range = isl_set_from_union_set(
+        isl_union_set_apply(domain.copy(), schedule.copy()));
+    isl_multi_val *start = isl_multi_val_zero(space);
+    for (unsigned member = 0; member < band.n_member(); ++member)
+      start = isl_multi_val_set_val(
+          start, member, isl_set_dim_min_val(isl_set_copy(range), member));
+    isl_set_free(range);
+    isl_multi_union_pw_aff *shifted = isl_multi_union_pw_aff_sub(
+        isl_schedule_node_band_get_partial_schedule(band.get()),
+        isl_multi_union_pw_aff_multi_val_on_domain(domain.copy(), start));
+    isl::schedule_node replaced =
+        isl::manage(isl_schedule_node_insert_partial_schedule(
+            isl_schedule_node_delete(band.release()), shifted));
+    band = replaced.as<isl::schedule_node_band>().set_permutable(true);
+    for (unsigned member = 0; member < parallel.size(); ++member)
+      band = band.member_set_coincident(member, parallel[member]);
+    parts = band.parent().parent();
+  }
+  return parts.schedule();
 }
 
 bool Mapper::respectsDependences(const isl::schedule_node &node) {
@@ -698,6 +770,9 @@ comprehend::poly::mapSchedule(llvm::ArrayRef<std::string> params,
     // Map every kernel: the children of a top-level sequence (or set), or
     // the whole tree.
     Mapper mapper(options, *model, scop, dependences);
+    if (std::optional<isl::schedule> split =
+            mapper.splitSequentialBand(schedule.root().child(0)))
+      schedule = *split;
     // Outer fusion only where isl left several kernels: it saves launches
     // and the global round trips of temporaries between them, but gives
     // fewer groups than a kernel isl fused by itself.

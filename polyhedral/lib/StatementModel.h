@@ -15,7 +15,9 @@
 
 #include "IslSupport.h"
 
-#include "comprehend/polyhedral/KernelPlan.h"
+#include "comprehend/polyhedral/ScheduledStatement.h"
+
+#include "llvm/Support/Error.h"
 
 #include <vector>
 

@@ -310,11 +310,9 @@ struct BlasMatch {
   llvm::SmallVector<llvm::StringRef, 4> lhsVars;
 };
 
-/// Matches \p stmtContext to a BLAS form when \p groupDims leading LHS
-/// indices are the launch's group dimensions (0: the statement is alone).
+/// Matches \p stmtContext to a BLAS form.
 std::optional<BlasMatch> matchBlas(const DefContext &def,
-                                   const StmtContext &stmtContext,
-                                   unsigned groupDims) {
+                                   const StmtContext &stmtContext) {
   const ComprehensionStmt &stmt = stmtContext.stmt;
   ReductionKind reduction = stmt.getReduction();
   if (reduction != ReductionKind::Add && reduction != ReductionKind::None)
@@ -343,31 +341,19 @@ std::optional<BlasMatch> matchBlas(const DefContext &def,
         !coversTensor(stmtContext, *read.binding, read.vars))
       return std::nullopt;
 
-  // The batch: for a statement alone in its launch, the fewest leading LHS
-  // indices shared by every read that leave a BLAS form; in a launch of
-  // several statements, the group dimensions they share (every read must
-  // use them).
-  unsigned minBatch = 0, maxBatch = 0;
-  if (groupDims > 0) {
-    if (lhsVars.size() < groupDims ||
-        llvm::any_of(product.reads, [&](const Read &read) {
-          return llvm::any_of(VarList(lhsVars).take_front(groupDims),
-                              [&](llvm::StringRef var) {
-                                return !llvm::is_contained(read.vars, var);
-                              });
-        }))
-      return std::nullopt;
-    minBatch = maxBatch = groupDims;
-  } else if (def.mayUseGroups)
-    while (maxBatch < std::min<size_t>(3, lhsVars.size()) &&
-           llvm::all_of(product.reads, [&](const Read &read) {
-             return llvm::is_contained(read.vars, lhsVars[maxBatch]);
-           }))
-      ++maxBatch;
+  // The batch: the fewest leading LHS indices shared by every read that
+  // leave a BLAS form (a BLAS statement is alone in its launch and takes
+  // the work-groups for them).
+  unsigned maxBatch = 0;
+  while (maxBatch < std::min<size_t>(3, lhsVars.size()) &&
+         llvm::all_of(product.reads, [&](const Read &read) {
+           return llvm::is_contained(read.vars, lhsVars[maxBatch]);
+         }))
+    ++maxBatch;
   llvm::SmallVector<llvm::StringRef, 4> red(stmt.getReductionVars().begin(),
                                             stmt.getReductionVars().end());
   std::optional<BlasForm> form;
-  unsigned numBatch = minBatch;
+  unsigned numBatch = 0;
   for (; numBatch <= maxBatch && !form; ++numBatch) {
     VarList batchVars = VarList(lhsVars).take_front(numBatch);
     for (Read &read : product.reads) {
@@ -387,16 +373,9 @@ std::optional<BlasMatch> matchBlas(const DefContext &def,
 
 } // namespace
 
-bool lowering::lowersToGemm(const DefContext &def, const StmtContext &stmt) {
-  std::optional<BlasMatch> match = matchBlas(def, stmt, /*groupDims=*/0);
-  return match && match->form.kind == BlasForm::Kind::Gemm;
-}
-
 bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext,
-                           bool dryRun, unsigned groupDims) {
-  if (!dryRun)
-    groupDims = def.sharedGroupDims;
-  std::optional<BlasMatch> match = matchBlas(def, stmtContext, groupDims);
+                           bool dryRun) {
+  std::optional<BlasMatch> match = matchBlas(def, stmtContext);
   if (!match)
     return false;
   if (dryRun)
@@ -421,19 +400,17 @@ bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext,
     work *= range.hi - range.lo;
   GroupMapping groups;
   llvm::SmallVector<std::pair<llvm::StringRef, int64_t>, 2> blocks;
-  if (def.mayUseGroups && groupDims == 0) {
-    unsigned numModes = std::min<size_t>(2, coreVars.size());
-    std::array<int64_t, 2> extents = {1, 1};
-    for (unsigned mode = 0; mode < numModes; ++mode)
-      extents[mode] = lhs->shape[lhsVars.size() - 1 - mode];
-    // tc.block_rows/cols matter where a searched block would split a mode.
-    def.knobsUsed.blocks |= std::max(extents[0], extents[1]) > kSmallestBlock;
-    std::array<int64_t, 2> sizes = chooseBlocks({def.blockRows, def.blockCols},
-                                                extents, work, numBatch > 0);
-    for (unsigned mode = 0; mode < numModes; ++mode)
-      if (sizes[mode] < extents[mode] && numBatch + blocks.size() < 3)
-        blocks.push_back({coreVars[coreVars.size() - 1 - mode], sizes[mode]});
-  }
+  unsigned numModes = std::min<size_t>(2, coreVars.size());
+  std::array<int64_t, 2> extents = {1, 1};
+  for (unsigned mode = 0; mode < numModes; ++mode)
+    extents[mode] = lhs->shape[lhsVars.size() - 1 - mode];
+  // tc.block_rows/cols matter where a searched block would split a mode.
+  def.knobsUsed.blocks |= std::max(extents[0], extents[1]) > kSmallestBlock;
+  std::array<int64_t, 2> sizes =
+      chooseBlocks({def.blockRows, def.blockCols}, extents, work, numBatch > 0);
+  for (unsigned mode = 0; mode < numModes; ++mode)
+    if (sizes[mode] < extents[mode] && numBatch + blocks.size() < 3)
+      blocks.push_back({coreVars[coreVars.size() - 1 - mode], sizes[mode]});
   unsigned axis = 0;
   for (auto [var, block] : blocks) {
     int64_t extent = lhs->shape[llvm::find(lhsVars, var) - lhsVars.begin()];

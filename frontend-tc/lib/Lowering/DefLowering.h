@@ -1,15 +1,15 @@
 //===- DefLowering.h - State shared by the lowering of one def --*- C++ -*-===//
 //
 // Private to frontend-tc/lib/Lowering. LowerDef.cpp drives the lowering of a
-// def; BlasPatterns.cpp recognises statements that map to one collective
-// BLAS instruction; LowerLoops.cpp lowers every other statement to loops.
+// def; BlasPatterns.cpp and ConvAsGemm.cpp lower the statements that map to
+// collective BLAS instructions; LowerSchedule.cpp lowers every other
+// statement from the isl schedule of its run of statements.
 //
 //===----------------------------------------------------------------------===//
 #ifndef COMPREHEND_TC_LIB_LOWERING_DEFLOWERING_H
 #define COMPREHEND_TC_LIB_LOWERING_DEFLOWERING_H
 
 #include "comprehend/ir/Builder.h"
-#include "comprehend/polyhedral/KernelPlan.h"
 #include "comprehend/polyhedral/Schedule.h"
 #include "comprehend/tc/Lowering.h"
 #include "comprehend/tc/Ranges.h"
@@ -24,8 +24,8 @@
 
 namespace comprehend::tc::lowering {
 
-/// About how many LHS points a work-group gets by default when a launch
-/// tiles its last group dimension (elementwise statements).
+/// About how many points a work-group gets by default when the mapper tiles
+/// a band whose points are cheap (elementwise statements).
 inline constexpr int64_t kDefaultGroupWork = 64;
 
 /// A TC tensor and the memref parameter that holds it.
@@ -37,11 +37,6 @@ struct TensorBinding {
   bool temporary = false;
   /// Extents and lower bounds in TC order.
   llvm::SmallVector<int64_t, 4> shape, lowerBounds;
-  /// For a temporary in local memory (an `alloca` of the work-group's
-  /// slice): the number of leading TC dimensions that the group dimensions
-  /// index, 0 for a global memref. Subscripts of these dimensions are made
-  /// relative to the group's origin (DefContext::groupOrigins).
-  unsigned sliceDims = 0;
   /// For a temporary the mapper keeps in local memory: the TC dimensions
   /// (bit d for dimension d) that every access subscripts with the group's
   /// own coordinate, so that the group's slice has one element there.
@@ -74,29 +69,19 @@ struct DefContext {
   DiagnosticEngine &diags;
   const llvm::StringMap<int64_t> &sizes;
   llvm::MapVector<llvm::StringRef, TensorBinding> tensors;
-  /// Whether this statement may map its batch indices to `group_id` (it is
-  /// alone in its launch and so chooses the launch grid).
-  bool mayUseGroups = false;
-  /// For a launch of several statements: how many leading LHS indices of
-  /// every statement go on `group_id` (all statements share the grid).
-  unsigned sharedGroupDims = 0;
-  /// With sharedGroupDims, the tile of the last group dimension one group
-  /// handles (its indices then go to the work-items): > 1 when no statement
-  /// has LHS indices beyond the group dimensions.
-  int64_t sharedTile = 1;
-  /// For the statement being lowered in a launch of several: each index
-  /// variable on a group dimension -> the first index of the group's range
-  /// (the variable itself for an untiled dimension). Subscripts of local
-  /// temporaries are taken relative to it.
-  llvm::StringMap<ir::Value *> groupOrigins = {};
-  /// The launch grid chosen by the statement that used the groups.
+  /// The grid of the kernel being lowered.
   std::array<int64_t, 3> grid = {1, 1, 1};
   /// The output block of one work-group for BLAS statements (memref modes 0
   /// and 1); 0 chooses by the problem size (see LoweringOptions).
   int64_t blockRows = 0, blockCols = 0;
-  /// About how many LHS points one group gets when the last group dimension
-  /// is tiled (see LoweringOptions::groupWork; never 0 here).
+  /// About how many points one group gets where the mapper tiles by work
+  /// (see LoweringOptions::groupWork; never 0 here).
   int64_t groupWork = kDefaultGroupWork;
+  /// Whether a parallel reduction gives each work-item a chunk of
+  /// consecutive iterations (cores whose work-items run their loops on
+  /// vector lanes) rather than every work-group-size-th one (coalesced
+  /// across the work-items of a GPU).
+  bool contiguousPartials = false;
   /// The knobs whose values the lowering has consulted so far
   /// (LoweredDef::knobs).
   LoweringKnobUse knobsUsed = {};
@@ -142,55 +127,9 @@ struct Barrier {
   explicit operator bool() const { return global || local; }
 };
 
-/// A temporary of a launch held in local memory: one `alloca` of the
-/// work-group's slice.
-struct LocalTensor {
-  /// The def's name of the temporary.
-  std::string name;
-  /// The slice in TC order: extent 1 on a group dimension, the tile on a
-  /// tiled one, the whole extent elsewhere.
-  llvm::SmallVector<int64_t, 4> sliceShape;
-  /// How many leading TC dimensions the group dimensions index.
-  unsigned sliceDims = 0;
-  /// Positions in Launch::statements of the first and the last statement
-  /// touching it.
-  unsigned firstUse = 0, lastUse = 0;
-};
-
-/// Statements that run in one kernel launch.
-struct Launch {
-  /// Indices into the def's statements, in textual order.
-  llvm::SmallVector<unsigned, 4> statements;
-  /// Per statement: the barrier that must precede it.
-  llvm::SmallVector<Barrier, 4> barrierBefore;
-  /// Temporaries written and read only in this launch, each group within
-  /// its own slice, small enough for local memory.
-  llvm::SmallVector<LocalTensor, 2> localTensors;
-  /// For several statements, the leading LHS indices they share on
-  /// `group_id` (0: one work-group); a single statement chooses its own.
-  unsigned groupDims = 0;
-  /// The tile of the last group dimension per group (see DefContext).
-  int64_t tile = 1;
-  /// A launch of its own that only sets every element of the LHS tensor of
-  /// its one statement (a `!` reduction whose ranges do not reach every
-  /// element) to the reduction's identity.
-  bool identityFill = false;
-};
-
-/// Splits the statements \p stmts of a def into launches from their isl
-/// dependences (poly::planKernels). Falls back to one launch of one
-/// work-group with barriers when isl cannot model the def.
-/// Temporaries whose slices fit in \p localMemoryBytes (per launch) go to
-/// local memory (Launch::localTensors), except those in \p touchedElsewhere
-/// (tensors that statements of the def outside \p stmts read or write).
-llvm::SmallVector<Launch, 2>
-planLaunches(DefContext &def, llvm::ArrayRef<StmtContext> stmts, bool matchBlas,
-             int64_t localMemoryBytes,
-             const llvm::StringSet<> &touchedElsewhere);
-
-/// The scheduler's view of \p stmt: concrete bounds, subscripts as
-/// IndexExprs, tensors named as in the def (the context's scope must be the
-/// statement's).
+/// The scheduler's view of \p stmt (ScheduledStatements.cpp): concrete
+/// bounds, subscripts as IndexExprs, tensors named as in the def (the
+/// context's scope must be the statement's).
 poly::ScheduledStatement toScheduled(const DefContext &def,
                                      const StmtContext &stmt);
 
@@ -284,26 +223,22 @@ void hoistToTemporaries(DefContext &def,
 /// before it, as TC's semantics say. The copy is declared in \p def and
 /// appended to the tensors of \p result. Fails with a diagnostic where
 /// the copy cannot serve (a statement with a `where` let or `exists`).
-LogicalResult snapshotSelfReads(DefContext &def,
-                                llvm::SmallVectorImpl<StmtContext> &stmts,
-                                RewrittenStatements &created,
-                                LoweredDef &result);
+/// The statements for which \p lhsPointToo holds have their reads of the
+/// LHS point go to the copy too.
+LogicalResult snapshotSelfReads(
+    DefContext &def, llvm::SmallVectorImpl<StmtContext> &stmts,
+    RewrittenStatements &created, LoweredDef &result,
+    llvm::function_ref<bool(const ComprehensionStmt &)> lhsPointToo = nullptr);
 
 /// Collects the tensors \p stmt reads (right-hand side and `where` lets),
 /// by their names in the def (resolved through the statement's scope).
 void collectReads(const StmtContext &stmt, llvm::StringSet<> &reads);
 
-/// Tries to lower \p stmt to one collective BLAS instruction (with subviews
-/// and `group_id` for batch indices). Returns false, emitting nothing, when
-/// the statement does not have such a form. With \p dryRun only answers
-/// whether it has one, for DefContext::sharedGroupDims = \p groupDims.
-bool lowerAsBlas(DefContext &def, const StmtContext &stmt, bool dryRun = false,
-                 unsigned groupDims = 0);
-
-/// Whether \p stmt, alone in its launch (with DefContext::mayUseGroups for
-/// its batch indices), lowers to a gemm: the BLAS form whose register tiles
-/// beat one dot product per point.
-bool lowersToGemm(const DefContext &def, const StmtContext &stmt);
+/// Tries to lower \p stmt, alone in its kernel, to one collective BLAS
+/// instruction (with subviews, and `group_id` for batch indices and
+/// blocks). Returns false, emitting nothing, when the statement does not
+/// have such a form. With \p dryRun only answers whether it has one.
+bool lowerAsBlas(DefContext &def, const StmtContext &stmt, bool dryRun = false);
 
 /// Multiplies \p alpha by \p expr when it is a numeric literal (a factor
 /// of a product that BLAS patterns fold into alpha); false otherwise.
@@ -323,10 +258,6 @@ bool lowerAsConvGemm(DefContext &def, const StmtContext &stmt,
 /// (conv2d, 3x3, interleaved): 1 and 3 channels ran 2.4-3x faster as
 /// loops, 4 about even, 8 and 16 2-4x faster as gemms, 64 17x.
 inline constexpr int64_t kMinConvGemmReduction = 8;
-
-/// Lowers \p stmt to a `foreach` over its LHS indices with `for` loops over
-/// its reduction indices. Reports unsupported expressions and fails.
-LogicalResult lowerAsLoops(DefContext &def, const StmtContext &stmt);
 
 /// The IR type of a TC scalar type (bool is the IR's bool type).
 const ir::Type *getIrType(ir::Context &ctx, ScalarType type);

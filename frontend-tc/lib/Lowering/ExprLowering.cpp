@@ -114,15 +114,6 @@ ir::Value *ExprLowerer::toMemRefIndex(const TensorBinding &tensor, unsigned dim,
   // The group's own coordinate: the slice holds one element there.
   if (tensor.localFixedDims & (1u << dim))
     return indexConstant(loc, 0);
-  // A local temporary holds the group's slice: its group dimensions are
-  // subscripted by the statement's group indices (see placeLocalTensors),
-  // relative to the group's origin.
-  if (dim < tensor.sliceDims) {
-    llvm::StringRef var = stmt.stmt.getIndices()[dim].name;
-    if (ir::Value *origin = def.groupOrigins.lookup(var))
-      return origin == index ? indexConstant(loc, 0)
-                             : create<ir::SubInst>(loc, index, origin);
-  }
   if (int64_t lo = tensor.lowerBounds[dim])
     return create<ir::SubInst>(loc, index, indexConstant(loc, lo));
   return index;

@@ -3,8 +3,8 @@
 // Private to frontend-tc/lib/Lowering. Lowers the right-hand side, the
 // subscripts and the builtins of one comprehension to tensor-language
 // instructions at the builder's insertion point, with the statement's index
-// variables bound to `index` values. Shared by the loop lowering
-// (LowerLoops.cpp) and the schedule-driven lowering (LowerSchedule.cpp).
+// variables bound to `index` values: the schedule-driven lowering
+// (LowerSchedule.cpp) and the identity fills (LowerDef.cpp) use it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef COMPREHEND_TC_LIB_LOWERING_EXPRLOWERING_H

@@ -4,6 +4,7 @@
 
 #include "comprehend/tc/Ranges.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <deque>
@@ -100,6 +101,34 @@ getSortedRenames(const CallScope &scope) {
   return renames;
 }
 
+/// Consecutive statements of a def whose kernels come from one source.
+struct Segment {
+  enum class Kind {
+    /// A run of statements lowered from its isl schedule.
+    Mapped,
+    /// One statement lowered to BLAS instructions, alone in its kernel.
+    Blas,
+    /// Sets every element of the LHS of the `!` reduction of the next
+    /// segment, whose ranges miss some, to the reduction's identity.
+    IdentityFill,
+  };
+  Kind kind;
+  /// The statements; for a run, after the rewrites of DefLowerer::mapRun.
+  llvm::SmallVector<StmtContext, 4> stmts;
+  /// For a run: the tensors that statements of other segments touch, and
+  /// the schedule of its statements.
+  llvm::StringSet<> touchedElsewhere;
+  std::optional<poly::MappedSchedule> schedule;
+  poly::FusionStrategy fusion = poly::FusionStrategy::Max;
+
+  Segment(Kind kind, llvm::ArrayRef<StmtContext> stmts)
+      : kind(kind), stmts(stmts.begin(), stmts.end()) {}
+
+  size_t getNumKernels() const {
+    return schedule ? schedule->kernels.size() : 1;
+  }
+};
+
 /// Lowers one def; the state of DefContext plus the def-level steps.
 class DefLowerer {
 public:
@@ -121,10 +150,28 @@ private:
   /// and collects the statements (calls inlined).
   LogicalResult prepare(LoweredDef &result,
                         llvm::SmallVectorImpl<StmtContext> &stmts);
-  /// The def's mapped schedule, when every statement takes the schedule
-  /// path (no BLAS statement; ranges start at 0 or later).
-  llvm::Expected<poly::MappedSchedule> mapDef(llvm::ArrayRef<StmtContext> stmts,
-                                              bool keepBlas);
+  /// Splits \p stmts into segments (Segment) and maps the schedule of each
+  /// run of statements that no BLAS instruction takes.
+  LogicalResult planSegments(llvm::ArrayRef<StmtContext> stmts,
+                             LoweredDef &result, std::deque<Segment> &segments);
+  /// Maps the schedule of the statements of \p segment (a run), with the
+  /// fusion strategy of the options and, where isl cannot map that, without
+  /// fusion. A reduction that reads its own LHS where the schedule fuses
+  /// its loop reads a copy instead (snapshotSelfReads), which adds
+  /// statements to the run.
+  LogicalResult mapRun(Segment &segment, LoweredDef &result);
+  /// The schedule of \p stmts (one run) with fusion strategy \p fusion.
+  /// A reduction that reads its own LHS but is not alone in its reduction
+  /// loop is an error, with the statement added to \p unsafeSelfReads.
+  llvm::Expected<poly::MappedSchedule> scheduleRun(
+      llvm::ArrayRef<StmtContext> stmts, poly::FusionStrategy fusion,
+      llvm::SmallPtrSetImpl<const ComprehensionStmt *> &unsafeSelfReads);
+  /// The temporaries of kernel \p index of \p segment's schedule that can
+  /// live in local memory of \p bytes (findPromotedTemporaries), except
+  /// those that statements outside the segment touch.
+  llvm::SmallVector<PromotedTensor, 2>
+  promoted(const Segment &segment, llvm::ArrayRef<poly::MappedKernel> kernels,
+           unsigned index, int64_t bytes);
   /// Creates the function of one launch whose statements are \p
   /// statements, with a parameter per tensor they touch except \p locals.
   ir::Function &createKernel(llvm::ArrayRef<unsigned> statements,
@@ -135,19 +182,20 @@ private:
   /// temporary \p name at the insertion point and binds the tensor to it.
   TensorBinding *createLocalTemporary(llvm::StringRef name,
                                       llvm::ArrayRef<int64_t> sliceShape);
-  /// The def's mapped schedule (mapDef), with the temporaries that stay in
-  /// global memory and can live in an output's memory renamed through \p
-  /// sharing: then \p renamed holds the renamed statements, which the
-  /// schedule is of; otherwise both stay empty and it is of \p stmts.
+  /// The mapped schedule of \p segment's statements (scheduleRun), with the
+  /// temporaries that stay in global memory and can live in an output's
+  /// memory renamed through \p sharing: the segment's statements are then
+  /// the renamed ones.
   llvm::Expected<poly::MappedSchedule>
-  mapSharingOutputs(llvm::ArrayRef<StmtContext> stmts, bool keepBlas,
+  mapSharingOutputs(Segment &segment, poly::FusionStrategy fusion,
                     CallScope &sharing,
-                    llvm::SmallVectorImpl<StmtContext> &renamed);
-  /// Lowers the kernels of the def's mapped \p schedule of \p stmts into
-  /// \p result.
-  LogicalResult lowerMapped(const poly::MappedSchedule &schedule,
-                            llvm::ArrayRef<StmtContext> stmts,
-                            LoweredDef &result);
+                    llvm::SmallPtrSetImpl<const ComprehensionStmt *> &unsafe);
+  /// Lowers the kernels of \p segment into \p result; \p numKernels is
+  /// the def's number of kernels (one keeps the def's name).
+  LogicalResult lowerSegment(const Segment &segment, size_t numKernels,
+                             LoweredDef &result);
+  /// The name of the def's next kernel out of \p numKernels.
+  std::string kernelName(size_t numKernels, const LoweredDef &result) const;
   /// Removes the temporaries without memory of their own (in local memory
   /// or in an output's) from the parameter table.
   LogicalResult dropUnpassedTemporaries(LoweredDef &result);
@@ -161,24 +209,19 @@ private:
            lowerAsConvGemm(context, stmt, /*dryRun=*/true,
                            /*force=*/options.convAsGemm.has_value());
   }
-  /// Whether \p stmt is a gemm alone in its launch but has no BLAS form in
-  /// a launch whose groups take its rows (a product with an operand that
-  /// every row shares, such as fcrelu's weights): sharing a launch with
-  /// its neighbours row by row, it would become one dot product per point.
-  /// (A gemv is one dot product per point anyway.)
-  bool losesBlasFormInRows(const StmtContext &stmt) {
+  /// Whether \p stmt is lowered to BLAS instructions in a kernel of its
+  /// own: a contraction of two tensors with a gemm or gemv form, or a
+  /// convolution lowered to gemms. Memory-bound BLAS shapes (sum, hadamard,
+  /// axpby, ger) gain more from fusion with their neighbours in the
+  /// schedule.
+  bool isBlasStatement(const StmtContext &stmt) {
     if (!options.matchBlas || stmt.stmt.getReductionVars().empty())
       return false;
     context.scope = stmt.scope;
-    bool mayUseGroups = std::exchange(context.mayUseGroups, true);
-    bool gemmAlone = lowersToGemm(context, stmt);
-    context.mayUseGroups = mayUseGroups;
-    return gemmAlone && !lowerAsBlas(context, stmt, /*dryRun=*/true,
-                                     /*groupDims=*/1);
-  }
-  /// Whether \p stmt takes a launch of its own.
-  bool needsOwnLaunch(const StmtContext &stmt) {
-    return isConvGemm(stmt) || losesBlasFormInRows(stmt);
+    llvm::StringSet<> reads;
+    collectReads(stmt, reads);
+    return reads.size() >= 2 &&
+           (lowerAsBlas(context, stmt, /*dryRun=*/true) || isConvGemm(stmt));
   }
   /// Whether \p stmt is a `!` reduction whose ranges miss elements of its
   /// LHS tensor: `!` assigns the identity to every element first.
@@ -197,22 +240,7 @@ private:
     }
     return false;
   }
-  /// Whether a read of \p stmts has a subscript isl cannot analyse.
-  bool hasOpaqueRead(llvm::ArrayRef<StmtContext> stmts) {
-    std::function<bool(const poly::IndexExpr &)> opaque =
-        [&](const poly::IndexExpr &expr) {
-          return expr.getKind() == poly::IndexExpr::Kind::Opaque ||
-                 llvm::any_of(expr.getOperands(), opaque);
-        };
-    for (const StmtContext &stmt : stmts) {
-      context.scope = stmt.scope;
-      for (const poly::TensorAccess &read : toScheduled(context, stmt).reads)
-        if (llvm::any_of(read.subscripts, opaque))
-          return true;
-    }
-    return false;
-  }
-  /// Lowers an identity-fill launch (Launch::identityFill).
+  /// Lowers an identity-fill segment (Segment::Kind::IdentityFill).
   void lowerIdentityFill(const StmtContext &stmt, llvm::StringRef name,
                          LoweredDef &result);
   /// Rejects a statement whose LHS ranges reach outside its tensor's shape.
@@ -220,9 +248,6 @@ private:
   LogicalResult checkOptions();
   LogicalResult checkSizes();
   LogicalResult declareTensors(const DefRanges &ranges, LoweredDef &result);
-  LogicalResult lowerLaunch(const Launch &launch, llvm::StringRef name,
-                            llvm::ArrayRef<StmtContext> stmts,
-                            LoweredDef &result);
   std::optional<StmtContext> getStmtContext(const ComprehensionStmt &stmt,
                                             const StmtRanges &ranges,
                                             const CallScope *scope);
@@ -340,7 +365,6 @@ ir::Function &DefLowerer::createKernel(llvm::ArrayRef<unsigned> statements,
   for (unsigned i = 0; i < context.tensors.size(); ++i) {
     auto &[tensorName, binding] = context.tensors.begin()[i];
     binding.memref = nullptr;
-    binding.sliceDims = 0;
     binding.localFixedDims = 0;
     if (!used.contains(tensorName))
       continue;
@@ -384,61 +408,6 @@ void DefLowerer::lowerIdentityFill(const StmtContext &stmt,
   for (unsigned d = 0; d < from.size(); ++d)
     indices.push_back(foreach.getBody().getParameter(d));
   builder.create<ir::StoreInst>(loc, identity, memref, indices);
-}
-
-LogicalResult DefLowerer::lowerLaunch(const Launch &launch,
-                                      llvm::StringRef name,
-                                      llvm::ArrayRef<StmtContext> stmts,
-                                      LoweredDef &result) {
-  llvm::StringSet<> locals;
-  for (const LocalTensor &local : launch.localTensors)
-    locals.insert(local.name);
-  createKernel(launch.statements, stmts, locals, name, result);
-  LoweredKernel &kernel = result.kernels.back();
-  // Local temporaries: one alloca of the group's slice each, created
-  // before the statement that first touches it.
-  auto createAlloca = [&](const LocalTensor &local) {
-    createLocalTemporary(local.name, local.sliceShape)->sliceDims =
-        local.sliceDims;
-  };
-  for (const LocalTensor &local : launch.localTensors)
-    temporariesNotPassed.insert(local.name);
-
-  context.grid = {1, 1, 1};
-  context.mayUseGroups = launch.statements.size() == 1;
-  context.sharedGroupDims = launch.groupDims;
-  context.sharedTile = launch.tile;
-  bool ok = true;
-  for (unsigned pos = 0; pos < launch.statements.size(); ++pos) {
-    const StmtContext &stmt = stmts[launch.statements[pos]];
-    context.scope = stmt.scope;
-    if (Barrier barrier = launch.barrierBefore[pos])
-      builder.create<ir::BarrierInst>(stmt.stmt.getLoc(), barrier.global,
-                                      barrier.local);
-    for (const LocalTensor &local : launch.localTensors)
-      if (local.firstUse == pos)
-        createAlloca(local);
-    bool alone = launch.statements.size() == 1;
-    if (!(options.matchBlas && launch.tile == 1 &&
-          lowerAsBlas(context, stmt)) &&
-        !(alone && isConvGemm(stmt) &&
-          lowerAsConvGemm(context, stmt, /*dryRun=*/false, /*force=*/true)) &&
-        failed(lowerAsLoops(context, stmt)))
-      ok = false;
-    // A local temporary dies after its last use when a later alloca may
-    // reuse its bytes (place-local-memory); otherwise the end of the kernel
-    // frees it.
-    for (const LocalTensor &local : launch.localTensors)
-      if (local.lastUse == pos &&
-          llvm::any_of(launch.localTensors, [&](const LocalTensor &later) {
-            return later.firstUse > pos;
-          }))
-        builder.create<ir::LifetimeStopInst>(
-            stmt.stmt.getLoc(),
-            context.tensors.find(local.name)->second.memref);
-  }
-  kernel.grid = context.grid;
-  return success(ok);
 }
 
 TensorBinding *
@@ -486,6 +455,7 @@ LogicalResult DefLowerer::checkOptions() {
   check("block_cols", options.blockCols);
   check("group_work", options.groupWork);
   context.blockRows = options.blockRows;
+  context.contiguousPartials = options.vectorRows > 0;
   context.blockCols = options.blockCols;
   if (options.groupWork > 0)
     context.groupWork = options.groupWork;
@@ -662,41 +632,16 @@ DefLowerer::checkWritesInShape(llvm::ArrayRef<StmtContext> stmts) {
   return success(ok);
 }
 
-llvm::Expected<poly::MappedSchedule>
-DefLowerer::mapDef(llvm::ArrayRef<StmtContext> stmts, bool keepBlas) {
-  auto error = [](const llvm::Twine &message) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   message.str());
-  };
+llvm::Expected<poly::MappedSchedule> DefLowerer::scheduleRun(
+    llvm::ArrayRef<StmtContext> stmts, poly::FusionStrategy fusion,
+    llvm::SmallPtrSetImpl<const ComprehensionStmt *> &unsafeSelfReads) {
   llvm::SmallVector<poly::ScheduledStatement, 4> scheduled;
   for (const StmtContext &stmt : stmts) {
     context.scope = stmt.scope;
-    // Contractions of two tensors (gemm, gemv) keep their BLAS lowering;
-    // memory-bound BLAS shapes (sum, hadamard, axpby, ger) gain more from
-    // fusion with their neighbours.
-    // The statement-wise path gives a BLAS statement alone in its launch
-    // the work-groups for a batch (batched matrix products): ask with them.
-    llvm::StringSet<> reads;
-    collectReads(stmt, reads);
-    bool mayUseGroups = std::exchange(context.mayUseGroups, true);
-    bool isBlas =
-        keepBlas && options.matchBlas &&
-        !stmt.stmt.getReductionVars().empty() && reads.size() >= 2 &&
-        (lowerAsBlas(context, stmt, /*dryRun=*/true) || isConvGemm(stmt));
-    context.mayUseGroups = mayUseGroups;
-    if (isBlas)
-      return error("a statement of '" + stmt.stmt.getLhs().name +
-                   "' is lowered to a BLAS instruction");
-    for (const IndexRange &range : stmt.ranges)
-      if (range.lo < 0)
-        return error("index '" + range.var + "' has a negative range");
-    if (needsIdentityFill(stmt))
-      return error("a `!` statement of '" + stmt.stmt.getLhs().name +
-                   "' does not reach every element of its tensor");
     scheduled.push_back(toScheduled(context, stmt));
   }
   poly::ScheduleOptions scheduleOptions;
-  scheduleOptions.fusion = options.fusion;
+  scheduleOptions.fusion = fusion;
   scheduleOptions.tileSizes.assign(options.tileSizes.begin(),
                                    options.tileSizes.end());
   scheduleOptions.groupWork = context.groupWork;
@@ -718,103 +663,200 @@ DefLowerer::mapDef(llvm::ArrayRef<StmtContext> stmts, bool keepBlas) {
         llvm::any_of(stmt.reads, [&](const poly::TensorAccess &access) {
           return access.tensor == stmt.lhsTensor;
         }));
-  std::function<bool(const poly::AstNode &, const poly::AstNode *)> safe =
+  std::function<void(const poly::AstNode &, const poly::AstNode *)> check =
       [&](const poly::AstNode &node, const poly::AstNode *parent) {
-        if (node.kind == poly::AstNode::Kind::Instance)
-          return node.init || !readsOwnLhs[node.statement] ||
-                 (stmts[node.statement].ranges.size() ==
-                      stmts[node.statement].stmt.getIndices().size() + 1 &&
-                  parent && parent->kind == poly::AstNode::Kind::For &&
-                  parent->reduction && parent->children.size() == 1);
-        return llvm::all_of(node.children,
-                            [&](const poly::AstNode &child) {
-                              return safe(child, &node);
-                            }) &&
-               llvm::all_of(node.elseChildren, [&](const poly::AstNode &child) {
-                 return safe(child, &node);
-               });
+        if (node.kind == poly::AstNode::Kind::Instance) {
+          bool alone = stmts[node.statement].ranges.size() ==
+                           stmts[node.statement].stmt.getIndices().size() + 1 &&
+                       parent && parent->kind == poly::AstNode::Kind::For &&
+                       parent->reduction && parent->children.size() == 1;
+          if (!node.init && readsOwnLhs[node.statement] && !alone)
+            unsafeSelfReads.insert(&stmts[node.statement].stmt);
+          return;
+        }
+        for (const poly::AstNode &child : node.children)
+          check(child, &node);
+        for (const poly::AstNode &child : node.elseChildren)
+          check(child, &node);
       };
   for (const poly::MappedKernel &kernel : schedule->kernels)
-    if (!safe(kernel.root, nullptr))
-      return error("a reduction that reads its own LHS is not alone in its "
-                   "reduction loop");
+    check(kernel.root, nullptr);
+  if (!unsafeSelfReads.empty())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "a reduction that reads its own LHS is not alone in its reduction "
+        "loop");
   return schedule;
 }
 
-LogicalResult DefLowerer::printSchedule(llvm::raw_ostream &os) {
-  LoweredDef result;
-  llvm::SmallVector<StmtContext, 4> stmts;
-  if (failed(prepare(result, stmts)))
-    return failure();
-  // The schedule of the def as it runs: with its temporaries in outputs'
-  // memory where they can be.
-  CallScope sharing;
-  llvm::SmallVector<StmtContext, 4> renamed;
+llvm::SmallVector<PromotedTensor, 2>
+DefLowerer::promoted(const Segment &segment,
+                     llvm::ArrayRef<poly::MappedKernel> kernels, unsigned index,
+                     int64_t bytes) {
+  llvm::SmallVector<PromotedTensor, 2> tensors =
+      findPromotedTemporaries(context, segment.stmts, kernels, index, bytes);
+  llvm::erase_if(tensors, [&](const PromotedTensor &tensor) {
+    return segment.touchedElsewhere.contains(tensor.name);
+  });
+  return tensors;
+}
+
+llvm::Expected<poly::MappedSchedule> DefLowerer::mapSharingOutputs(
+    Segment &segment, poly::FusionStrategy fusion, CallScope &sharing,
+    llvm::SmallPtrSetImpl<const ComprehensionStmt *> &unsafe) {
   llvm::Expected<poly::MappedSchedule> schedule =
-      mapSharingOutputs(stmts, /*keepBlas=*/false, sharing, renamed);
+      scheduleRun(segment.stmts, fusion, unsafe);
   if (!schedule)
-    return diags.emitError(def.getName().loc)
-           << "'" << def.getName().name
-           << "' has no schedule: " << llvm::toString(schedule.takeError());
-  for (const auto &[temporary, lhs] : result.hoisted)
-    os << "# temporary '" << temporary << "' holds a subexpression of the "
-       << "statement of '" << lhs << "'\n";
-  for (const auto &[temporary, output] : getSortedRenames(sharing))
-    os << "# temporary '" << temporary << "' lives in output '" << output
-       << "'\n";
-  os << "# schedule tree of '" << def.getName().name << "' (fusion "
-     << poly::getFusionStrategyName(options.fusion) << ")\n"
-     << schedule->scheduleTree << "\n# isl AST\n"
-     << schedule->astText;
-  for (unsigned index = 0; index < schedule->kernels.size(); ++index) {
-    const poly::MappedKernel &kernel = schedule->kernels[index];
-    os << "# kernel " << index << ", grid " << kernel.grid[0] << "x"
-       << kernel.grid[1] << "x" << kernel.grid[2] << "\n";
-    poly::print(kernel.root, os);
+    return schedule;
+  // Candidates: the temporaries of this run alone that no kernel of its
+  // schedule promotes; hosts: the outputs no other segment touches.
+  llvm::StringSet<> global;
+  for (const auto &[name, binding] : context.tensors)
+    if (binding.temporary && !segment.touchedElsewhere.contains(name))
+      global.insert(name);
+  for (unsigned index = 0; index < schedule->kernels.size(); ++index)
+    for (const PromotedTensor &tensor :
+         promoted(segment, schedule->kernels, index, options.localMemoryBytes))
+      global.erase(tensor.name);
+  sharing.tensors = findSharedOutputStorage(context, segment.stmts, global);
+  llvm::SmallVector<std::string, 2> touchedHosts;
+  for (const auto &entry : sharing.tensors)
+    if (segment.touchedElsewhere.contains(entry.second))
+      touchedHosts.push_back(entry.first().str());
+  for (const std::string &temporary : touchedHosts)
+    sharing.tensors.erase(temporary);
+  if (sharing.tensors.empty())
+    return schedule;
+  sharing.sizes = sizes;
+  llvm::SmallVector<StmtContext, 4> renamed;
+  for (const StmtContext &stmt : segment.stmts)
+    renamed.push_back(
+        {stmt.stmt, stmt.ranges, stmt.scope ? stmt.scope : &sharing});
+  // The renamed statements have dependences of their own: schedule them
+  // again, and keep the names where they do not map.
+  llvm::SmallPtrSet<const ComprehensionStmt *, 2> unsafeRenamed;
+  llvm::Expected<poly::MappedSchedule> shared =
+      scheduleRun(renamed, fusion, unsafeRenamed);
+  if (shared) {
+    segment.stmts.assign(renamed.begin(), renamed.end());
+    return shared;
+  }
+  llvm::consumeError(shared.takeError());
+  sharing.tensors.clear();
+  return schedule;
+}
+
+LogicalResult DefLowerer::mapRun(Segment &segment, LoweredDef &result) {
+  std::string reason;
+  for (poly::FusionStrategy fusion :
+       {options.fusion, poly::FusionStrategy::None}) {
+    // Each round that fails on reductions reading their own LHS rewrites
+    // those, which then read a copy: the next round cannot fail on them.
+    for (;;) {
+      llvm::SmallPtrSet<const ComprehensionStmt *, 2> unsafe;
+      CallScope &sharing = scopes.emplace_back();
+      llvm::Expected<poly::MappedSchedule> schedule =
+          mapSharingOutputs(segment, fusion, sharing, unsafe);
+      if (schedule) {
+        for (auto &[temporary, output] : getSortedRenames(sharing)) {
+          temporariesNotPassed.insert(temporary);
+          result.storedInOutputs.emplace_back(std::move(temporary),
+                                              std::move(output));
+        }
+        segment.schedule = std::move(*schedule);
+        segment.fusion = fusion;
+        return success();
+      }
+      reason = llvm::toString(schedule.takeError());
+      if (unsafe.empty())
+        break;
+      auto isUnsafe = [&](const ComprehensionStmt &stmt) {
+        return unsafe.contains(&stmt);
+      };
+      if (failed(snapshotSelfReads(context, segment.stmts, rewritten, result,
+                                   isUnsafe)))
+        return failure();
+    }
+    if (fusion == poly::FusionStrategy::None)
+      break;
+  }
+  return diags.emitError(segment.stmts.front().stmt.getLoc())
+         << "compiler limitation: the statements from here on have no isl "
+            "schedule the lowering can use: "
+         << reason;
+}
+
+LogicalResult DefLowerer::planSegments(llvm::ArrayRef<StmtContext> stmts,
+                                       LoweredDef &result,
+                                       std::deque<Segment> &segments) {
+  for (const StmtContext &stmt : stmts) {
+    bool fill = needsIdentityFill(stmt);
+    bool blas = isBlasStatement(stmt);
+    if (fill)
+      segments.emplace_back(Segment::Kind::IdentityFill, stmt);
+    if (blas) {
+      segments.emplace_back(Segment::Kind::Blas, stmt);
+      continue;
+    }
+    if (segments.empty() || segments.back().kind != Segment::Kind::Mapped)
+      segments.emplace_back(Segment::Kind::Mapped,
+                            llvm::ArrayRef<StmtContext>());
+    segments.back().stmts.push_back(stmt);
+  }
+  for (Segment &segment : segments) {
+    if (segment.kind != Segment::Kind::Mapped)
+      continue;
+    for (const Segment &other : segments) {
+      if (&other == &segment)
+        continue;
+      for (const StmtContext &stmt : other.stmts) {
+        collectReads(stmt, segment.touchedElsewhere);
+        context.scope = stmt.scope;
+        segment.touchedElsewhere.insert(
+            context.resolve(stmt.stmt.getLhs().name));
+      }
+    }
+    if (failed(mapRun(segment, result)))
+      return failure();
   }
   return success();
 }
 
-llvm::Expected<poly::MappedSchedule>
-DefLowerer::mapSharingOutputs(llvm::ArrayRef<StmtContext> stmts, bool keepBlas,
-                              CallScope &sharing,
-                              llvm::SmallVectorImpl<StmtContext> &renamed) {
-  llvm::Expected<poly::MappedSchedule> schedule = mapDef(stmts, keepBlas);
-  if (!schedule)
-    return schedule;
-  // Candidates: the temporaries that no kernel of this schedule promotes.
-  llvm::StringSet<> global;
-  for (const auto &[name, binding] : context.tensors)
-    if (binding.temporary)
-      global.insert(name);
-  for (unsigned index = 0; index < schedule->kernels.size(); ++index)
-    for (const PromotedTensor &tensor :
-         findPromotedTemporaries(context, stmts, schedule->kernels, index,
-                                 options.localMemoryBytes))
-      global.erase(tensor.name);
-  sharing.tensors = findSharedOutputStorage(context, stmts, global);
-  if (sharing.tensors.empty())
-    return schedule;
-  sharing.sizes = sizes;
-  for (const StmtContext &stmt : stmts)
-    renamed.push_back(
-        {stmt.stmt, stmt.ranges, stmt.scope ? stmt.scope : &sharing});
-  // The renamed def has dependences of its own: schedule it again, and keep
-  // the names where it does not map.
-  llvm::Expected<poly::MappedSchedule> shared = mapDef(renamed, keepBlas);
-  if (shared)
-    return shared;
-  llvm::consumeError(shared.takeError());
-  sharing.tensors.clear();
-  renamed.clear();
-  return schedule;
+std::string DefLowerer::kernelName(size_t numKernels,
+                                   const LoweredDef &result) const {
+  std::string name = def.getName().name.str();
+  if (numKernels > 1)
+    name += "_" + std::to_string(result.kernels.size());
+  return name;
 }
 
-LogicalResult DefLowerer::lowerMapped(const poly::MappedSchedule &schedule,
-                                      llvm::ArrayRef<StmtContext> stmts,
-                                      LoweredDef &result) {
+LogicalResult DefLowerer::lowerSegment(const Segment &segment,
+                                       size_t numKernels, LoweredDef &result) {
+  const StmtContext &first = segment.stmts.front();
+  switch (segment.kind) {
+  case Segment::Kind::IdentityFill:
+    lowerIdentityFill(first, kernelName(numKernels, result), result);
+    return success();
+  case Segment::Kind::Blas:
+    createKernel({0}, segment.stmts, {}, kernelName(numKernels, result),
+                 result);
+    context.grid = {1, 1, 1};
+    context.scope = first.scope;
+    if (!lowerAsBlas(context, first) &&
+        !(isConvGemm(first) && lowerAsConvGemm(context, first,
+                                               /*dryRun=*/false,
+                                               /*force=*/true)))
+      return diags.emitError(first.stmt.getLoc())
+             << "compiler bug: the statement of '" << first.stmt.getLhs().name
+             << "' lost its BLAS form";
+    result.kernels.back().grid = context.grid;
+    return success();
+  case Segment::Kind::Mapped:
+    break;
+  }
+  const poly::MappedSchedule &schedule = *segment.schedule;
   LoweringKnobUse &knobs = context.knobsUsed;
-  knobs.schedule = knobs.scheduleDefault = true;
+  knobs.schedule = true;
   knobs.groupWork |= schedule.usedGroupWork;
   if (schedule.usedVectorRuns) {
     knobs.vectorRun = true;
@@ -822,9 +864,6 @@ LogicalResult DefLowerer::lowerMapped(const poly::MappedSchedule &schedule,
   }
   bool ok = true;
   for (unsigned index = 0; index < schedule.kernels.size(); ++index) {
-    std::string name = def.getName().name.str();
-    if (schedule.kernels.size() > 1)
-      name += "_" + std::to_string(index);
     llvm::SmallVector<unsigned, 8> used;
     std::function<void(const poly::AstNode &)> collect =
         [&](const poly::AstNode &node) {
@@ -835,128 +874,94 @@ LogicalResult DefLowerer::lowerMapped(const poly::MappedSchedule &schedule,
           llvm::for_each(node.elseChildren, collect);
         };
     collect(schedule.kernels[index].root);
-    llvm::SmallVector<PromotedTensor, 2> promoted = findPromotedTemporaries(
-        context, stmts, schedule.kernels, index, options.localMemoryBytes);
+    llvm::SmallVector<PromotedTensor, 2> local =
+        promoted(segment, schedule.kernels, index, options.localMemoryBytes);
     // tc.local_temporaries matters where some temporary would go to
     // local memory under the lowering's own budget.
     if (!knobs.localTemporaries)
       knobs.localTemporaries =
-          !findPromotedTemporaries(context, stmts, schedule.kernels, index,
-                                   std::max(options.localMemoryBytes,
-                                            LoweringOptions().localMemoryBytes))
+          !promoted(segment, schedule.kernels, index,
+                    std::max(options.localMemoryBytes,
+                             LoweringOptions().localMemoryBytes))
                .empty();
     llvm::StringSet<> locals;
-    for (const PromotedTensor &tensor : promoted)
+    for (const PromotedTensor &tensor : local)
       locals.insert(tensor.name);
-    createKernel(used, stmts, locals, name, result);
-    for (const PromotedTensor &tensor : promoted)
+    createKernel(used, segment.stmts, locals, kernelName(numKernels, result),
+                 result);
+    for (const PromotedTensor &tensor : local)
       createLocalTemporary(tensor.name, tensor.sliceShape)->localFixedDims =
           tensor.fixedDims;
-    if (failed(lowerScheduledKernel(context, stmts, schedule.kernels[index])))
+    if (failed(lowerScheduledKernel(context, segment.stmts,
+                                    schedule.kernels[index])))
       ok = false;
     result.kernels.back().grid = context.grid;
   }
-  if (!ok)
+  return success(ok);
+}
+
+LogicalResult DefLowerer::printSchedule(llvm::raw_ostream &os) {
+  LoweredDef result;
+  llvm::SmallVector<StmtContext, 4> stmts;
+  std::deque<Segment> segments;
+  if (failed(prepare(result, stmts)) ||
+      failed(planSegments(stmts, result, segments)))
     return failure();
-  result.fromSchedule = true;
-  result.knobs = context.knobsUsed;
-  return dropUnpassedTemporaries(result);
+  for (const auto &[temporary, lhs] : result.hoisted)
+    os << "# temporary '" << temporary << "' holds a subexpression of the "
+       << "statement of '" << lhs << "'\n";
+  for (const auto &[temporary, output] : result.storedInOutputs)
+    os << "# temporary '" << temporary << "' lives in output '" << output
+       << "'\n";
+  unsigned kernel = 0;
+  for (const Segment &segment : segments) {
+    llvm::StringRef lhs = segment.stmts.front().stmt.getLhs().name;
+    switch (segment.kind) {
+    case Segment::Kind::IdentityFill:
+      os << "# kernel " << kernel++ << ": fills '" << lhs
+         << "' with the identity of its reduction\n";
+      continue;
+    case Segment::Kind::Blas:
+      os << "# kernel " << kernel++ << ": the statement of '" << lhs
+         << "' as BLAS instructions\n";
+      continue;
+    case Segment::Kind::Mapped:
+      break;
+    }
+    const poly::MappedSchedule &schedule = *segment.schedule;
+    os << "# schedule tree of '" << def.getName().name << "'";
+    if (segments.size() > 1)
+      os << " from the statement of '" << lhs << "'";
+    os << " (fusion " << poly::getFusionStrategyName(segment.fusion) << ")\n"
+       << schedule.scheduleTree << "\n# isl AST\n"
+       << schedule.astText;
+    for (const poly::MappedKernel &mapped : schedule.kernels) {
+      os << "# kernel " << kernel++ << ", grid " << mapped.grid[0] << "x"
+         << mapped.grid[1] << "x" << mapped.grid[2] << "\n";
+      poly::print(mapped.root, os);
+    }
+  }
+  return success();
 }
 
 std::optional<LoweredDef> DefLowerer::run() {
   LoweredDef result;
   llvm::SmallVector<StmtContext, 4> stmts;
+  std::deque<Segment> segments;
   if (failed(prepare(result, stmts)))
     return std::nullopt;
-
   noteConvGemmKnob(stmts);
-  bool triedSchedule = options.useSchedule.value_or(!hasOpaqueRead(stmts));
-  if (triedSchedule) {
-    CallScope sharing;
-    llvm::SmallVector<StmtContext, 4> renamed;
-    llvm::Expected<poly::MappedSchedule> schedule =
-        mapSharingOutputs(stmts, /*keepBlas=*/true, sharing, renamed);
-    if (schedule) {
-      result.storedInOutputs = getSortedRenames(sharing);
-      for (const auto &[temporary, output] : result.storedInOutputs)
-        temporariesNotPassed.insert(temporary);
-      if (failed(lowerMapped(*schedule, renamed.empty() ? stmts : renamed,
-                             result)))
-        return std::nullopt;
-      return result;
-    }
-    // Defs the mapper does not take keep the statement-wise lowering.
-    llvm::consumeError(schedule.takeError());
-  }
-
-  // isl decides which statements share a launch, except that a
-  // convolution lowered to gemms and a product that would lose its BLAS form
-  // among its neighbours take a launch of their own, and a `!`
-  // reduction that does not reach every element of its tensor starts a new
-  // run of launches after one that fills the tensor with the identity. One
-  // launch keeps the def's name, several are numbered in launch order.
-  llvm::SmallVector<Launch, 2> launches;
-  auto addAlone = [&](unsigned index, bool identityFill) {
-    Launch &alone = launches.emplace_back();
-    alone.statements.push_back(index);
-    alone.barrierBefore.push_back({});
-    alone.identityFill = identityFill;
-  };
-  for (unsigned first = 0; first < stmts.size();) {
-    if (needsIdentityFill(stmts[first]))
-      addAlone(first, /*identityFill=*/true);
-    if (needsOwnLaunch(stmts[first])) {
-      addAlone(first++, /*identityFill=*/false);
-      continue;
-    }
-    unsigned last = first + 1;
-    while (last < stmts.size() && !needsOwnLaunch(stmts[last]) &&
-           !needsIdentityFill(stmts[last]))
-      ++last;
-    // A temporary that a statement beyond this run of statements touches
-    // lives across launches, so it cannot stay in one launch's local memory.
-    llvm::StringSet<> touchedElsewhere;
-    for (unsigned index = 0; index < stmts.size(); ++index)
-      if (index < first || index >= last) {
-        collectReads(stmts[index], touchedElsewhere);
-        context.scope = stmts[index].scope;
-        touchedElsewhere.insert(
-            context.resolve(stmts[index].stmt.getLhs().name));
-      }
-    for (Launch &launch : planLaunches(
-             context,
-             llvm::ArrayRef<StmtContext>(stmts).slice(first, last - first),
-             options.matchBlas, options.localMemoryBytes, touchedElsewhere)) {
-      for (unsigned &index : launch.statements)
-        index += first;
-      launches.push_back(std::move(launch));
-    }
-    first = last;
-  }
+  if (failed(planSegments(stmts, result, segments)))
+    return std::nullopt;
+  size_t numKernels = 0;
+  for (const Segment &segment : segments)
+    numKernels += segment.getNumKernels();
   bool ok = true;
-  for (unsigned index = 0; index < launches.size(); ++index) {
-    std::string name = def.getName().name.str();
-    if (launches.size() > 1)
-      name += "_" + std::to_string(index);
-    if (launches[index].identityFill)
-      lowerIdentityFill(stmts[launches[index].statements.front()], name,
-                        result);
-    else if (failed(lowerLaunch(launches[index], name, stmts, result)))
+  for (const Segment &segment : segments)
+    if (failed(lowerSegment(segment, numKernels, result)))
       ok = false;
-  }
   if (!ok)
     return std::nullopt;
-  // tc.schedule: whether the mapper would take the def. Asked only where
-  // the cost rule chose this path; a lowering told to take it (a tuning
-  // candidate with tc.schedule = 0) spends no isl scheduling on the
-  // question.
-  if (!triedSchedule && !options.useSchedule.has_value()) {
-    llvm::Expected<poly::MappedSchedule> schedule =
-        mapDef(stmts, /*keepBlas=*/true);
-    context.knobsUsed.schedule = static_cast<bool>(schedule);
-    if (!schedule)
-      llvm::consumeError(schedule.takeError());
-  }
   result.knobs = context.knobsUsed;
   if (failed(dropUnpassedTemporaries(result)))
     return std::nullopt;

@@ -106,8 +106,12 @@ private:
   /// never overlap, but the OpenCL compiler cannot know that a store in
   /// the loop leaves them alone, and a divisor read outside the loop lets
   /// the vectorizer take its reciprocal once (softmax's `s(n)`).
-  void hoistInvariants(llvm::ArrayRef<const AstNode *> chain,
-                       bool hoistReads = false);
+  /// Returns the region where the code after the loops goes: where a
+  /// loop's bounds are not constants (a tile clipped at the edge), the
+  /// hoisted code and the loops go into an `if` that they run at all, so
+  /// that a hoisted read touches nothing that no point of the loops would.
+  ir::Region *hoistInvariants(llvm::ArrayRef<const AstNode *> chain,
+                              bool hoistReads = false);
 
   ir::Value *index(const IndexExpr &expr);
   template <class Inst> ir::Value *binary(const IndexExpr &expr);
@@ -354,8 +358,9 @@ LogicalResult ScheduleLowerer::lowerFor(const AstNode &node, bool collective) {
   if (!lo || !hi)
     return failure();
   ir::Value *step = node.step == 1 ? nullptr : constant(node.step);
-  if (!collective)
-    hoistInvariants({&node}, /*hoistReads=*/true);
+  ir::Region *after = collective
+                          ? b.getInsertionRegion()
+                          : hoistInvariants({&node}, /*hoistReads=*/true);
   // A loop of statement instances only, inside a work-item: vector lanes
   // may take consecutive iterations, since TC's tensors never overlap and
   // its reductions may run in any order (the backend checks the accesses).
@@ -380,6 +385,7 @@ LogicalResult ScheduleLowerer::lowerFor(const AstNode &node, bool collective) {
     createBarrier(barrier);
   }
   b.setInsertionPointToEnd(*outer);
+  b.setInsertionPointToEnd(*after);
   return result;
 }
 
@@ -400,15 +406,14 @@ LogicalResult ScheduleLowerer::lowerWorkItems(const AstNode &node) {
     from.push_back(lo);
     to.push_back(hi);
   }
-  hoistInvariants(chain);
-  ir::Region *outer = b.getInsertionRegion();
+  ir::Region *after = hoistInvariants(chain);
   auto foreach = b.create<ir::ForeachInst>(loc(), from, to);
   for (unsigned i = 0; i < chain.size(); ++i)
     iterators[chain[chain.size() - 1 - i]->iterator] =
         foreach.getBody().getParameter(i);
   b.setInsertionPointToEnd(foreach.getBody());
   LogicalResult result = lowerBlock(chain.back()->children, false);
-  b.setInsertionPointToEnd(*outer);
+  b.setInsertionPointToEnd(*after);
   return result;
 }
 
@@ -420,43 +425,74 @@ void ScheduleLowerer::bindInstance(const AstNode &node, ExprLowerer &lowerer) {
     lowerer.bindValue(expr, value);
 }
 
-void ScheduleLowerer::hoistInvariants(llvm::ArrayRef<const AstNode *> chain,
-                                      bool hoistReads) {
-  // Only where the body surely runs: a hoisted read must not touch what no
-  // point of the loops would.
-  for (const AstNode *loop : chain)
+ir::Region *
+ScheduleLowerer::hoistInvariants(llvm::ArrayRef<const AstNode *> chain,
+                                 bool hoistReads) {
+  ir::Region *after = b.getInsertionRegion();
+  bool surelyRuns = true;
+  for (const AstNode *loop : chain) {
     if (loop->lo.getKind() != IndexExpr::Kind::Constant ||
-        loop->hi.getKind() != IndexExpr::Kind::Constant ||
-        loop->lo.getValue() >= loop->hi.getValue())
-      return;
+        loop->hi.getKind() != IndexExpr::Kind::Constant)
+      surelyRuns = false;
+    else if (loop->lo.getValue() >= loop->hi.getValue())
+      return after;
+  }
   llvm::StringSet<> loopIterators;
   for (const AstNode *loop : chain)
     loopIterators.insert(loop->iterator);
   Footprint body;
   footprint(*chain.back(), body);
+  struct Pending {
+    const AstNode *node;
+    llvm::StringSet<> variant;
+    llvm::SmallVector<const Expr *, 2> invariants;
+  };
+  std::vector<Pending> pending;
   for (const AstNode &node : chain.back()->children) {
     if (node.kind != AstNode::Kind::Instance || node.init)
       continue;
     const StmtContext &stmt = stmts[node.statement];
     def.scope = stmt.scope;
-    llvm::StringSet<> variant;
+    Pending entry{&node, {}, {}};
     for (unsigned i = 0; i < node.args.size() && i < stmt.ranges.size(); ++i)
       for (const std::string &var : node.args[i].getVariables())
         if (loopIterators.contains(var))
-          variant.insert(stmt.ranges[i].var);
-    llvm::SmallVector<const Expr *, 2> invariants;
-    collectInvariantSubexprs(def, stmt, variant, body.written, invariants,
-                             hoistReads);
-    if (invariants.empty())
-      continue;
+          entry.variant.insert(stmt.ranges[i].var);
+    collectInvariantSubexprs(def, stmt, entry.variant, body.written,
+                             entry.invariants, hoistReads);
+    if (!entry.invariants.empty())
+      pending.push_back(std::move(entry));
+  }
+  if (pending.empty())
+    return after;
+  if (!surelyRuns) {
+    Location l = loc();
+    ir::Value *runs = nullptr;
+    for (const AstNode *loop : chain) {
+      ir::Value *lo = index(loop->lo), *hi = index(loop->hi);
+      if (!lo || !hi)
+        return after;
+      ir::Value *nonEmpty = b.create<ir::LessThanInst>(l, lo, hi)->getResult(0);
+      runs = runs ? b.create<ir::AndInst>(l, runs, nonEmpty)->getResult(0)
+                  : nonEmpty;
+    }
+    auto guard =
+        b.create<ir::IfInst>(l, llvm::ArrayRef<const ir::Type *>(), runs);
+    b.setInsertionPointToEnd(guard.getThen());
+  }
+  for (const Pending &entry : pending) {
+    const AstNode &node = *entry.node;
+    const StmtContext &stmt = stmts[node.statement];
+    def.scope = stmt.scope;
     ExprLowerer lowerer(def, stmt);
     for (unsigned i = 0; i < node.args.size() && i < stmt.ranges.size(); ++i)
-      if (!variant.contains(stmt.ranges[i].var))
+      if (!entry.variant.contains(stmt.ranges[i].var))
         lowerer.bindIndex(stmt.ranges[i].var, index(node.args[i]));
-    for (const Expr *expr : invariants)
+    for (const Expr *expr : entry.invariants)
       if (ir::Value *value = lowerer.lowerValue(*expr))
         hoisted[&node].push_back({expr, value});
   }
+  return after;
 }
 
 LogicalResult ScheduleLowerer::lowerInstance(const AstNode &node) {
@@ -493,7 +529,7 @@ LogicalResult ScheduleLowerer::lowerInstance(const AstNode &node) {
 LogicalResult ScheduleLowerer::lowerReduction(const AstNode &node) {
   // `for` carrying the LHS element: load before, combine inside, store
   // after (the LHS subscripts do not use the loop's iterator).
-  hoistInvariants({&node}, /*hoistReads=*/true);
+  ir::Region *after = hoistInvariants({&node}, /*hoistReads=*/true);
   const AstNode &instance = node.children.front();
   const StmtContext &stmtContext = stmts[instance.statement];
   const ComprehensionStmt &stmt = stmtContext.stmt;
@@ -513,6 +549,7 @@ LogicalResult ScheduleLowerer::lowerReduction(const AstNode &node) {
   if (!total)
     return failure();
   b.create<ir::StoreInst>(stmt.getLhs().loc, total, lhs->memref, subscripts);
+  b.setInsertionPointToEnd(*after);
   return success();
 }
 
@@ -602,7 +639,8 @@ static ir::Value *subgroupReduce(ir::Builder &b, Location loc,
 }
 
 LogicalResult ScheduleLowerer::lowerParallelReduction(const AstNode &node) {
-  // Each work-item accumulates every work-group-size-th iteration, the
+  // Each work-item accumulates every work-group-size-th iteration (a
+  // chunk of consecutive ones with DefContext::contiguousPartials), the
   // subgroups reduce their work-items' partials and leave one per subgroup
   // in local memory; after a barrier the first subgroup combines those and
   // one work-item updates the LHS element.
@@ -660,8 +698,26 @@ LogicalResult ScheduleLowerer::lowerParallelReduction(const AstNode &node) {
   ir::Value *workItems =
       b.create<ir::MulInst>(l, first.numSubgroups, first.subgroupSize)
           ->getResult(0);
-  ir::Value *start = b.create<ir::AddInst>(l, lo, workItem)->getResult(0);
-  ir::Value *partial = accumulate(node, start, hi, workItems, identity());
+  auto add = [&](ir::Value *x, ir::Value *y) {
+    return b.create<ir::AddInst>(l, x, y)->getResult(0);
+  };
+  ir::Value *partial;
+  if (def.contiguousPartials) {
+    // A chunk of consecutive iterations per work-item: its loop walks
+    // memory contiguously, on vector lanes.
+    ir::Value *count = b.create<ir::SubInst>(l, hi, lo)->getResult(0);
+    ir::Value *lastItem =
+        b.create<ir::SubInst>(l, workItems, constant(1))->getResult(0);
+    ir::Value *chunk =
+        b.create<ir::DivInst>(l, add(count, lastItem), workItems)->getResult(0);
+    ir::Value *start =
+        add(lo, b.create<ir::MulInst>(l, workItem, chunk)->getResult(0));
+    ir::Value *end =
+        b.create<ir::MinInst>(l, hi, add(start, chunk))->getResult(0);
+    partial = accumulate(node, start, end, nullptr, identity());
+  } else {
+    partial = accumulate(node, add(lo, workItem), hi, workItems, identity());
+  }
   if (!partial) {
     b.setInsertionPointToEnd(*outer);
     return failure();
@@ -736,7 +792,6 @@ LogicalResult lowering::lowerScheduledKernel(DefContext &def,
                                              llvm::ArrayRef<StmtContext> stmts,
                                              const poly::MappedKernel &kernel) {
   def.grid = kernel.grid;
-  def.groupOrigins.clear();
   ScheduleLowerer lowerer(def, stmts);
   lowerer.createReductionBuffers(kernel.root, /*collective=*/true);
   return lowerer.lowerBlock(kernel.root.children, /*collective=*/true);

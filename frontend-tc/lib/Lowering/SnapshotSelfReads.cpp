@@ -18,6 +18,12 @@
 // the rewrite cannot reach it) or `exists` is reported as not supported
 // yet; `in` ranges are in the statement's ranges already.
 //
+// A reduction reads its LHS point as it was before the statement only where
+// its update is alone in its reduction loop (the accumulator is stored
+// after the loop). Where the schedule fuses that loop with other
+// statements, the lowering asks for its reads at the LHS point to go to the
+// copy too.
+//
 //===----------------------------------------------------------------------===//
 #include "DefLowering.h"
 
@@ -44,34 +50,36 @@ bool readsLhsPoint(const ApplyExpr &read, const ComprehensionStmt &stmt) {
   return true;
 }
 
-/// The reads of \p tensor in \p expr at a point other than the LHS point.
-void collectOtherPointReads(const Expr &expr, const ComprehensionStmt &stmt,
-                            llvm::SmallVectorImpl<const ApplyExpr *> &out) {
+/// The reads of the LHS of \p stmt in \p expr at a point other than the LHS
+/// point, or at any point with \p lhsPointToo.
+void collectSelfReads(const Expr &expr, const ComprehensionStmt &stmt,
+                      bool lhsPointToo,
+                      llvm::SmallVectorImpl<const ApplyExpr *> &out) {
   switch (expr.getKind()) {
   case Expr::Kind::Unary:
-    return collectOtherPointReads(llvm::cast<UnaryExpr>(expr).getOperand(),
-                                  stmt, out);
+    return collectSelfReads(llvm::cast<UnaryExpr>(expr).getOperand(), stmt,
+                            lhsPointToo, out);
   case Expr::Kind::Cast:
-    return collectOtherPointReads(llvm::cast<CastExpr>(expr).getOperand(), stmt,
-                                  out);
+    return collectSelfReads(llvm::cast<CastExpr>(expr).getOperand(), stmt,
+                            lhsPointToo, out);
   case Expr::Kind::Binary: {
     const auto &binary = llvm::cast<BinaryExpr>(expr);
-    collectOtherPointReads(binary.getLhs(), stmt, out);
-    return collectOtherPointReads(binary.getRhs(), stmt, out);
+    collectSelfReads(binary.getLhs(), stmt, lhsPointToo, out);
+    return collectSelfReads(binary.getRhs(), stmt, lhsPointToo, out);
   }
   case Expr::Kind::Ternary: {
     const auto &ternary = llvm::cast<TernaryExpr>(expr);
-    collectOtherPointReads(ternary.getCond(), stmt, out);
-    collectOtherPointReads(ternary.getTrueValue(), stmt, out);
-    return collectOtherPointReads(ternary.getFalseValue(), stmt, out);
+    collectSelfReads(ternary.getCond(), stmt, lhsPointToo, out);
+    collectSelfReads(ternary.getTrueValue(), stmt, lhsPointToo, out);
+    return collectSelfReads(ternary.getFalseValue(), stmt, lhsPointToo, out);
   }
   case Expr::Kind::Apply: {
     const auto &apply = llvm::cast<ApplyExpr>(expr);
     if (apply.isTensorRead() && apply.getCallee().name == stmt.getLhs().name &&
-        !readsLhsPoint(apply, stmt))
+        (lhsPointToo || !readsLhsPoint(apply, stmt)))
       out.push_back(&apply);
     for (const ExprPtr &arg : apply.getArgs())
-      collectOtherPointReads(*arg, stmt, out);
+      collectSelfReads(*arg, stmt, lhsPointToo, out);
     return;
   }
   default:
@@ -81,19 +89,20 @@ void collectOtherPointReads(const Expr &expr, const ComprehensionStmt &stmt,
 
 } // namespace
 
-LogicalResult
-lowering::snapshotSelfReads(DefContext &def,
-                            llvm::SmallVectorImpl<StmtContext> &stmts,
-                            RewrittenStatements &created, LoweredDef &lowered) {
+LogicalResult lowering::snapshotSelfReads(
+    DefContext &def, llvm::SmallVectorImpl<StmtContext> &stmts,
+    RewrittenStatements &created, LoweredDef &lowered,
+    llvm::function_ref<bool(const ComprehensionStmt &)> lhsPointToo) {
   llvm::SmallVector<StmtContext, 8> result;
   for (const StmtContext &stmtContext : stmts) {
     const ComprehensionStmt &stmt = stmtContext.stmt;
     def.scope = stmtContext.scope;
     llvm::SmallVector<const ApplyExpr *, 2> reads;
-    collectOtherPointReads(stmt.getRhs(), stmt, reads);
+    bool all = lhsPointToo && lhsPointToo(stmt);
+    collectSelfReads(stmt.getRhs(), stmt, all, reads);
     for (const WhereClause &where : stmt.getWheres())
       if (where.getKind() != WhereClause::Kind::Range)
-        collectOtherPointReads(where.getValue(), stmt, reads);
+        collectSelfReads(where.getValue(), stmt, all, reads);
     // Sema gives every LHS a distinct index per dimension.
     const TensorBinding *lhs = def.lookup(stmt.getLhs().name);
     if (reads.empty() || !lhs ||

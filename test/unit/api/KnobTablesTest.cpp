@@ -31,8 +31,8 @@ TEST(KnobTablesTest, EveryKnobHasOneOwner) {
     EXPECT_TRUE(backend::lookupBackendKnob(name)) << name.str();
   for (llvm::StringRef name :
        {"tc.block_rows", "tc.block_cols", "tc.group_work",
-        "tc.local_temporaries", "tc.schedule", "tc.fusion", "tc.inner_mapping",
-        "tc.conv_gemm", "tc.tile0", "tc.tile1", "tc.tile2"})
+        "tc.local_temporaries", "tc.fusion", "tc.inner_mapping", "tc.conv_gemm",
+        "tc.tile0", "tc.tile1", "tc.tile2"})
     EXPECT_TRUE(tc::lookupLoweringKnob(name)) << name.str();
   EXPECT_FALSE(backend::lookupBackendKnob("tc.schedule"));
   EXPECT_FALSE(tc::lookupLoweringKnob("gemm.rows"));
@@ -50,8 +50,8 @@ TEST(KnobTablesTest, RangesNameTheKnobAndTheValue) {
             "'gemm.rows' must not be negative, not -1");
   EXPECT_FALSE(backend::checkKnobRange(*rows, 0));
 
-  EXPECT_EQ(tc::checkKnobRange(*tc::lookupLoweringKnob("tc.schedule"), 2),
-            "'tc.schedule' must be 0 or 1, not 2");
+  EXPECT_EQ(tc::checkKnobRange(*tc::lookupLoweringKnob("tc.inner_mapping"), 2),
+            "'tc.inner_mapping' must be 0 or 1, not 2");
   EXPECT_EQ(tc::checkKnobRange(*tc::lookupLoweringKnob("tc.fusion"), 3),
             "'tc.fusion' must be 0 (max), 1 (outer) or 2 (none), not 3");
   EXPECT_FALSE(tc::checkKnobRange(*tc::lookupLoweringKnob("tc.fusion"), 2));
@@ -113,20 +113,14 @@ TEST(KnobTablesTest, LoweringDomainsHoldOnlyTheKnobsADefUses) {
   use = {};
   use.schedule = true;
   domains = tc::getLoweringKnobDomains(use, false);
-  ASSERT_EQ(domains.size(), 5u);
-  EXPECT_EQ(domains[0].name, "tc.schedule");
+  ASSERT_EQ(domains.size(), 4u);
+  EXPECT_EQ(domains[0].name, "tc.fusion");
   EXPECT_EQ(domains[0].defaultValue, 0);
-  tc::KnobValues values = {{"tc.schedule", 0},
-                           {"tc.fusion", 0},
-                           {"tc.inner_mapping", 1},
-                           {"tc.tile0", 0},
-                           {"tc.tile1", 0}};
-  EXPECT_FALSE(tc::checkMapperKnobs(values));
-  values["tc.tile1"] = 16;
-  EXPECT_EQ(tc::checkMapperKnobs(values),
-            "the mapper's knobs need tc.schedule = 1");
-  values["tc.schedule"] = 1;
-  EXPECT_FALSE(tc::checkMapperKnobs(values));
+  EXPECT_EQ(domains[1].name, "tc.inner_mapping");
+  EXPECT_EQ(domains[1].defaultValue, 1);
+  EXPECT_EQ(domains[2].name, "tc.tile0");
+  EXPECT_EQ(domains[3].name, "tc.tile1");
+  EXPECT_EQ(tc::lookupLoweringKnob("tc.schedule"), nullptr);
 
   // Vector runs: the core's run length is the default and among the
   // values tried.
@@ -144,14 +138,12 @@ TEST(KnobTablesTest, LoweringDomainsHoldOnlyTheKnobsADefUses) {
 TEST(KnobTablesTest, LoweringKnobsSetTheOptions) {
   tc::LoweringOptions options;
   tc::applyLoweringKnobs({{"tc.block_rows", 64},
-                          {"tc.schedule", 0},
                           {"tc.fusion", 2},
                           {"tc.tile1", 16},
                           {"tc.local_temporaries", 1}},
                          /*dedicatedLocalMemory=*/false,
                          /*localMemoryBytes=*/4096, options);
   EXPECT_EQ(options.blockRows, 64);
-  EXPECT_EQ(options.useSchedule, false);
   EXPECT_EQ(options.fusion, poly::FusionStrategy::None);
   ASSERT_EQ(options.tileSizes.size(), 2u);
   EXPECT_EQ(options.tileSizes[1], 16);
@@ -173,7 +165,7 @@ TEST(KnobTablesTest, AConfigurationIsCheckedAgainstBothTables) {
   };
   EXPECT_EQ(message({{"bogus", 1}}), "unknown tuning parameter 'bogus'");
   // The first offending name in name order is reported.
-  EXPECT_EQ(message({{"tc.schedule", 3}, {"gemm.cols", -1}}),
+  EXPECT_EQ(message({{"tc.fusion", 3}, {"gemm.cols", -1}}),
             "'gemm.cols' must not be negative, not -1");
   EXPECT_EQ(message({{"subgroup_size", 0}}),
             "'subgroup_size' must be positive, not 0");

@@ -141,25 +141,23 @@ TEST(TcTunerTest, StaleCachedConfigurationFallsBackToTheDefaults) {
 
 } // namespace
 
-TEST(TcTuningTest, TheMapperKnobsAreSearchedOnlyWithTheMapper) {
+TEST(TcTuningTest, TheMapperKnobsAreSearchedWithTheMapper) {
   std::optional<backend::CoreInfo> core =
       backend::CoreInfo::getPreset("pocl-cpu");
   ASSERT_TRUE(core);
   backend::KernelInfo defaults;
   defaults.workGroupSize = {16, 1};
   TcKnobs knobs;
-  knobs.schedule = true;
-  knobs.scheduleDefault = true;
   auto space = makeTcSearchSpace(knobs, *core, defaults);
   ASSERT_TRUE(bool(space)) << llvm::toString(space.takeError());
+  EXPECT_FALSE(space->getDefault().count("tc.fusion"));
+  knobs.schedule = true;
+  space = makeTcSearchSpace(knobs, *core, defaults);
+  ASSERT_TRUE(bool(space)) << llvm::toString(space.takeError());
   runtime::Configuration config = space->getDefault();
-  // The cost rule's choice is the knob's default.
-  EXPECT_EQ(config["tc.schedule"], 1);
-  EXPECT_TRUE(space->isLegal(config));
+  EXPECT_EQ(config["tc.fusion"], 0);
+  EXPECT_EQ(config["tc.inner_mapping"], 1);
+  EXPECT_FALSE(config.count("tc.schedule"));
   config["tc.fusion"] = 2;
-  EXPECT_TRUE(space->isLegal(config));
-  config["tc.schedule"] = 0;
-  EXPECT_FALSE(space->isLegal(config));
-  config["tc.fusion"] = 0;
   EXPECT_TRUE(space->isLegal(config));
 }

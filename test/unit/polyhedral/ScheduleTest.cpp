@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 using namespace comprehend::poly;
 using namespace comprehend::poly::test;
 
@@ -163,6 +165,62 @@ TEST(ScheduleTest, WithoutInnerMappingRowsGoToWorkItems) {
   EXPECT_NE(first.find(": work-item 0"), std::string::npos) << first;
   EXPECT_NE(first.find(": reduction"), std::string::npos) << first;
   EXPECT_EQ(schedule.kernels[0].grid[0], 4) << first;
+}
+
+/// The statements, in order, of each kernel of \p schedule.
+std::vector<std::vector<unsigned>> kernelsOf(const MappedSchedule &schedule) {
+  std::vector<std::vector<unsigned>> result;
+  for (const MappedKernel &kernel : schedule.kernels) {
+    std::vector<unsigned> &stmts = result.emplace_back();
+    std::function<void(const AstNode &)> collect = [&](const AstNode &node) {
+      if (node.kind == AstNode::Kind::Instance &&
+          !llvm::is_contained(stmts, node.statement))
+        stmts.push_back(node.statement);
+      llvm::for_each(node.children, collect);
+      llvm::for_each(node.elseChildren, collect);
+    };
+    collect(kernel.root);
+  }
+  return result;
+}
+
+using Kernels = std::vector<std::vector<unsigned>>;
+
+TEST(ScheduleTest, DependencesOrderTheStatements) {
+  // T(i) = A(i); O(i) = T(63 - i): isl reverses the second statement so
+  // that each work-item reads the element it has just written.
+  std::vector<ScheduledStatement> flipped = {
+      box("T", {"i"}, {{"i", 64}}, {read("A", {V("i")})}),
+      box("O", {"i"}, {{"i", 64}}, {read("T", {63 + C(-1) * V("i")})})};
+  MappedSchedule schedule = map(flipped);
+  ASSERT_EQ(schedule.kernels.size(), 1u);
+  EXPECT_EQ(text(schedule.kernels[0].root),
+            "for c1 in [0, 64) : work-item 0 {\n"
+            "  stmt0(c1)\n"
+            "  stmt1(-c1 + 63)\n"
+            "}\n");
+  // A data-dependent subscript may read any element of T: a kernel
+  // boundary.
+  std::vector<ScheduledStatement> gather = {
+      box("T", {"i"}, {{"i", 64}}, {read("A", {V("i")})}),
+      box("O", {"i"}, {{"i", 64}},
+          {read("T", {IndexExpr::opaque({"i"})}), read("Idx", {V("i")})})};
+  EXPECT_EQ(kernelsOf(map(gather)), (Kernels{{0}, {1}}));
+  // T(i) = A(i); B(i) = T(i + 1); T(i) = B(i) * 2: isl fuses the three
+  // into one sequential loop (each iteration reads T(i + 1) right after
+  // writing it and overwrites T(i) after the read before). No member of
+  // that band is parallel, so the band goes into each statement's part:
+  // three kernels, each over parallel work-items, in the order the
+  // dependences need (the last overwrites T only after B has read it).
+  std::vector<ScheduledStatement> overwritten = {
+      box("T", {"i"}, {{"i", 64}}, {read("A", {V("i")})}),
+      box("B", {"i"}, {{"i", 63}}, {read("T", {V("i") + 1})}),
+      box("T", {"i"}, {{"i", 64}}, {read("B", {V("i")})})};
+  schedule = map(overwritten);
+  EXPECT_EQ(kernelsOf(schedule), (Kernels{{0}, {1}, {2}}));
+  for (const MappedKernel &kernel : schedule.kernels)
+    EXPECT_NE(text(kernel.root).find(": work-item 0"), std::string::npos)
+        << text(kernel.root);
 }
 
 TEST(ScheduleTest, NoFusionKeepsStatementsApart) {

@@ -15,8 +15,8 @@
 // Long runs: with --gtest_repeat=R, repetition r of each test uses the next
 // seeds (the plain defs kSeed + 2r; the scheduled defs and the temporary
 // chains share the odd-offset rounds): 240 defs per repetition (96 plain,
-// 48 scheduled, 96 temporary chains), so R = 42 checks 10 080 defs.
-// COMPREHEND_FUZZ_FIRST_ROUND=s starts at repetition s (a failure's trace
+// 48 with random mapping options, 96 temporary chains), so R = 42 checks 10 080
+// defs. COMPREHEND_FUZZ_FIRST_ROUND=s starts at repetition s (a failure's trace
 // prints its seed).
 //
 //===----------------------------------------------------------------------===//
@@ -64,12 +64,13 @@ public:
   /// With \p favourTemporaries, defs have more statements, fewer outputs
   /// and read earlier results more often, in the order of their leading
   /// indices: temporaries that may live in local memory.
-  /// \p schedulePercent of the defs take the schedule-driven lowering with
-  /// random mapping options (fusion, tiles, inner mapping).
+  /// \p mapperOptionsPercent of the defs take random mapping options
+  /// (fusion, tiles, inner mapping, vector rows and runs); the others the
+  /// defaults.
   DefGenerator(std::mt19937 &rng, std::string name, bool favourTemporaries,
-               unsigned schedulePercent = 0)
+               unsigned mapperOptionsPercent = 0)
       : rng(rng), name(name), favourTemporaries(favourTemporaries),
-        schedulePercent(schedulePercent) {}
+        mapperOptionsPercent(mapperOptionsPercent) {}
 
   /// Whether `j + l` may subscript a dimension of extent N (N >= L), for
   /// convolution-like statements.
@@ -96,7 +97,7 @@ private:
   std::mt19937 &rng;
   std::string name;
   bool favourTemporaries;
-  unsigned schedulePercent;
+  unsigned mapperOptionsPercent;
   struct Written {
     std::string name;
     VarSet vars;
@@ -314,8 +315,7 @@ std::string DefGenerator::generate() {
   options.localMemoryBytes = localBytes[pick(4)];
   const int64_t groupWork[] = {0, 0, 1, 5};
   options.groupWork = groupWork[pick(4)];
-  options.useSchedule = chance(schedulePercent);
-  if (*options.useSchedule) {
+  if (chance(mapperOptionsPercent)) {
     const poly::FusionStrategy fusions[] = {
         poly::FusionStrategy::Max, poly::FusionStrategy::KeepOuterParallel,
         poly::FusionStrategy::None};
@@ -439,7 +439,7 @@ struct Reached {
 /// kDefsPerBatch defs from \p seed; adds what the lowerings reached to
 /// \p reached.
 void runBatches(runtime::Runtime &rt, unsigned seed, bool favourTemporaries,
-                unsigned schedulePercent, unsigned numBatches,
+                unsigned mapperOptionsPercent, unsigned numBatches,
                 Reached &reached) {
   static unsigned round[2]; // --gtest_repeat: the next seed each time
   const char *first = std::getenv("COMPREHEND_FUZZ_FIRST_ROUND");
@@ -465,7 +465,7 @@ void runBatches(runtime::Runtime &rt, unsigned seed, bool favourTemporaries,
     llvm::SmallVector<std::array<int64_t, 2>, 32> workGroups;
     for (unsigned d = 0; d < kDefsPerBatch; ++d) {
       DefGenerator generator(rng, "p" + std::to_string(d), favourTemporaries,
-                             schedulePercent);
+                             mapperOptionsPercent);
       generator.allowShift = sizes["N"] >= sizes["L"];
       text += generator.generate();
       options.push_back(generator.options);
@@ -519,7 +519,7 @@ void runBatches(runtime::Runtime &rt, unsigned seed, bool favourTemporaries,
               {{std::string(runtime::kWorkGroupSize0), workGroups[d][0]},
                {std::string(runtime::kWorkGroupSize1), workGroups[d][1]}});
       }
-      reached.scheduled += result->fromSchedule;
+      reached.scheduled += result->knobs.schedule;
       reached.storedInOutputs += result->storedInOutputs.size();
       reached.hoisted += result->hoisted.size();
       defs.push_back({def, std::move(*result), d});
@@ -564,14 +564,13 @@ void runBatches(runtime::Runtime &rt, unsigned seed, bool favourTemporaries,
           << " blockCols=" << options[d].blockCols
           << " groupWork=" << options[d].groupWork
           << " localMemoryBytes=" << options[d].localMemoryBytes
-          << " useSchedule=" << *options[d].useSchedule
           << " fusion=" << poly::getFusionStrategyName(options[d].fusion).str()
           << " innerMapping=" << options[d].innerMapping
           << " vectorRows=" << options[d].vectorRows
           << " vectorRun=" << options[d].vectorRun << " tiles="
           << testing::PrintToString(std::vector<int64_t>(
                  options[d].tileSizes.begin(), options[d].tileSizes.end()))
-          << " fromSchedule=" << result.fromSchedule
+          << " scheduled=" << result.knobs.schedule
           << " workGroup=" << workGroups[d][0] << "x" << workGroups[d][1]
           << "\n"
           << defText << kernelOs.str();
@@ -592,17 +591,16 @@ void runBatches(runtime::Runtime &rt, unsigned seed, bool favourTemporaries,
 
 TEST_F(LoweringFuzzTest, RandomDefsMatchTheEvaluator) {
   Reached reached;
-  runBatches(*rt, kSeed, /*favourTemporaries=*/false, /*schedulePercent=*/30,
-             kBatches, reached);
+  runBatches(*rt, kSeed, /*favourTemporaries=*/false,
+             /*mapperOptionsPercent=*/30, kBatches, reached);
 }
 
 TEST_F(LoweringFuzzTest, RandomScheduledDefsMatchTheEvaluator) {
-  // Every def asks for the schedule-driven lowering (fused, tiled and
-  // reduced schedules, random mapping options); those with a gemm or gemv
-  // keep the BLAS lowering.
+  // Every def takes random mapping options (fused, tiled and reduced
+  // schedules); statements with a gemm or gemv keep their BLAS kernels.
   Reached reached;
   runBatches(*rt, kSeed + 2, /*favourTemporaries=*/true,
-             /*schedulePercent=*/100, /*numBatches=*/2, reached);
+             /*mapperOptionsPercent=*/100, /*numBatches=*/2, reached);
   EXPECT_GE(reached.scheduled, kDefsPerBatch);
   // The fixed seed of a plain run reaches a temporary in an output's memory
   // (ShareOutputStorage.cpp); about one def in 50 does.
@@ -613,7 +611,7 @@ TEST_F(LoweringFuzzTest, RandomScheduledDefsMatchTheEvaluator) {
 TEST_F(LoweringFuzzTest, RandomTemporaryChainsMatchTheEvaluator) {
   Reached reached;
   runBatches(*rt, kSeed + 1, /*favourTemporaries=*/true,
-             /*schedulePercent=*/0, kBatches, reached);
+             /*mapperOptionsPercent=*/0, kBatches, reached);
   // The generator reaches temporaries in local memory, many of them.
   EXPECT_GE(reached.local, 10u);
 }

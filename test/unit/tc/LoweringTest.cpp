@@ -23,14 +23,6 @@ using comprehend::tc::test::TcSource;
 
 namespace {
 
-/// The statement-wise lowering, which most tests here pin; the mapper (the
-/// default) has tests of its own (ScheduleTest, test/lit/tc/lowering).
-LoweringOptions statementWise() {
-  LoweringOptions options;
-  options.useSchedule = false;
-  return options;
-}
-
 /// The names of the tensors the caller allocates, in their order.
 std::vector<std::string> tensorNames(const LoweredDef &lowered) {
   std::vector<std::string> names;
@@ -45,7 +37,7 @@ struct Lowered {
 
   std::optional<LoweredDef> lower(llvm::StringRef entry,
                                   const llvm::StringMap<int64_t> &sizes,
-                                  LoweringOptions options = statementWise()) {
+                                  LoweringOptions options = {}) {
     Program *tc = source.load();
     if (!tc)
       return std::nullopt;
@@ -123,18 +115,34 @@ TEST(LoweringTest, BatchesSetTheGrid) {
   ASSERT_TRUE(result);
   EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{6, 1, 1}));
 
+  // Max pooling goes to the mapper, which tiles the output band (n, c, h)
+  // onto the groups by tc.group_work points (64): a 16 x 16 image has 3 x
+  // 16 = 48 (c, h) points, so each group takes one image n and its
+  // work-items the (c, h) points, each walking the row w.
   Lowered pool(readExample("max_pool.tc"));
-  result = pool.lower("max_pool", {{"N", 2}, {"C", 3}, {"H", 4}, {"W", 6}});
+  result = pool.lower("max_pool", {{"N", 5}, {"C", 3}, {"H", 32}, {"W", 32}});
   ASSERT_TRUE(result);
-  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{2, 3, 1}));
+  ASSERT_EQ(result->kernels.size(), 1u);
+  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{5, 1, 1}));
   EXPECT_EQ(result->tensors[1].shape,
-            (llvm::SmallVector<int64_t, 4>{2, 3, 2, 3}));
+            (llvm::SmallVector<int64_t, 4>{5, 3, 16, 16}));
+  // With 16 points per group a row w of 16 outputs occupies the
+  // work-items: one group per (n, c, h).
+  Lowered rows(readExample("max_pool.tc"));
+  LoweringOptions options = {};
+  options.groupWork = 16;
+  result = rows.lower("max_pool", {{"N", 5}, {"C", 3}, {"H", 32}, {"W", 32}},
+                      options);
+  ASSERT_TRUE(result);
+  ASSERT_EQ(result->kernels.size(), 1u);
+  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{5, 3, 16}));
+  EXPECT_TRUE(succeeded(ir::verify(rows.program, rows.source.diags)));
 }
 
 TEST(LoweringTest, BlocksSplitTheOutputOverGroups) {
   // Output memref C' is N x M = 10 x 7; blocks of 4 x 3 rows x cols.
   Lowered lowered(readExample("matmul.tc"));
-  LoweringOptions options = statementWise();
+  LoweringOptions options = {};
   options.blockRows = 4;
   options.blockCols = 3;
   auto result =
@@ -183,7 +191,7 @@ TEST(LoweringTest, DefaultBlocksDependOnTheProblemSize) {
 
 TEST(LoweringTest, NegativeBlocksAreReported) {
   Lowered lowered(readExample("matmul.tc"));
-  LoweringOptions options = statementWise();
+  LoweringOptions options = {};
   options.blockRows = -1;
   options.blockCols = -8;
   EXPECT_FALSE(
@@ -196,36 +204,13 @@ TEST(LoweringTest, NegativeBlocksAreReported) {
                 "the default), found -8"}));
 }
 
-TEST(LoweringTest, TemporariesFollowOutputs) {
-  Lowered lowered(readExample("softmax.tc"));
-  // Without local memory every temporary is a global scratch parameter.
-  LoweringOptions options = statementWise();
-  options.localMemoryBytes = 0;
-  auto result = lowered.lower("softmax", {{"N", 3}, {"D", 4}}, options);
-  ASSERT_TRUE(result);
-  std::vector<std::string> names = tensorNames(*result);
-  EXPECT_EQ(names, (std::vector<std::string>{"X", "Y", "mx", "e", "s"}));
-  EXPECT_EQ(result->tensors[2].role, TensorInfo::Role::Temporary);
-  // Every dependence keeps the row n: one launch over the rows, the
-  // statements separated by barriers within each group.
-  ASSERT_EQ(result->kernels.size(), 1u);
-  EXPECT_EQ(result->kernels[0].function->getName(), "softmax");
-  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{3, 1, 1}));
-  EXPECT_EQ(result->kernels[0].tensorIndices,
-            (llvm::SmallVector<unsigned, 4>{0, 1, 2, 3, 4}));
-  EXPECT_EQ(
-      countKind(result->kernels[0].function->getBody(), ir::InstKind::Barrier),
-      3u);
-  EXPECT_EQ(
-      countKind(result->kernels[0].function->getBody(), ir::InstKind::Alloca),
-      0u);
-}
-
-/// The allocas at the top of \p function: name -> memref type.
+/// The named allocas at the top of \p function (the temporaries in local
+/// memory; a parallel reduction's scratch has no name): name -> memref type.
 llvm::StringMap<const ir::MemRefType *> getAllocas(const ir::Function &func) {
   llvm::StringMap<const ir::MemRefType *> result;
   for (const ir::Instruction &inst : func.getBody())
-    if (inst.getKind() == ir::InstKind::Alloca)
+    if (inst.getKind() == ir::InstKind::Alloca &&
+        !inst.getResult(0)->getName().empty())
       result[inst.getResult(0)->getName()] =
           llvm::cast<ir::MemRefType>(inst.getResult(0)->getType());
   return result;
@@ -240,43 +225,81 @@ std::vector<std::pair<bool, bool>> getBarriers(const ir::Function &func) {
   return result;
 }
 
+TEST(LoweringTest, TemporariesFollowOutputs) {
+  Lowered lowered(readExample("softmax.tc"));
+  // Without local memory every temporary is a global scratch parameter
+  // after the outputs, except e, which lives in Y (the output it becomes).
+  LoweringOptions options = {};
+  options.localMemoryBytes = 0;
+  auto result = lowered.lower("softmax", {{"N", 3}, {"D", 64}}, options);
+  ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
+  std::vector<std::string> names = tensorNames(*result);
+  EXPECT_EQ(names, (std::vector<std::string>{"X", "Y", "mx", "s"}));
+  EXPECT_EQ(result->tensors[1].role, TensorInfo::Role::Output);
+  EXPECT_EQ(result->tensors[2].role, TensorInfo::Role::Temporary);
+  EXPECT_EQ(result->tensors[3].role, TensorInfo::Role::Temporary);
+  EXPECT_EQ(result->tensors[3].shape, (llvm::SmallVector<int64_t, 4>{3}));
+  // Every dependence keeps the row n and a row of 64 occupies the
+  // work-items: one kernel, one group per row, taking all four tensors.
+  ASSERT_EQ(result->kernels.size(), 1u);
+  const ir::Function &func = *result->kernels[0].function;
+  EXPECT_EQ(func.getName(), "softmax");
+  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{3, 1, 1}));
+  EXPECT_EQ(result->kernels[0].tensorIndices,
+            (llvm::SmallVector<unsigned, 4>{0, 1, 2, 3}));
+  EXPECT_EQ(func.getNumParameters(), 4u);
+  // No temporary is an alloca (the one alloca is the reductions' unnamed
+  // scratch); the work-items of a group exchange mx, e (in Y) and s
+  // through global memory, so some barriers fence it.
+  EXPECT_TRUE(getAllocas(func).empty());
+  EXPECT_TRUE(llvm::any_of(getBarriers(func), [](std::pair<bool, bool> flags) {
+    return flags.first;
+  }));
+  EXPECT_TRUE(succeeded(ir::verify(lowered.program, lowered.source.diags)));
+}
+
 TEST(LoweringTest, SmallTemporariesLiveInLocalMemory) {
   Lowered lowered(readExample("softmax.tc"));
-  // On the loop path no temporary is a BLAS operand: all three are used in
-  // the launch over the rows only, each group on its own row.
-  LoweringOptions options = statementWise();
-  options.matchBlas = false;
-  auto result = lowered.lower("softmax", {{"N", 3}, {"D", 4}}, options);
+  // One kernel, one group per row: mx, e and s are touched by this kernel
+  // alone, always inside the group loop over n, so all three become allocas
+  // in local memory instead of parameters (e too: a local temporary never
+  // moves to Y).
+  auto result = lowered.lower("softmax", {{"N", 3}, {"D", 64}});
   ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
   std::vector<std::string> names = tensorNames(*result);
   EXPECT_EQ(names, (std::vector<std::string>{"X", "Y"}));
+  EXPECT_TRUE(result->storedInOutputs.empty());
   ASSERT_EQ(result->kernels.size(), 1u);
+  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{3, 1, 1}));
   const ir::Function &func = *result->kernels[0].function;
   EXPECT_EQ(func.getNumParameters(), 2u);
   EXPECT_EQ(result->kernels[0].tensorIndices,
             (llvm::SmallVector<unsigned, 4>{0, 1}));
   llvm::StringMap<const ir::MemRefType *> allocas = getAllocas(func);
   ASSERT_EQ(allocas.size(), 3u);
-  // One row per group: mx and s one float, e the row of D = 4 floats.
+  ASSERT_TRUE(allocas.count("mx") && allocas.count("e") && allocas.count("s"));
+  // The slice of one group: the row n is its own coordinate, so mx and s
+  // are one float and e the row of D = 64 floats (memref modes reversed).
   EXPECT_EQ(allocas["mx"]->getShape(), (llvm::ArrayRef<int64_t>{1}));
-  EXPECT_EQ(allocas["e"]->getShape(), (llvm::ArrayRef<int64_t>{4, 1}));
+  EXPECT_EQ(allocas["e"]->getShape(), (llvm::ArrayRef<int64_t>{64, 1}));
   EXPECT_EQ(allocas["s"]->getShape(), (llvm::ArrayRef<int64_t>{1}));
-  EXPECT_EQ(allocas["e"]->getAddressSpace(), ir::AddressSpace::Local);
-  // Every dependence is through a local temporary.
-  using Flags = std::pair<bool, bool>;
-  EXPECT_EQ(getBarriers(func),
-            (std::vector<Flags>{{false, true}, {false, true}, {false, true}}));
-  // mx dies after e is computed, s and e at the end of the kernel.
-  EXPECT_EQ(countKind(func.getBody(), ir::InstKind::LifetimeStop), 1u);
+  for (const auto &entry : allocas)
+    EXPECT_EQ(entry.second->getAddressSpace(), ir::AddressSpace::Local)
+        << entry.first().str();
+  // Every dependence is through local memory: barriers, none global.
+  std::vector<std::pair<bool, bool>> barriers = getBarriers(func);
+  EXPECT_FALSE(barriers.empty());
+  for (auto [global, local] : barriers) {
+    EXPECT_FALSE(global);
+    EXPECT_TRUE(local);
+  }
   EXPECT_TRUE(succeeded(ir::verify(lowered.program, lowered.source.diags)));
 }
 
 TEST(LoweringTest, AMappedTemporaryLivesInTheOutputItBecomes) {
   Lowered lowered(readExample("softmax.tc"));
-  // The mapper, temporaries in global memory: e lives in Y and is no
-  // parameter; the statement-wise lowering keeps it.
+  // Temporaries in global memory: e lives in Y and is no parameter.
   LoweringOptions options;
-  options.useSchedule = true;
   options.localMemoryBytes = 0;
   auto mapped = lowered.lower("softmax", {{"N", 3}, {"D", 4}}, options);
   ASSERT_TRUE(mapped) << testing::PrintToString(lowered.source.messages);
@@ -285,20 +308,14 @@ TEST(LoweringTest, AMappedTemporaryLivesInTheOutputItBecomes) {
   using Stored = std::pair<std::string, std::string>;
   EXPECT_EQ(mapped->storedInOutputs,
             (llvm::SmallVector<Stored, 1>{Stored{"e", "Y"}}));
-  options.useSchedule = false;
-  auto statementWise = lowered.lower("softmax", {{"N", 3}, {"D", 4}}, options);
-  ASSERT_TRUE(statementWise);
-  EXPECT_TRUE(statementWise->storedInOutputs.empty());
-  EXPECT_EQ(statementWise->tensors.size(), 5u);
 }
 
 TEST(LoweringTest, CostlyInvariantsOfTheLastIndexGetTemporaries) {
   // Batch norm's rsqrt(var(c) + 1e-5) is a temporary over c, allocated by
-  // the caller like the def's own temporaries, on both lowerings.
+  // the caller like the def's own temporaries.
   Lowered lowered(readExample("batch_norm.tc"));
-  for (bool schedule : {true, false}) {
+  {
     LoweringOptions options;
-    options.useSchedule = schedule;
     options.localMemoryBytes = 0; // every temporary in global memory
     auto result = lowered.lower("batch_norm", {{"N", 6}, {"C", 10}}, options);
     ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
@@ -326,27 +343,65 @@ def f(float(M, N) A, float(N) b) -> (O, O_hoisted0) {
 }
 
 TEST(LoweringTest, LocalMemoryBudgetKeepsLargeSlicesGlobal) {
-  Lowered lowered(readExample("softmax.tc"));
-  // 8 bytes: mx (4 bytes) fits, then e (a row of 16 bytes) does not, then
-  // s (4 bytes) fits again.
-  LoweringOptions options = statementWise();
-  options.matchBlas = false;
-  options.localMemoryBytes = 8;
-  auto result = lowered.lower("softmax", {{"N", 3}, {"D", 4}}, options);
-  ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
-  std::vector<std::string> names = tensorNames(*result);
-  EXPECT_EQ(names, (std::vector<std::string>{"X", "Y", "e"}));
-  EXPECT_EQ(result->tensors[2].role, TensorInfo::Role::Temporary);
+  // Slices are taken in the def's order while they fit: mx (4 bytes), e
+  // (a row of 64 floats, 256 bytes), s (4 bytes).
+  auto lower = [](Lowered &lowered, int64_t bytes) {
+    LoweringOptions options = {};
+    options.localMemoryBytes = bytes;
+    return lowered.lower("softmax", {{"N", 3}, {"D", 64}}, options);
+  };
+  using Flags = std::pair<bool, bool>;
+  auto isGlobal = [](Flags flags) { return flags.first; };
+
+  // 8 bytes: mx fits, then e does not, then s fits again. e stays in global
+  // memory, where it lives in Y.
+  Lowered small(readExample("softmax.tc"));
+  auto result = lower(small, 8);
+  ASSERT_TRUE(result) << testing::PrintToString(small.source.messages);
+  EXPECT_EQ(tensorNames(*result), (std::vector<std::string>{"X", "Y"}));
+  using Stored = std::pair<std::string, std::string>;
+  EXPECT_EQ(result->storedInOutputs,
+            (llvm::SmallVector<Stored, 1>{Stored{"e", "Y"}}));
+  ASSERT_EQ(result->kernels.size(), 1u);
   const ir::Function &func = *result->kernels[0].function;
   llvm::StringMap<const ir::MemRefType *> allocas = getAllocas(func);
   EXPECT_EQ(allocas.size(), 2u);
-  EXPECT_TRUE(allocas.count("mx") && allocas.count("s"));
-  // mx -> e: local; e -> s: global (which also orders e before Y);
-  // s -> Y: local.
-  using Flags = std::pair<bool, bool>;
-  EXPECT_EQ(getBarriers(func),
-            (std::vector<Flags>{{false, true}, {true, false}, {false, true}}));
-  EXPECT_TRUE(succeeded(ir::verify(lowered.program, lowered.source.diags)));
+  ASSERT_TRUE(allocas.count("mx") && allocas.count("s"));
+  EXPECT_EQ(allocas["mx"]->getShape(), (llvm::ArrayRef<int64_t>{1}));
+  EXPECT_EQ(allocas["s"]->getShape(), (llvm::ArrayRef<int64_t>{1}));
+  // Two dependences go through e in Y, from one work-item to another: e's
+  // stores before the row sum reads them, and the sum's reads before the
+  // division overwrites Y. Their barriers fence global and local memory;
+  // the others only local memory.
+  std::vector<Flags> barriers = getBarriers(func);
+  EXPECT_EQ(llvm::count(barriers, Flags{true, true}), 2);
+  EXPECT_EQ(llvm::count_if(barriers, isGlobal), 2);
+  EXPECT_TRUE(succeeded(ir::verify(small.program, small.source.diags)));
+
+  // 260 bytes: mx and e fit, s no longer does: a global scratch parameter.
+  Lowered medium(readExample("softmax.tc"));
+  result = lower(medium, 260);
+  ASSERT_TRUE(result) << testing::PrintToString(medium.source.messages);
+  EXPECT_EQ(tensorNames(*result), (std::vector<std::string>{"X", "Y", "s"}));
+  EXPECT_TRUE(result->storedInOutputs.empty());
+  ASSERT_EQ(result->kernels.size(), 1u);
+  EXPECT_EQ(result->kernels[0].tensorIndices,
+            (llvm::SmallVector<unsigned, 4>{0, 1, 2}));
+  allocas = getAllocas(*result->kernels[0].function);
+  EXPECT_EQ(allocas.size(), 2u);
+  ASSERT_TRUE(allocas.count("mx") && allocas.count("e"));
+  EXPECT_EQ(allocas["e"]->getShape(), (llvm::ArrayRef<int64_t>{64, 1}));
+  EXPECT_TRUE(
+      llvm::any_of(getBarriers(*result->kernels[0].function), isGlobal));
+
+  // 264 bytes hold all three: no barrier fences global memory.
+  Lowered large(readExample("softmax.tc"));
+  result = lower(large, 264);
+  ASSERT_TRUE(result) << testing::PrintToString(large.source.messages);
+  EXPECT_EQ(tensorNames(*result), (std::vector<std::string>{"X", "Y"}));
+  EXPECT_EQ(getAllocas(*result->kernels[0].function).size(), 3u);
+  EXPECT_FALSE(
+      llvm::any_of(getBarriers(*result->kernels[0].function), isGlobal));
 }
 
 TEST(LoweringTest, TemporariesOfSeveralLaunchesStayGlobal) {
@@ -367,50 +422,98 @@ def split(float(N) A) -> (O) {
 }
 
 TEST(LoweringTest, DependencesAcrossGroupsSplitTheDef) {
+  // The groups of a kernel run in parallel, so a dependence from one group
+  // to another ends a kernel. O(i) reads T(N - 1 - i), which another group
+  // wrote: two kernels, each over ceil(100 / 64) = 2 groups of
+  // tc.group_work points, each taking only the tensors it touches.
+  Lowered reversed(R"TC(
+def split(float(N) A) -> (O) {
+  T(i) = A(i) * 2
+  O(i) = T(i) + T(N - 1 - i)
+}
+)TC");
+  auto result = reversed.lower("split", {{"N", 100}});
+  ASSERT_TRUE(result) << testing::PrintToString(reversed.source.messages);
+  // Tensors: A, O, T.
+  ASSERT_EQ(result->kernels.size(), 2u);
+  EXPECT_EQ(result->kernels[0].function->getName(), "split_0");
+  EXPECT_EQ(result->kernels[0].tensorIndices,
+            (llvm::SmallVector<unsigned, 4>{0, 2}));
+  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{2, 1, 1}));
+  EXPECT_EQ(result->kernels[1].function->getName(), "split_1");
+  EXPECT_EQ(result->kernels[1].tensorIndices,
+            (llvm::SmallVector<unsigned, 4>{1, 2}));
+  EXPECT_EQ(result->kernels[1].grid, (std::array<int64_t, 3>{2, 1, 1}));
+  for (const LoweredKernel &kernel : result->kernels)
+    EXPECT_EQ(countKind(kernel.function->getBody(), ir::InstKind::Barrier), 0u);
+  EXPECT_TRUE(succeeded(ir::verify(reversed.program, reversed.source.diags)));
+
+  // The division needs all of s(): three kernels, s's init, the parallel
+  // reduction (one group, its work-items' partial sums combined through
+  // local memory) and the division.
   Lowered lowered(R"TC(
 def normalize(float(N) A, float(N) Z) -> (B) {
   s() +=! A(i)
   B(i) = A(i) / s()
 }
 )TC");
-  auto result = lowered.lower("normalize", {{"N", 9}});
+  result = lowered.lower("normalize", {{"N", 9}});
   ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
-  ASSERT_EQ(result->kernels.size(), 2u);
-  // Tensors: A, Z, B, s. The sum takes A and s; the division A, B and s.
+  ASSERT_EQ(result->kernels.size(), 3u);
+  // Tensors: A, Z, B, s. The init and the sum take the sum statement's
+  // tensors, A and s; the division A, B and s. No kernel takes Z.
   EXPECT_EQ(result->kernels[0].function->getName(), "normalize_0");
   EXPECT_EQ(result->kernels[0].tensorIndices,
             (llvm::SmallVector<unsigned, 4>{0, 3}));
-  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{1, 1, 1}));
   EXPECT_EQ(result->kernels[1].function->getName(), "normalize_1");
   EXPECT_EQ(result->kernels[1].tensorIndices,
+            (llvm::SmallVector<unsigned, 4>{0, 3}));
+  EXPECT_EQ(result->kernels[2].function->getName(), "normalize_2");
+  EXPECT_EQ(result->kernels[2].tensorIndices,
             (llvm::SmallVector<unsigned, 4>{0, 2, 3}));
-  EXPECT_EQ(result->kernels[1].function->getNumParameters(), 3u);
+  EXPECT_EQ(result->kernels[2].function->getNumParameters(), 3u);
+  // One group each: the init and the sum write one scalar, and the
+  // division's 9 points are fewer than tc.group_work (64).
+  for (const LoweredKernel &kernel : result->kernels)
+    EXPECT_EQ(kernel.grid, (std::array<int64_t, 3>{1, 1, 1}))
+        << kernel.function->getName().str();
+  // Only the reduction synchronises its work-items, in local memory.
+  using Flags = std::pair<bool, bool>;
+  EXPECT_EQ(getBarriers(*result->kernels[1].function),
+            (std::vector<Flags>{{false, true}, {false, true}}));
   EXPECT_EQ(
-      countKind(result->kernels[1].function->getBody(), ir::InstKind::Barrier),
+      countKind(result->kernels[2].function->getBody(), ir::InstKind::Barrier),
       0u);
   EXPECT_TRUE(succeeded(ir::verify(lowered.program, lowered.source.diags)));
 
   // conv2d as loops: the bias statement reads what the same work-item
-  // wrote, so both share one launch over (n, m) without a barrier.
+  // wrote, so both share one kernel without a barrier. The band (n, m, h)
+  // is tiled by 64 points: h (16) whole, m by 4, so 2 x 2 groups.
   Lowered conv(readExample("conv2d.tc"));
-  LoweringOptions loops = statementWise();
+  LoweringOptions loops;
   loops.convAsGemm = false;
-  result = conv.lower(
-      "conv2d",
-      {{"N", 2}, {"C", 3}, {"H", 7}, {"W", 9}, {"M", 5}, {"KH", 3}, {"KW", 2}},
-      loops);
+  result = conv.lower("conv2d",
+                      {{"N", 2},
+                       {"C", 3},
+                       {"H", 18},
+                       {"W", 20},
+                       {"M", 5},
+                       {"KH", 3},
+                       {"KW", 2}},
+                      loops);
   ASSERT_TRUE(result);
   ASSERT_EQ(result->kernels.size(), 1u);
   EXPECT_EQ(result->kernels[0].function->getName(), "conv2d");
-  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{2, 5, 1}));
+  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{2, 2, 1}));
   EXPECT_EQ(
       countKind(result->kernels[0].function->getBody(), ir::InstKind::Barrier),
       0u);
+  EXPECT_TRUE(succeeded(ir::verify(conv.program, conv.source.diags)));
 }
 
 TEST(LoweringTest, ConvolutionIsGemmsOverViewsInALaunchOfItsOwn) {
   Lowered conv(readExample("conv2d.tc"));
-  LoweringOptions forced = statementWise();
+  LoweringOptions forced;
   forced.convAsGemm = true;
   std::optional<LoweredDef> result = conv.lower(
       "conv2d",
@@ -543,26 +646,33 @@ TEST(LoweringTest, MissingSizesAreReported) {
 
 TEST(LoweringTest, CallsAreInlined) {
   Lowered lowered(readExample("mlp.tc"));
-  // As loops (no BLAS instruction), both layers keep the batch row b.
-  LoweringOptions options = statementWise();
+  // As loops (no BLAS instruction), the statements of both calls keep the
+  // batch row b: one kernel, one group per row (a hidden row of N = 64
+  // occupies the work-items).
+  LoweringOptions options = {};
   options.matchBlas = false;
   auto result =
-      lowered.lower("mlp", {{"B", 2}, {"M", 3}, {"N", 4}, {"P", 5}}, options);
+      lowered.lower("mlp", {{"B", 2}, {"M", 3}, {"N", 64}, {"P", 5}}, options);
   ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
   std::vector<std::string> names = tensorNames(*result);
-  // The hidden layer O1 lives in local memory, one row of N = 4 per group.
+  // The first call's output O1 is a temporary of mlp that lives in local
+  // memory, one row of N = 64 per group.
   EXPECT_EQ(names,
             (std::vector<std::string>{"I", "W1", "B1", "W2", "B2", "O2"}));
+  ASSERT_EQ(result->kernels.size(), 1u);
+  EXPECT_EQ(result->kernels[0].function->getName(), "mlp");
+  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{2, 1, 1}));
   llvm::StringMap<const ir::MemRefType *> allocas =
       getAllocas(*result->kernels[0].function);
   ASSERT_EQ(allocas.size(), 1u);
-  EXPECT_EQ(allocas["O1"]->getShape(), (llvm::ArrayRef<int64_t>{4, 1}));
-  // Two statements per call, all keeping the batch row: one launch.
-  ASSERT_EQ(result->kernels.size(), 1u);
-  EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{2, 1, 1}));
+  ASSERT_TRUE(allocas.count("O1"));
+  EXPECT_EQ(allocas["O1"]->getShape(), (llvm::ArrayRef<int64_t>{64, 1}));
+  EXPECT_EQ(allocas["O1"]->getAddressSpace(), ir::AddressSpace::Local);
+  // Per call: the product's init, the product and the bias + ReLU, each a
+  // loop nest over the work-items (O1's three, then O2's).
   EXPECT_EQ(
       countKind(result->kernels[0].function->getBody(), ir::InstKind::Foreach),
-      4u);
+      6u);
   EXPECT_TRUE(succeeded(ir::verify(lowered.program, lowered.source.diags)));
 }
 
@@ -596,7 +706,7 @@ def twice(float(M) A, float(K) X) -> (C, Y) {
   Y = square(X)
 }
 )TC");
-  LoweringOptions options = statementWise();
+  LoweringOptions options = {};
   options.localMemoryBytes = 0;
   auto result = lowered.lower("twice", {{"M", 3}, {"K", 5}}, options);
   ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
@@ -643,14 +753,13 @@ TEST(LoweringTest, TheLoweringReportsTheKnobsItConsulted) {
   EXPECT_TRUE(result->knobs.convGemm);
   EXPECT_FALSE(result->knobs.convGemmDefault);
 
-  // The mapper's defs: tc.schedule, defaulting to the mapper; softmax's
+  // Statements lowered from their schedule: the mapper's knobs; softmax's
   // temporaries could go to local memory; a long map tiles by group_work
   // and, with vector runs, uses them.
   Lowered softmax(readExample("softmax.tc"));
   result = softmax.lower("softmax", {{"N", 64}, {"D", 256}}, {});
   ASSERT_TRUE(result);
   EXPECT_TRUE(result->knobs.schedule);
-  EXPECT_TRUE(result->knobs.scheduleDefault);
   EXPECT_TRUE(result->knobs.localTemporaries);
   EXPECT_FALSE(result->knobs.vectorRun);
   LoweringOptions runs;
@@ -666,17 +775,16 @@ TEST(LoweringTest, TheLoweringReportsTheKnobsItConsulted) {
   EXPECT_FALSE(result->knobs.blocks);
   EXPECT_FALSE(result->knobs.convGemm);
 
-  // A data-dependent read keeps the statement-wise lowering by default; the
-  // mapper could take it.
+  // A data-dependent read is scheduled too (isl takes it as a read of any
+  // element); a def of BLAS statements alone has no mapper knobs.
   Lowered gather(readExample("gather.tc"));
   result = gather.lower("gather", {{"N", 10}, {"D", 7}, {"L", 33}}, {});
   ASSERT_TRUE(result) << testing::PrintToString(gather.source.messages);
   EXPECT_TRUE(result->knobs.schedule);
-  EXPECT_FALSE(result->knobs.scheduleDefault);
-  // Told to keep that path (a tuning candidate), the lowering does not ask.
-  Lowered told(readExample("gather.tc"));
-  result = told.lower("gather", {{"N", 10}, {"D", 7}, {"L", 33}});
-  ASSERT_TRUE(result) << testing::PrintToString(told.source.messages);
+  Lowered matmul(readExample("matmul.tc"));
+  result = matmul.lower("matmul", {{"M", 64}, {"N", 64}, {"K", 64}}, {});
+  ASSERT_TRUE(result) << testing::PrintToString(matmul.source.messages);
+  EXPECT_TRUE(result->knobs.blocks);
   EXPECT_FALSE(result->knobs.schedule);
 }
 

@@ -88,8 +88,6 @@ api::makeTcSearchSpace(const TcKnobs &knobs, const backend::CoreInfo &core,
     if (llvm::Error error =
             space->addParameter(knob.name, knob.values, knob.defaultValue))
       return error;
-  if (knobs.schedule)
-    space->addConstraint(tc::checkMapperKnobs);
   if (!knobs.gemm)
     return space;
   for (const backend::KnobDomain &knob : backend::getGemmKnobDomains(core))

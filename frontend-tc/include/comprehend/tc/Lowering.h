@@ -11,18 +11,16 @@
 //    slice is small, else a global scratch parameter the caller allocates;
 //  - TC calls are inlined (callee temporaries become temporaries of the
 //    def);
-//  - isl's dependences between the statements (polyhedral/KernelPlan.h)
-//    decide which statements share a launch: those whose dependences stay
-//    within a work-group run in one launch over their leading LHS indices
-//    (group_id), separated by `barrier.global` (`barrier.local` for local
-//    temporaries) where a dependence leaves the work-item; the others start
-//    a new launch;
-//  - statements that are a (batched) matrix product, matrix-vector product,
-//    outer product, row/column sum, elementwise product or scaled copy
-//    become gemm / gemv / ger / sum / hadamard / axpby (`!` means beta = 0),
-//    alone in a launch cut into blocks of the output, one per work-group;
-//  - every other statement becomes a `foreach` over its LHS indices with
-//    `for` loops over its reduction indices carrying the accumulator.
+//  - a statement that is a (batched) matrix product or matrix-vector
+//    product, or a convolution lowered to gemms over views, becomes gemm /
+//    gemv instructions (`!` means beta = 0) in a kernel of its own, cut into
+//    blocks of the output, one per work-group;
+//  - every run of other statements between them is lowered from its isl
+//    schedule (polyhedral/Schedule.h: fusion, tiling, the mapping of bands
+//    to work-groups and work-items, parallel reductions), one kernel per
+//    group of fused statements;
+//  - a `!` reduction whose ranges miss elements of its tensor first gets a
+//    kernel that sets the whole tensor to the reduction's identity.
 //
 // docs/lowering.md describes the mapping in detail.
 //
@@ -90,10 +88,9 @@ struct LoweringKnobUse {
   /// and whether the default lowering does.
   bool convGemm = false;
   bool convGemmDefault = false;
-  /// A def the mapper lowers from its isl schedule (`tc.schedule` and the
-  /// mapping knobs), and whether the default lowering does.
+  /// Statements lowered from their isl schedule (the mapper's knobs:
+  /// fusion, tiles, inner mapping).
   bool schedule = false;
-  bool scheduleDefault = false;
   /// A tiled map whose work-items take vector runs (tc.vector_run), and
   /// the run length the core's rule chose.
   bool vectorRun = false;
@@ -119,10 +116,6 @@ struct LoweredDef {
   /// The kernels, launched in this order; each one finishes before the next
   /// starts.
   llvm::SmallVector<LoweredKernel, 2> kernels;
-  /// Whether the kernels come from the def's mapped isl schedule
-  /// (LoweringOptions::useSchedule) rather than one loop nest per
-  /// statement.
-  bool fromSchedule = false;
   /// The knobs this lowering consulted (the tuner's search space): a knob
   /// is listed where a decision of this lowering depended on its value.
   LoweringKnobUse knobs;
@@ -160,14 +153,6 @@ struct LoweringOptions {
   /// of the work-group's slice, see LoweredDef::tensors); set from the
   /// device's local memory. 0 (or less) keeps every temporary in global memory.
   int64_t localMemoryBytes = 32 * 1024;
-  /// Lower defs without BLAS-shaped statements from their isl schedule
-  /// (poly::mapSchedule: fusion, tiling, group / work-item mapping) instead
-  /// of one loop nest per statement. Exposed as `tc.schedule`; defs the
-  /// mapper does not take keep the statement-wise lowering. Unset: the
-  /// mapper unless a read has a subscript isl cannot analyse (a
-  /// data-dependent one, as gather's `table(idx(l), d)`), where it measured
-  /// 0.4-0.7x the statement-wise lowering (docs/lowering.md).
-  std::optional<bool> useSchedule;
   /// The scheduler's fusion strategy (`tc.fusion`: max / outer / none).
   poly::FusionStrategy fusion = poly::FusionStrategy::Max;
   /// Tile sizes of the outermost parallel band, outermost first; missing
@@ -217,8 +202,8 @@ struct LoweringKnob {
 llvm::ArrayRef<LoweringKnob> getLoweringKnobs();
 /// The knob named \p name, or null.
 const LoweringKnob *lookupLoweringKnob(llvm::StringRef name);
-/// Why \p value is outside the range of \p knob ("'tc.schedule' must be 0
-/// or 1, not 2"), or nothing.
+/// Why \p value is outside the range of \p knob ("'tc.inner_mapping' must
+/// be 0 or 1, not 2"), or nothing.
 std::optional<std::string> checkKnobRange(const LoweringKnob &knob,
                                           int64_t value);
 
@@ -233,10 +218,6 @@ struct LoweringKnobDomain {
 /// temporaries default to on where the core has \p dedicatedLocalMemory.
 llvm::SmallVector<LoweringKnobDomain, 8>
 getLoweringKnobDomains(const LoweringKnobUse &use, bool dedicatedLocalMemory);
-/// Why a configuration of the mapper's knobs is not worth compiling: away
-/// from their defaults they change nothing without `tc.schedule` = 1. Only
-/// for configurations that name every knob of the mapper.
-std::optional<std::string> checkMapperKnobs(const KnobValues &values);
 
 /// Sets the options named by the `tc.*` knobs of \p values (their ranges
 /// checked before). Temporaries go to local memory, within the options'

@@ -19,7 +19,7 @@
 #define COMPREHEND_POLYHEDRAL_SCHEDULE_H
 
 #include "comprehend/polyhedral/IndexExpr.h"
-#include "comprehend/polyhedral/KernelPlan.h"
+#include "comprehend/polyhedral/ScheduledStatement.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
