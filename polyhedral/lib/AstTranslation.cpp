@@ -449,14 +449,28 @@ comprehend::poly::translateAst(const isl::ast_node &ast,
                                    "cannot translate isl's AST: " +
                                        error.reason);
   }
+  // Each top-level node is a kernel, except that consecutive ones of a
+  // single work-group share one: its parts run in order, separated by
+  // barriers where they touch what an earlier part wrote (a scalar
+  // reduction's init and its parallel sum), which saves launches.
+  constexpr std::array<int64_t, 3> oneGroup = {1, 1, 1};
   llvm::SmallVector<MappedKernel, 2> kernels;
   for (AstNode &node : top) {
-    MappedKernel &kernel = kernels.emplace_back();
-    kernel.root.kind = AstNode::Kind::Block;
     renumber(node, statements);
-    kernel.root.children.push_back(std::move(node));
-    dropStrayGroups(kernel.root, true);
-    kernel.grid = gridOf(kernel.root);
+    MappedKernel part;
+    part.root.kind = AstNode::Kind::Block;
+    part.root.children.push_back(std::move(node));
+    dropStrayGroups(part.root, true);
+    part.grid = gridOf(part.root);
+    if (!kernels.empty() && kernels.back().grid == oneGroup &&
+        part.grid == oneGroup) {
+      AstNode &root = kernels.back().root;
+      for (AstNode &child : part.root.children)
+        root.children.push_back(std::move(child));
+      dropStrayGroups(root, true);
+      continue;
+    }
+    kernels.push_back(std::move(part));
   }
   return kernels;
 }

@@ -200,27 +200,36 @@ TEST(ScheduleTest, DependencesOrderTheStatements) {
             "  stmt1(-c1 + 63)\n"
             "}\n");
   // A data-dependent subscript may read any element of T: a kernel
-  // boundary.
-  std::vector<ScheduledStatement> gather = {
-      box("T", {"i"}, {{"i", 64}}, {read("A", {V("i")})}),
-      box("O", {"i"}, {{"i", 64}},
-          {read("T", {IndexExpr::opaque({"i"})}), read("Idx", {V("i")})})};
-  EXPECT_EQ(kernelsOf(map(gather)), (Kernels{{0}, {1}}));
+  // boundary where T spreads over several groups; where one group does all
+  // of it, the two parts share that group's kernel (a barrier between
+  // them, LowerSchedule.cpp).
+  auto gather = [](int64_t n) {
+    return std::vector<ScheduledStatement>{
+        box("T", {"i"}, {{"i", n}}, {read("A", {V("i")})}),
+        box("O", {"i"}, {{"i", n}},
+            {read("T", {IndexExpr::opaque({"i"})}), read("Idx", {V("i")})})};
+  };
+  EXPECT_EQ(kernelsOf(map(gather(1000))), (Kernels{{0}, {1}}));
+  schedule = map(gather(64));
+  EXPECT_EQ(kernelsOf(schedule), (Kernels{{0, 1}}));
+  EXPECT_EQ(schedule.kernels[0].grid, (std::array<int64_t, 3>{1, 1, 1}));
   // T(i) = A(i); B(i) = T(i + 1); T(i) = B(i) * 2: isl fuses the three
   // into one sequential loop (each iteration reads T(i + 1) right after
   // writing it and overwrites T(i) after the read before). No member of
   // that band is parallel, so the band goes into each statement's part:
-  // three kernels, each over parallel work-items, in the order the
-  // dependences need (the last overwrites T only after B has read it).
+  // three kernels, each over parallel groups and work-items, in the order
+  // the dependences need (the last overwrites T only after B has read it).
   std::vector<ScheduledStatement> overwritten = {
-      box("T", {"i"}, {{"i", 64}}, {read("A", {V("i")})}),
-      box("B", {"i"}, {{"i", 63}}, {read("T", {V("i") + 1})}),
-      box("T", {"i"}, {{"i", 64}}, {read("B", {V("i")})})};
+      box("T", {"i"}, {{"i", 1000}}, {read("A", {V("i")})}),
+      box("B", {"i"}, {{"i", 999}}, {read("T", {V("i") + 1})}),
+      box("T", {"i"}, {{"i", 1000}}, {read("B", {V("i")})})};
   schedule = map(overwritten);
   EXPECT_EQ(kernelsOf(schedule), (Kernels{{0}, {1}, {2}}));
-  for (const MappedKernel &kernel : schedule.kernels)
+  for (const MappedKernel &kernel : schedule.kernels) {
+    EXPECT_GT(kernel.grid[0], 1) << text(kernel.root);
     EXPECT_NE(text(kernel.root).find(": work-item 0"), std::string::npos)
         << text(kernel.root);
+  }
 }
 
 TEST(ScheduleTest, NoFusionKeepsStatementsApart) {
