@@ -5,9 +5,12 @@
 // evaluate alike, as the mapper's guards on `group_id` are, but PoCL 3.1
 // ran such a kernel into a hang or heap corruption (docs/testing.md); in the
 // split form every work-item meets the barrier, which for a uniform
-// condition is the same program. An `if` with results or an else branch,
-// or one whose part after the barrier uses a value of the part before it,
-// is left alone.
+// condition is the same program. A value of the part before the barrier
+// that the part after it uses moves before the `if` where it comes from
+// pure instructions that cannot trap (the guards' own conditions, index
+// arithmetic): every work-item then computes it, outside the condition. An
+// `if` with results or an else branch, or one whose part after the barrier
+// uses another value of the part before it, is left alone.
 //
 //===----------------------------------------------------------------------===//
 #include "Passes/Pass.h"
@@ -36,6 +39,62 @@ bool usesAny(const ir::Instruction &inst,
   return false;
 }
 
+/// Collects the values of \p values that \p inst or an instruction nested
+/// in it uses.
+void collectUses(const ir::Instruction &inst,
+                 const llvm::SmallPtrSetImpl<const ir::Value *> &values,
+                 llvm::SmallPtrSetImpl<const ir::Value *> &used) {
+  for (const ir::Value *operand : inst.getOperands())
+    if (values.count(operand))
+      used.insert(operand);
+  for (unsigned r = 0; r < inst.getNumRegions(); ++r)
+    for (const ir::Instruction &nested : inst.getRegion(r))
+      collectUses(nested, values, used);
+}
+
+/// Whether \p inst may run where it did not before: pure, without regions,
+/// and no division that could trap.
+bool isSpeculatable(const ir::Instruction &inst) {
+  return inst.getDescriptor().isPure && inst.getNumRegions() == 0 &&
+         inst.getKind() != InstKind::Div && inst.getKind() != InstKind::Rem;
+}
+
+/// Moves the instructions of the then branch of \p inst (an `if` in
+/// \p region) that compute the values of \p before that \p after uses
+/// before the `if`, operands first; \p before loses their results. False,
+/// moving nothing, where one of them is not speculatable.
+bool hoistValuesUsedAfter(ir::Region &region, ir::Instruction &inst,
+                          llvm::ArrayRef<ir::Instruction *> after,
+                          llvm::SmallPtrSetImpl<const ir::Value *> &before) {
+  llvm::SmallPtrSet<const ir::Value *, 8> needed;
+  for (const ir::Instruction *child : after)
+    collectUses(*child, before, needed);
+  llvm::SmallPtrSet<ir::Instruction *, 8> moved;
+  llvm::SmallVector<const ir::Value *, 8> work(needed.begin(), needed.end());
+  while (!work.empty()) {
+    ir::Instruction *def = work.pop_back_val()->getDefiningInstruction();
+    if (!def || !isSpeculatable(*def))
+      return false;
+    if (!moved.insert(def).second)
+      continue;
+    for (const ir::Value *operand : def->getOperands())
+      if (before.count(operand))
+        work.push_back(operand);
+  }
+  ir::Region &then = ir::IfInst(&inst).getThen();
+  llvm::SmallVector<ir::Instruction *, 8> order;
+  for (ir::Instruction &child : then)
+    if (moved.count(&child))
+      order.push_back(&child);
+  auto at = region.getIterator(&inst);
+  for (ir::Instruction *child : order) {
+    for (const ir::Value *result : child->getResults())
+      before.erase(result);
+    region.insert(at, then.remove(child));
+  }
+  return true;
+}
+
 /// Splits \p inst, an `if` in \p region, at the first barrier of its then
 /// branch; the part after it becomes a second `if` right after the barrier.
 void splitAtBarrier(ir::Context &ctx, ir::Region &region,
@@ -55,10 +114,14 @@ void splitAtBarrier(ir::Context &ctx, ir::Region &region,
     else
       before.insert(child.getResults().begin(), child.getResults().end());
   }
-  if (!barrier || llvm::any_of(after, [&](const ir::Instruction *child) {
-        return usesAny(*child, before);
-      }))
+  if (!barrier)
     return;
+  if (llvm::any_of(after, [&](const ir::Instruction *child) {
+        return usesAny(*child, before);
+      })) {
+    if (!hoistValuesUsedAfter(region, inst, after, before))
+      return;
+  }
   auto next = std::next(region.getIterator(&inst));
   region.insert(next, then.remove(barrier));
   if (after.empty())

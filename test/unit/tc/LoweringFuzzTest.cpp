@@ -40,6 +40,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 
 using namespace comprehend;
@@ -341,6 +342,12 @@ protected:
 
 /// Runs the lowered def \p lowered on random inputs and compares its outputs
 /// with the evaluator; returns an empty string or what went wrong.
+/// Floats after each buffer that no kernel may write, and their value: an
+/// out-of-bounds write would otherwise land in whatever the driver keeps
+/// next to the buffer (PoCL: its heap).
+constexpr size_t kGuardFloats = 64;
+constexpr float kGuardValue = 1234.5f;
+
 std::string runDef(runtime::Runtime &rt, runtime::Executable &exe,
                    const Program &program, const Def &def,
                    const LoweredDef &lowered,
@@ -350,13 +357,18 @@ std::string runDef(runtime::Runtime &rt, runtime::Executable &exe,
   llvm::StringMap<Tensor> args;
   std::vector<runtime::Buffer> buffers;
   buffers.reserve(lowered.tensors.size());
+  // What each buffer must hold after the run where no kernel may write:
+  // all of an input, the guard floats after any other tensor.
+  std::vector<std::vector<float>> untouched;
+  std::vector<size_t> floats;
   std::vector<runtime::ArgValue> values;
   for (const LoweredTensor &tensor : lowered.tensors) {
     int64_t count = 1;
     for (int64_t extent : tensor.shape)
       count *= extent;
-    std::vector<float> host(count);
-    if (tensor.role == TensorInfo::Role::Input) {
+    std::vector<float> host(count + kGuardFloats, kGuardValue);
+    bool input = tensor.role == TensorInfo::Role::Input;
+    if (input) {
       Tensor arg(tensor.type, tensor.shape);
       arg.data.resize(count);
       for (int64_t i = 0; i < count; ++i) {
@@ -364,13 +376,17 @@ std::string runDef(runtime::Runtime &rt, runtime::Executable &exe,
         arg.data[i] = host[i];
       }
       args[tensor.name] = std::move(arg);
+    } else {
+      // Outputs and temporaries start as NaN (0xff bytes).
+      std::memset(host.data(), 0xff, count * sizeof(float));
     }
-    auto buffer = rt.upload(host.data(), count * sizeof(float));
+    auto buffer = rt.upload(host.data(), host.size() * sizeof(float));
     if (!buffer)
       return "upload: " + llvm::toString(buffer.takeError());
-    if (tensor.role != TensorInfo::Role::Input)
-      if (llvm::Error error = rt.fill(*buffer, 0xff))
-        return "fill: " + llvm::toString(std::move(error));
+    floats.push_back(host.size());
+    if (!input)
+      host.erase(host.begin(), host.begin() + count);
+    untouched.push_back(std::move(host));
     buffers.push_back(std::move(*buffer));
     runtime::TensorArg arg;
     arg.buffer = &buffers.back();
@@ -378,6 +394,33 @@ std::string runDef(runtime::Runtime &rt, runtime::Executable &exe,
     arg.shape.assign(tensor.shape.rbegin(), tensor.shape.rend());
     values.push_back(arg);
   }
+  // After each kernel: it wrote no input and nothing past the end of a
+  // tensor.
+  auto checkGuards = [&](llvm::StringRef kernel) -> std::string {
+    for (size_t index = 0; index < lowered.tensors.size(); ++index) {
+      std::vector<float> all(floats[index]);
+      if (llvm::Error error =
+              rt.read(buffers[index], all.data(), all.size() * sizeof(float)))
+        return "read: " + llvm::toString(std::move(error));
+      const std::vector<float> &want = untouched[index];
+      if (std::memcmp(all.data() + all.size() - want.size(), want.data(),
+                      want.size() * sizeof(float)) == 0)
+        continue;
+      bool input = lowered.tensors[index].role == TensorInfo::Role::Input;
+      std::string where;
+      for (size_t i = all.size() - want.size(); i < all.size(); ++i)
+        if (std::memcmp(&all[i], &want[i - (all.size() - want.size())],
+                        sizeof(float)) != 0) {
+          where = " (float " + std::to_string(i) + " of " +
+                  std::to_string(all.size() - (input ? 0 : kGuardFloats)) + ")";
+          break;
+        }
+      return "kernel '" + kernel.str() + "' wrote " +
+             (input ? "input '" : "past the end of '") +
+             lowered.tensors[index].name + "'" + where + "\n";
+    }
+    return "";
+  };
   for (const LoweredKernel &kernel : lowered.kernels) {
     std::array<size_t, 3> grid;
     for (unsigned d = 0; d < 3; ++d)
@@ -388,6 +431,9 @@ std::string runDef(runtime::Runtime &rt, runtime::Executable &exe,
     auto timing = exe.run(kernel.function->getName(), grid, kernelArgs);
     if (!timing)
       return "run: " + llvm::toString(timing.takeError());
+    std::string wrote = checkGuards(kernel.function->getName());
+    if (!wrote.empty())
+      return wrote;
   }
   std::optional<llvm::StringMap<Tensor>> expected =
       evaluate(program, def, args, diags, sizes);
@@ -553,8 +599,14 @@ void runBatches(runtime::Runtime &rt, unsigned seed, bool favourTemporaries,
       std::string defText = text.substr(at, text.find("}\n", at) + 2 - at);
       std::string kernelText;
       llvm::raw_string_ostream kernelOs(kernelText);
-      for (const LoweredKernel &kernel : result.kernels)
+      for (const LoweredKernel &kernel : result.kernels) {
+        kernelOs << "// grid " << kernel.grid[0] << "x" << kernel.grid[1] << "x"
+                 << kernel.grid[2] << ", tensors";
+        for (unsigned index : kernel.tensorIndices)
+          kernelOs << " " << result.tensors[index].name;
+        kernelOs << "\n";
         ir::print(*kernel.function, kernelOs);
+      }
       ADD_FAILURE()
           << where << ": " << failure
           << "options: matchBlas=" << options[d].matchBlas << " convAsGemm="
