@@ -110,8 +110,12 @@ private:
   /// loop's bounds are not constants (a tile clipped at the edge), the
   /// hoisted code and the loops go into an `if` that they run at all, so
   /// that a hoisted read touches nothing that no point of the loops would.
-  ir::Region *hoistInvariants(llvm::ArrayRef<const AstNode *> chain,
-                              bool hoistReads = false);
+  /// \p bounds holds the lowered [lo, hi) of each loop of \p chain, or is
+  /// empty: the guard then lowers them itself.
+  ir::Region *
+  hoistInvariants(llvm::ArrayRef<const AstNode *> chain,
+                  llvm::ArrayRef<std::pair<ir::Value *, ir::Value *>> bounds,
+                  bool hoistReads = false);
 
   ir::Value *index(const IndexExpr &expr);
   template <class Inst> ir::Value *binary(const IndexExpr &expr);
@@ -358,9 +362,9 @@ LogicalResult ScheduleLowerer::lowerFor(const AstNode &node, bool collective) {
   if (!lo || !hi)
     return failure();
   ir::Value *step = node.step == 1 ? nullptr : constant(node.step);
-  ir::Region *after = collective
-                          ? b.getInsertionRegion()
-                          : hoistInvariants({&node}, /*hoistReads=*/true);
+  ir::Region *after = collective ? b.getInsertionRegion()
+                                 : hoistInvariants({&node}, {{lo, hi}},
+                                                   /*hoistReads=*/true);
   // A loop of statement instances only, inside a work-item: vector lanes
   // may take consecutive iterations, since TC's tensors never overlap and
   // its reductions may run in any order (the backend checks the accesses).
@@ -370,7 +374,6 @@ LogicalResult ScheduleLowerer::lowerFor(const AstNode &node, bool collective) {
   auto loop = b.create<ir::ForInst>(
       l, lo, hi, step, llvm::ArrayRef<ir::Value *>{},
       simd ? ir::getSimdLoopAttributes(b.getContext()) : nullptr);
-  ir::Region *outer = b.getInsertionRegion();
   iterators[node.iterator] = loop.getBody().getParameter(0);
   b.setInsertionPointToEnd(loop.getBody());
   LogicalResult result = lowerBlock(node.children, collective);
@@ -384,7 +387,6 @@ LogicalResult ScheduleLowerer::lowerFor(const AstNode &node, bool collective) {
       barrier.global = true;
     createBarrier(barrier);
   }
-  b.setInsertionPointToEnd(*outer);
   b.setInsertionPointToEnd(*after);
   return result;
 }
@@ -399,14 +401,18 @@ LogicalResult ScheduleLowerer::lowerWorkItems(const AstNode &node) {
          chain.back()->children[0].mapping == AstNode::Mapping::WorkItem)
     chain.push_back(&chain.back()->children[0]);
   llvm::SmallVector<ir::Value *, 3> from, to;
-  for (const AstNode *loop : llvm::reverse(chain)) {
+  llvm::SmallVector<std::pair<ir::Value *, ir::Value *>, 3> bounds;
+  for (const AstNode *loop : chain) {
     ir::Value *lo = index(loop->lo), *hi = index(loop->hi);
     if (!lo || !hi)
       return failure();
+    bounds.push_back({lo, hi});
+  }
+  for (auto [lo, hi] : llvm::reverse(bounds)) {
     from.push_back(lo);
     to.push_back(hi);
   }
-  ir::Region *after = hoistInvariants(chain);
+  ir::Region *after = hoistInvariants(chain, bounds);
   auto foreach = b.create<ir::ForeachInst>(loc(), from, to);
   for (unsigned i = 0; i < chain.size(); ++i)
     iterators[chain[chain.size() - 1 - i]->iterator] =
@@ -425,9 +431,10 @@ void ScheduleLowerer::bindInstance(const AstNode &node, ExprLowerer &lowerer) {
     lowerer.bindValue(expr, value);
 }
 
-ir::Region *
-ScheduleLowerer::hoistInvariants(llvm::ArrayRef<const AstNode *> chain,
-                                 bool hoistReads) {
+ir::Region *ScheduleLowerer::hoistInvariants(
+    llvm::ArrayRef<const AstNode *> chain,
+    llvm::ArrayRef<std::pair<ir::Value *, ir::Value *>> bounds,
+    bool hoistReads) {
   ir::Region *after = b.getInsertionRegion();
   bool surelyRuns = true;
   for (const AstNode *loop : chain) {
@@ -468,8 +475,10 @@ ScheduleLowerer::hoistInvariants(llvm::ArrayRef<const AstNode *> chain,
   if (!surelyRuns) {
     Location l = loc();
     ir::Value *runs = nullptr;
-    for (const AstNode *loop : chain) {
-      ir::Value *lo = index(loop->lo), *hi = index(loop->hi);
+    for (unsigned i = 0; i < chain.size(); ++i) {
+      ir::Value *lo = i < bounds.size() ? bounds[i].first : index(chain[i]->lo);
+      ir::Value *hi =
+          i < bounds.size() ? bounds[i].second : index(chain[i]->hi);
       if (!lo || !hi)
         return after;
       ir::Value *nonEmpty = b.create<ir::LessThanInst>(l, lo, hi)->getResult(0);
@@ -529,7 +538,7 @@ LogicalResult ScheduleLowerer::lowerInstance(const AstNode &node) {
 LogicalResult ScheduleLowerer::lowerReduction(const AstNode &node) {
   // `for` carrying the LHS element: load before, combine inside, store
   // after (the LHS subscripts do not use the loop's iterator).
-  ir::Region *after = hoistInvariants({&node}, /*hoistReads=*/true);
+  ir::Region *after = hoistInvariants({&node}, {}, /*hoistReads=*/true);
   const AstNode &instance = node.children.front();
   const StmtContext &stmtContext = stmts[instance.statement];
   const ComprehensionStmt &stmt = stmtContext.stmt;

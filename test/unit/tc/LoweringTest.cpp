@@ -404,28 +404,12 @@ TEST(LoweringTest, LocalMemoryBudgetKeepsLargeSlicesGlobal) {
       llvm::any_of(getBarriers(*result->kernels[0].function), isGlobal));
 }
 
-TEST(LoweringTest, TemporariesOfSeveralLaunchesStayGlobal) {
-  // T(N - 1 - i) crosses groups: two launches share T.
-  Lowered lowered(R"TC(
-def split(float(N) A) -> (O) {
-  T(i) = A(i) * 2
-  O(i) = T(i) + T(N - 1 - i)
-}
-)TC");
-  auto result = lowered.lower("split", {{"N", 100}});
-  ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
-  ASSERT_EQ(result->kernels.size(), 2u);
-  ASSERT_EQ(result->tensors.size(), 3u);
-  EXPECT_EQ(result->tensors[2].name, "T");
-  for (const LoweredKernel &kernel : result->kernels)
-    EXPECT_EQ(countKind(kernel.function->getBody(), ir::InstKind::Alloca), 0u);
-}
-
 TEST(LoweringTest, DependencesAcrossGroupsSplitTheDef) {
   // The groups of a kernel run in parallel, so a dependence from one group
   // to another ends a kernel. O(i) reads T(N - 1 - i), which another group
   // wrote: two kernels, each over ceil(100 / 64) = 2 groups of
-  // tc.group_work points, each taking only the tensors it touches.
+  // tc.group_work points, each taking only the tensors it touches. T,
+  // which both kernels touch, stays a global parameter.
   Lowered reversed(R"TC(
 def split(float(N) A) -> (O) {
   T(i) = A(i) * 2
@@ -434,7 +418,8 @@ def split(float(N) A) -> (O) {
 )TC");
   auto result = reversed.lower("split", {{"N", 100}});
   ASSERT_TRUE(result) << testing::PrintToString(reversed.source.messages);
-  // Tensors: A, O, T.
+  ASSERT_EQ(result->tensors.size(), 3u);
+  EXPECT_EQ(result->tensors[2].name, "T");
   ASSERT_EQ(result->kernels.size(), 2u);
   EXPECT_EQ(result->kernels[0].function->getName(), "split_0");
   EXPECT_EQ(result->kernels[0].tensorIndices,
@@ -444,8 +429,10 @@ def split(float(N) A) -> (O) {
   EXPECT_EQ(result->kernels[1].tensorIndices,
             (llvm::SmallVector<unsigned, 4>{1, 2}));
   EXPECT_EQ(result->kernels[1].grid, (std::array<int64_t, 3>{2, 1, 1}));
-  for (const LoweredKernel &kernel : result->kernels)
+  for (const LoweredKernel &kernel : result->kernels) {
     EXPECT_EQ(countKind(kernel.function->getBody(), ir::InstKind::Barrier), 0u);
+    EXPECT_EQ(countKind(kernel.function->getBody(), ir::InstKind::Alloca), 0u);
+  }
   EXPECT_TRUE(succeeded(ir::verify(reversed.program, reversed.source.diags)));
 
   // The division needs all of s(). At N = 100000 it spreads over groups:
