@@ -266,8 +266,17 @@ std::optional<isl::schedule> Mapper::fuseOuter(const isl::union_set &domain) {
   band = band.member_set_coincident(0, true).set_permutable(true);
   bool worthIt = false;
   std::optional<isl::schedule_node> inner = textualInner(band, worthIt);
-  if (!inner || !worthIt)
+  if (!inner)
     return std::nullopt;
+  // Short loops below the groups (softmax over rows of 16): the work-items
+  // take the outer points instead, a group of them per tile, which pays
+  // where there are enough of them to fill a group.
+  if (!worthIt) {
+    usedGroupWork = true;
+    int64_t outerPoints = extents(band).front();
+    if (outerPoints < 0 || outerPoints < options.groupWork)
+      return std::nullopt;
+  }
   return inner->schedule();
 }
 
