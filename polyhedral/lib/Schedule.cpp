@@ -26,6 +26,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/CommandLine.h"
 
 #include <isl/ast.h>
 #include <isl/ast_build.h>
@@ -42,7 +43,15 @@
 
 using namespace comprehend::poly;
 
-static constexpr unsigned long kScheduleMaxOperations = 50'000'000;
+/// How many isl operations scheduling one run of statements may take. Hidden
+/// (after Polly's -polly-dependences-computeout): a small limit makes isl
+/// give up on any def, which is how the lowering's "compiler limitation"
+/// error is tested.
+static llvm::cl::opt<unsigned long> scheduleMaxOperations(
+    "isl-schedule-max-operations", llvm::cl::Hidden,
+    llvm::cl::desc("isl operations that scheduling a run of statements may "
+                   "take before the lowering gives up"),
+    llvm::cl::init(50'000'000), llvm::cl::sub(*llvm::cl::AllSubCommands));
 /// Work-groups a def keeps under the CPU rules (vector rows and runs) where
 /// its size allows: enough for the cores of a CPU.
 static constexpr int64_t kMinCpuGroups = 16;
@@ -750,7 +759,7 @@ comprehend::poly::mapSchedule(llvm::ArrayRef<std::string> params,
   if (stmts.empty())
     return scheduleError("a def without statements has no schedule");
   IslContext ctx;
-  MaxOperationsGuard guard(ctx, kScheduleMaxOperations);
+  MaxOperationsGuard guard(ctx, scheduleMaxOperations);
   setFusionOptions(ctx.getRaw(), options.fusion);
   Scop scop = splitReductions(stmts);
   try {
@@ -817,6 +826,14 @@ comprehend::poly::mapSchedule(llvm::ArrayRef<std::string> params,
     result.usedVectorRuns = mapper.usedVectorRuns;
     return result;
   } catch (const isl::exception &error) {
+    // Past the quota isl fails in the call that hit it or, with a bare
+    // "NULL input", in whichever call comes next; name the quota.
+    if (dynamic_cast<const isl::exception_quota *>(&error) ||
+        isl_ctx_last_error(ctx.getRaw()) == isl_error_quota)
+      return scheduleError(
+          llvm::Twine("isl gave up after ") +
+          llvm::Twine(scheduleMaxOperations.getValue()) +
+          " operations (see --isl-schedule-max-operations)");
     return scheduleError(llvm::Twine("scheduling failed in isl: ") +
                          error.what());
   }
