@@ -82,6 +82,10 @@ struct DefContext {
   /// vector lanes) rather than every work-group-size-th one (coalesced
   /// across the work-items of a GPU).
   bool contiguousPartials = false;
+  /// The most subgroups a work-group may have (LoweringOptions::
+  /// maxSubgroups): the partial results of a parallel reduction, one per
+  /// subgroup, take this many elements of local memory.
+  int64_t maxSubgroups = 1024;
   /// The knobs whose values the lowering has consulted so far
   /// (LoweredDef::knobs).
   LoweringKnobUse knobsUsed = {};
@@ -141,6 +145,13 @@ poly::ScheduledStatement toScheduled(const DefContext &def,
 LogicalResult lowerScheduledKernel(DefContext &def,
                                    llvm::ArrayRef<StmtContext> stmts,
                                    const poly::MappedKernel &kernel);
+
+/// The local memory that lowerScheduledKernel takes for the partial results
+/// of the parallel reductions of \p kernel: DefContext::maxSubgroups
+/// elements per element kind reduced.
+int64_t getReductionBufferBytes(DefContext &def,
+                                llvm::ArrayRef<StmtContext> stmts,
+                                const poly::MappedKernel &kernel);
 
 /// A temporary of one mapped kernel that lives in local memory.
 struct PromotedTensor {

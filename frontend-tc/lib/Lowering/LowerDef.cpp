@@ -454,8 +454,11 @@ LogicalResult DefLowerer::checkOptions() {
   check("block_rows", options.blockRows);
   check("block_cols", options.blockCols);
   check("group_work", options.groupWork);
+  check("max_subgroups", options.maxSubgroups);
   context.blockRows = options.blockRows;
   context.contiguousPartials = options.vectorRows > 0;
+  if (options.maxSubgroups > 0)
+    context.maxSubgroups = options.maxSubgroups;
   context.blockCols = options.blockCols;
   if (options.groupWork > 0)
     context.groupWork = options.groupWork;
@@ -693,6 +696,9 @@ llvm::SmallVector<PromotedTensor, 2>
 DefLowerer::promoted(const Segment &segment,
                      llvm::ArrayRef<poly::MappedKernel> kernels, unsigned index,
                      int64_t bytes) {
+  // What the kernel's parallel reductions keep in local memory is not
+  // there for temporaries.
+  bytes -= getReductionBufferBytes(context, segment.stmts, kernels[index]);
   llvm::SmallVector<PromotedTensor, 2> tensors =
       findPromotedTemporaries(context, segment.stmts, kernels, index, bytes);
   llvm::erase_if(tensors, [&](const PromotedTensor &tensor) {

@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 #include "ExprLowering.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace comprehend;
@@ -68,6 +69,8 @@ public:
   LogicalResult lowerBlock(const std::vector<AstNode> &nodes, bool collective);
   /// Creates the local buffers of the parallel reductions in \p node.
   void createReductionBuffers(const AstNode &node, bool collective);
+  /// The bytes of local memory those buffers take.
+  int64_t reductionBufferBytes(const AstNode &node);
 
 private:
   LogicalResult lower(const AstNode &node, bool collective);
@@ -139,6 +142,10 @@ private:
       b.create<ir::BarrierInst>(loc(), barrier.global, barrier.local);
   }
   static bool hasWorkItems(const AstNode &node);
+  /// Calls \p visit on each parallel reduction in \p node (the element
+  /// kind of its LHS, which picks its buffer).
+  void forEachParallelReduction(const AstNode &node, bool collective,
+                                llvm::function_ref<void(ir::ScalarKind)> visit);
   /// Binds the index variables of statement instance \p node in \p lowerer.
   void bindInstance(const AstNode &node, ExprLowerer &lowerer);
 
@@ -153,10 +160,6 @@ private:
                  llvm::SmallVector<std::pair<const Expr *, ir::Value *>, 2>>
       hoisted;
 };
-
-/// Partial results of a parallel reduction: one per subgroup, so a
-/// work-group may have up to this many subgroups.
-constexpr int64_t kMaxSubgroups = 1024;
 
 } // namespace
 
@@ -610,28 +613,44 @@ bool ScheduleLowerer::isParallelReduction(const AstNode &node) const {
   return lhs && lhs->type != ScalarType::Bool;
 }
 
-void ScheduleLowerer::createReductionBuffers(const AstNode &node,
-                                             bool collective) {
+void ScheduleLowerer::forEachParallelReduction(
+    const AstNode &node, bool collective,
+    llvm::function_ref<void(ir::ScalarKind)> visit) {
   if (collective && isParallelReduction(node)) {
     const StmtContext &stmt = stmts[node.children.front().statement];
     def.scope = stmt.scope;
-    const TensorBinding *lhs = def.lookup(stmt.stmt.getLhs().name);
-    unsigned key = static_cast<unsigned>(lhs->kind);
-    if (!reductionBuffers.count(key)) {
-      const auto *type =
-          ir::MemRefType::get(b.getContext(), lhs->kind, {kMaxSubgroups}, {},
-                              ir::AddressSpace::Local);
-      ir::Value *buffer = b.create<ir::AllocaInst>(loc(), type)->getResult(0);
-      reductionBuffers[key] = buffer;
-    }
+    visit(def.lookup(stmt.stmt.getLhs().name)->kind);
     return;
   }
   bool inner = collective && !(node.kind == AstNode::Kind::For &&
                                node.mapping == AstNode::Mapping::WorkItem);
   for (const AstNode &child : node.children)
-    createReductionBuffers(child, inner);
+    forEachParallelReduction(child, inner, visit);
   for (const AstNode &child : node.elseChildren)
-    createReductionBuffers(child, inner);
+    forEachParallelReduction(child, inner, visit);
+}
+
+void ScheduleLowerer::createReductionBuffers(const AstNode &node,
+                                             bool collective) {
+  forEachParallelReduction(node, collective, [&](ir::ScalarKind kind) {
+    unsigned key = static_cast<unsigned>(kind);
+    if (reductionBuffers.count(key))
+      return;
+    const auto *type =
+        ir::MemRefType::get(b.getContext(), kind, {def.maxSubgroups}, {},
+                            ir::AddressSpace::Local);
+    reductionBuffers[key] = b.create<ir::AllocaInst>(loc(), type)->getResult(0);
+  });
+}
+
+int64_t ScheduleLowerer::reductionBufferBytes(const AstNode &node) {
+  llvm::SmallDenseSet<unsigned, 2> kinds;
+  int64_t bytes = 0;
+  forEachParallelReduction(node, /*collective=*/true, [&](ir::ScalarKind kind) {
+    if (kinds.insert(static_cast<unsigned>(kind)).second)
+      bytes += def.maxSubgroups * ir::getSizeInBytes(kind);
+  });
+  return bytes;
 }
 
 /// The reduction of \p value over a subgroup.
@@ -804,4 +823,11 @@ LogicalResult lowering::lowerScheduledKernel(DefContext &def,
   ScheduleLowerer lowerer(def, stmts);
   lowerer.createReductionBuffers(kernel.root, /*collective=*/true);
   return lowerer.lowerBlock(kernel.root.children, /*collective=*/true);
+}
+
+int64_t lowering::getReductionBufferBytes(DefContext &def,
+                                          llvm::ArrayRef<StmtContext> stmts,
+                                          const poly::MappedKernel &kernel) {
+  ScheduleLowerer lowerer(def, stmts);
+  return lowerer.reductionBufferBytes(kernel.root);
 }

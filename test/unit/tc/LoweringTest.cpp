@@ -343,11 +343,16 @@ def f(float(M, N) A, float(N) b) -> (O, O_hoisted0) {
 }
 
 TEST(LoweringTest, LocalMemoryBudgetKeepsLargeSlicesGlobal) {
-  // Slices are taken in the def's order while they fit: mx (4 bytes), e
-  // (a row of 64 floats, 256 bytes), s (4 bytes).
+  // A group per row: its two reductions run in parallel over the row and
+  // keep a float per subgroup in local memory, 8 subgroups here (32 bytes,
+  // one buffer for both). Slices are taken in the def's order while they fit
+  // in the rest: mx (4 bytes), e (a row of 64 floats, 256 bytes), s (4
+  // bytes).
+  constexpr int64_t partials = 8 * 4;
   auto lower = [](Lowered &lowered, int64_t bytes) {
     LoweringOptions options = {};
-    options.localMemoryBytes = bytes;
+    options.localMemoryBytes = partials + bytes;
+    options.maxSubgroups = 8;
     return lowered.lower("softmax", {{"N", 3}, {"D", 64}}, options);
   };
   using Flags = std::pair<bool, bool>;
@@ -402,6 +407,24 @@ TEST(LoweringTest, LocalMemoryBudgetKeepsLargeSlicesGlobal) {
   EXPECT_EQ(getAllocas(*result->kernels[0].function).size(), 3u);
   EXPECT_FALSE(
       llvm::any_of(getBarriers(*result->kernels[0].function), isGlobal));
+
+  // The partials' buffer counts: 263 bytes beside it no longer hold s.
+  Lowered tight(readExample("softmax.tc"));
+  result = lower(tight, 263);
+  ASSERT_TRUE(result) << testing::PrintToString(tight.source.messages);
+  EXPECT_EQ(tensorNames(*result), (std::vector<std::string>{"X", "Y", "s"}));
+  EXPECT_EQ(getAllocas(*result->kernels[0].function).size(), 2u);
+  // The buffer itself: unnamed, a float per subgroup.
+  unsigned buffers = 0;
+  for (const ir::Instruction &inst : result->kernels[0].function->getBody())
+    if (inst.getKind() == ir::InstKind::Alloca &&
+        inst.getResult(0)->getName().empty()) {
+      ++buffers;
+      EXPECT_EQ(llvm::cast<ir::MemRefType>(inst.getResult(0)->getType())
+                    ->getShape(),
+                (llvm::ArrayRef<int64_t>{8}));
+    }
+  EXPECT_EQ(buffers, 1u);
 }
 
 TEST(LoweringTest, DependencesAcrossGroupsSplitTheDef) {

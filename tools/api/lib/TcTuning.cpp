@@ -57,6 +57,11 @@ llvm::Error api::applyCompileConfiguration(const Configuration &config,
       core.defaultSubgroupSize() == 1 && core.nativeVectorWidth > 1;
   lowering.vectorRows = vectorWorkItems ? 4 : 0;
   lowering.vectorRun = vectorWorkItems ? 4 * core.nativeVectorWidth : 0;
+  // The sizes ascend: the smallest gives a work-group the most subgroups.
+  unsigned smallestSubgroup =
+      core.subgroupSizes.empty() ? 1 : core.subgroupSizes.front();
+  lowering.maxSubgroups =
+      std::max<int64_t>(1, core.maxWorkGroupSize / smallestSubgroup);
   tc::applyLoweringKnobs(config, core.dedicatedLocalMemory,
                          core.localMemoryBytes, lowering);
   return llvm::Error::success();

@@ -153,6 +153,11 @@ struct LoweringOptions {
   /// of the work-group's slice, see LoweredDef::tensors); set from the
   /// device's local memory. 0 (or less) keeps every temporary in global memory.
   int64_t localMemoryBytes = 32 * 1024;
+  /// The most subgroups a work-group of the target may have (its largest
+  /// work-group over its smallest subgroup): a parallel reduction keeps a
+  /// partial result per subgroup in local memory, and any work-group size
+  /// the tuner may set must find room. Counted in localMemoryBytes.
+  int64_t maxSubgroups = 1024;
   /// The scheduler's fusion strategy (`tc.fusion`: max / outer / none).
   poly::FusionStrategy fusion = poly::FusionStrategy::Max;
   /// Tile sizes of the outermost parallel band, outermost first; missing
