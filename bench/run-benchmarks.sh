@@ -18,7 +18,12 @@
 #   COMPREHEND_BENCH_FILTER        --benchmark_filter regex (all)
 #   COMPREHEND_BENCH_MIN_TIME      --benchmark_min_time    (0.5)
 #   COMPREHEND_BENCH_REPETITIONS   --benchmark_repetitions; the report takes
-#                                  each variant's median repetition (1)
+#                                  each variant's median repetition (3). Above
+#                                  1 the repetitions of a suite's variants run
+#                                  in random order
+#                                  (--benchmark_enable_random_interleaving), so
+#                                  that a slow minute of a shared machine does
+#                                  not fall on one variant's every repetition.
 #   COMPREHEND_BENCH_JOBS          ninja -j                (2)
 #   COMPREHEND_BENCH_PYTORCH       0 skips the PyTorch baseline (1)
 #   OPENBLAS_CORETYPE              OpenBLAS kernels (chosen from the CPU flags
@@ -37,7 +42,7 @@ budget=${COMPREHEND_BENCH_TUNE_BUDGET:-45}
 suites=${COMPREHEND_BENCH_SUITES:-gemm nn memory}
 filter=${COMPREHEND_BENCH_FILTER:-.}
 min_time=${COMPREHEND_BENCH_MIN_TIME:-0.5}
-repetitions=${COMPREHEND_BENCH_REPETITIONS:-1}
+repetitions=${COMPREHEND_BENCH_REPETITIONS:-3}
 jobs=${COMPREHEND_BENCH_JOBS:-2}
 run_pytorch=${COMPREHEND_BENCH_PYTORCH:-1}
 
@@ -173,14 +178,17 @@ if [ "$skip_run" = 0 ]; then
          "PyTorch: $(dpkg-query -W -f='${Version}' python3-torch 2>/dev/null || echo 'not installed')"
     cat "$results/tuning.txt" 2>/dev/null || echo "Tuning: none recorded"
     echo "Benchmark runs: --benchmark_min_time=$min_time --benchmark_repetitions=$repetitions" \
-         "(the report takes each variant's median repetition)"
+         "$([ "$repetitions" -gt 1 ] && echo "--benchmark_enable_random_interleaving=true ")(the report takes each variant's median repetition)"
     echo "Load before the runs: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min)"
   } >"$results/machine.txt"
+  interleave=false
+  [ "$repetitions" -gt 1 ] && interleave=true
   for suite in $suites; do
     log "running bench-$suite"
     "$build/bench/bench-$suite" --benchmark_filter="$filter" \
       --benchmark_min_time="$min_time" \
       --benchmark_repetitions="$repetitions" \
+      --benchmark_enable_random_interleaving="$interleave" \
       --benchmark_out="$results/$suite.json" --benchmark_out_format=json
   done
   rm -f "$results/pytorch.json"
