@@ -35,8 +35,12 @@ struct TemporaryUse {
 
 class PromotionAnalysis {
 public:
-  PromotionAnalysis(DefContext &def, llvm::ArrayRef<StmtContext> stmts)
-      : def(def), stmts(stmts) {}
+  /// \p singleGroup: the kernel runs on one work-group, which then makes
+  /// every access, in a group loop or not (isl leaves out a loop of one
+  /// iteration).
+  PromotionAnalysis(DefContext &def, llvm::ArrayRef<StmtContext> stmts,
+                    bool singleGroup)
+      : def(def), stmts(stmts), singleGroup(singleGroup) {}
 
   /// Records the temporaries that \p node touches, under the group loops
   /// \p groups.
@@ -54,6 +58,7 @@ private:
 
   DefContext &def;
   llvm::ArrayRef<StmtContext> stmts;
+  bool singleGroup;
 };
 
 } // namespace
@@ -103,7 +108,8 @@ void PromotionAnalysis::record(llvm::StringRef tensor,
     return;
   const TensorBinding *binding = &found->second;
   TemporaryUse &use = uses[tensor];
-  if (groups.empty() || unsafe || subscripts.size() != binding->shape.size()) {
+  if ((groups.empty() && !singleGroup) || unsafe ||
+      subscripts.size() != binding->shape.size()) {
     use.unsafe = true;
     return;
   }
@@ -145,13 +151,15 @@ llvm::SmallVector<PromotedTensor, 2> lowering::findPromotedTemporaries(
   for (unsigned k = 0; k < kernels.size(); ++k) {
     if (k == kernelIndex)
       continue;
-    PromotionAnalysis other(def, stmts);
+    PromotionAnalysis other(def, stmts, /*singleGroup=*/false);
     llvm::SmallVector<std::string, 3> groups;
     other.visit(kernels[k].root, groups);
     for (const auto &entry : other.uses)
       elsewhere.insert(entry.first());
   }
-  PromotionAnalysis analysis(def, stmts);
+  const std::array<int64_t, 3> &grid = kernels[kernelIndex].grid;
+  PromotionAnalysis analysis(def, stmts,
+                             /*singleGroup=*/grid[0] * grid[1] * grid[2] == 1);
   llvm::SmallVector<std::string, 3> groups;
   analysis.visit(kernels[kernelIndex].root, groups);
   int64_t budget = localMemoryBytes;
