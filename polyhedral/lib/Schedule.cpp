@@ -182,7 +182,7 @@ public:
 
   /// Maps the kernel whose subtree starts at \p node; returns the node at
   /// the same position.
-  isl::schedule_node mapKernel(isl::schedule_node node);
+  isl::schedule_node mapKernel(const isl::schedule_node &node);
   /// Outer fusion: one kernel whose groups each run one value of every
   /// statement's first LHS index, the statements in textual order below.
   /// Returns the schedule when the dependences allow it and the work below
@@ -350,7 +350,7 @@ bool Mapper::runsAreContiguous(const isl::schedule_node_band &band,
       isl::union_set deltas =
           access.reverse().apply_range(shift).apply_range(access).deltas();
       bool contiguous = true;
-      deltas.foreach_set([&](isl::set moves) {
+      deltas.foreach_set([&](const isl::set &moves) {
         unsigned dims = numSetDims(moves);
         isl_set *allowed = isl_set_universe(moves.space().release());
         for (unsigned dim = 0; dim + 1 < dims; ++dim)
@@ -665,7 +665,7 @@ Mapper::sinkRunPoints(const isl::schedule_node &kernel) {
   return result;
 }
 
-isl::schedule_node Mapper::mapKernel(isl::schedule_node node) {
+isl::schedule_node Mapper::mapKernel(const isl::schedule_node &node) {
   if (!node.isa<isl::schedule_node_band>())
     return mapInside(node);
   auto band = node.as<isl::schedule_node_band>();
@@ -830,10 +830,9 @@ comprehend::poly::mapSchedule(llvm::ArrayRef<std::string> params,
     // "NULL input", in whichever call comes next; name the quota.
     if (dynamic_cast<const isl::exception_quota *>(&error) ||
         isl_ctx_last_error(ctx.getRaw()) == isl_error_quota)
-      return scheduleError(
-          llvm::Twine("isl gave up after ") +
-          llvm::Twine(scheduleMaxOperations.getValue()) +
-          " operations (see --isl-schedule-max-operations)");
+      return scheduleError(llvm::Twine("isl gave up after ") +
+                           llvm::Twine(scheduleMaxOperations.getValue()) +
+                           " operations (see --isl-schedule-max-operations)");
     return scheduleError(llvm::Twine("scheduling failed in isl: ") +
                          error.what());
   }

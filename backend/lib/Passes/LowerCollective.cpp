@@ -468,8 +468,8 @@ bool LowerCollectivePass::shouldPackA(ir::GemmInst inst, int64_t sizeM,
     constexpr int64_t kPageBytes = 4096, kMinSteps = 64;
     auto *aType = llvm::cast<ir::MemRefType>(inst.getA()->getType());
     int64_t columnStride = aType->getStride(1);
-    if (sizeM % tileM != 0 || blockK < kMinSteps ||
-        aType->getStride(0) != 1 || ir::isDynamic(columnStride) ||
+    if (sizeM % tileM != 0 || blockK < kMinSteps || aType->getStride(0) != 1 ||
+        ir::isDynamic(columnStride) ||
         columnStride * ir::getSizeInBytes(getElementKind(inst.getA())) <
             kPageBytes)
       return false;
@@ -599,9 +599,9 @@ void LowerCollectivePass::emitPackA(ir::GemmInst inst, LoweringBuilder &b,
     // The rows the last tile has past M repeat row M - 1; they only reach
     // rows of C that are not stored.
     ir::Value *rows = b.index(roundUp(sizeM, tileM));
-    auto copy = b.create<ir::ForeachInst>(
-        loc, llvm::ArrayRef<ir::Value *>{zero, zero},
-        llvm::ArrayRef<ir::Value *>{depth, rows});
+    auto copy =
+        b.create<ir::ForeachInst>(loc, llvm::ArrayRef<ir::Value *>{zero, zero},
+                                  llvm::ArrayRef<ir::Value *>{depth, rows});
     LoweringBuilder body(*ctx, loc);
     body.setInsertionPointToEnd(copy.getBody());
     ir::Value *k = copy.getBody().getParameter(0);
@@ -610,8 +610,7 @@ void LowerCollectivePass::emitPackA(ir::GemmInst inst, LoweringBuilder &b,
     if (sizeM % tileM != 0)
       row = body.create<ir::MinInst>(loc, i, body.index(sizeM - 1)).getResult();
     ir::Value *value = body.load(inst.getA(), {body.add(k, kLower), row});
-    store(body, value,
-          body.create<ir::RemInst>(loc, i, tile).getResult(),
+    store(body, value, body.create<ir::RemInst>(loc, i, tile).getResult(),
           body.create<ir::DivInst>(loc, i, tile).getResult(), k);
     return;
   }

@@ -636,9 +636,8 @@ void ScheduleLowerer::createReductionBuffers(const AstNode &node,
     unsigned key = static_cast<unsigned>(kind);
     if (reductionBuffers.count(key))
       return;
-    const auto *type =
-        ir::MemRefType::get(b.getContext(), kind, {def.maxSubgroups}, {},
-                            ir::AddressSpace::Local);
+    const auto *type = ir::MemRefType::get(
+        b.getContext(), kind, {def.maxSubgroups}, {}, ir::AddressSpace::Local);
     reductionBuffers[key] = b.create<ir::AllocaInst>(loc(), type)->getResult(0);
   });
 }

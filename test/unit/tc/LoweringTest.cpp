@@ -422,9 +422,9 @@ TEST(LoweringTest, LocalMemoryBudgetKeepsLargeSlicesGlobal) {
     if (inst.getKind() == ir::InstKind::Alloca &&
         inst.getResult(0)->getName().empty()) {
       ++buffers;
-      EXPECT_EQ(llvm::cast<ir::MemRefType>(inst.getResult(0)->getType())
-                    ->getShape(),
-                (llvm::ArrayRef<int64_t>{8}));
+      EXPECT_EQ(
+          llvm::cast<ir::MemRefType>(inst.getResult(0)->getType())->getShape(),
+          (llvm::ArrayRef<int64_t>{8}));
     }
   EXPECT_EQ(buffers, 1u);
 }
