@@ -88,7 +88,12 @@ def load_results(directory):
         with open(path) as f:
             data = json.load(f)
         contexts[suite] = data.get("context", {})
-        for entry in data.get("benchmarks", []):
+        # Interleaved repetitions run in random order; the benchmarks'
+        # registration order (family_index) keeps the cases and their
+        # variants in the order of the suite.
+        entries = sorted(data.get("benchmarks", []),
+                         key=lambda entry: entry.get("family_index", 0))
+        for entry in entries:
             if entry.get("run_type", "iteration") != "iteration":
                 continue
             parts = entry["name"].split("/")
