@@ -440,16 +440,16 @@ int64_t roundUp(int64_t value, int64_t multiple) {
 
 /// Whether to copy A, one K block of \p blockK at a time, into local memory
 /// as panels: the rows of each tile of M one after the other, a tile's panel
-/// contiguous (getPackedA). A CPU core's tile loads a column of its rows of
-/// A as vectors, for every column tile of C:
+/// contiguous (emitPackA). A CPU core's tile loads a column of its rows of
+/// A as vectors at every K step, for every column tile of C:
 ///  - a transposed A turns that into one load per element; the copy reads A
 ///    once per block;
-///  - an A whose columns lie a page or more apart (M of 1024 floats, say)
-///    puts each K step of a panel on a page of its own and in the same few
-///    sets of the L1 cache, so that a panel does not stay in L1 between
-///    column tiles; a panel of 32 rows by 256 steps fills 32 KiB in a row.
-///    Measured on PoCL, AVX-512, hand-packed against the same kernel:
-///    1024^3 13.4-15.0 -> 11.1-12.6 ms, 2048^3 111-130 -> 85-116 ms.
+///  - an A whose K steps (its columns) lie a page or more apart (1024 rows,
+///    say) puts each step of a panel on a page of its own and in the same
+///    few sets of the L1 cache, so that a panel does not stay in L1 between
+///    column tiles; copied, a panel of 32 rows by 256 steps is 32 KiB in a
+///    row. TC's matmul on PoCL, AVX-512: 1024^3 10.6-19.5 -> 7.7-13.2 ms,
+///    2048^3 112-150 -> 76-99 ms (docs/lowering.md).
 /// PoCL keeps local memory in the caches. Worth it from two column tiles
 /// on, where the copy's block fits half of local memory. Not with a K
 /// remainder step: its checked loads would read past a panel.

@@ -35,9 +35,9 @@ struct TemporaryUse {
 
 class PromotionAnalysis {
 public:
-  /// \p singleGroup: the kernel runs on one work-group, which then makes
-  /// every access, in a group loop or not (isl leaves out a loop of one
-  /// iteration).
+  /// \p singleGroup: the kernel runs on one work-group, so every access is
+  /// that group's, inside a group loop or not (isl leaves out a group loop
+  /// of one iteration).
   PromotionAnalysis(DefContext &def, llvm::ArrayRef<StmtContext> stmts,
                     bool singleGroup)
       : def(def), stmts(stmts), singleGroup(singleGroup) {}
