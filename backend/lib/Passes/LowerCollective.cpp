@@ -699,6 +699,16 @@ void LowerCollectivePass::emitGemmTile(ir::GemmInst inst, LoweringBuilder &b,
   auto *bTileType =
       ir::CoopMatrixType::get(*ctx, kb, tileK, tileN, ir::MatrixUse::B);
 
+  // With A in panels (emitPackA), step k of tile m is column
+  // panelStart + k of the copy: its panel's first column, less kLower.
+  ir::Value *panelStart = nullptr;
+  if (packedA) {
+    ir::Value *depth = b.create<ir::SubInst>(loc, kUpper, kLower).getResult();
+    ir::Value *panel =
+        b.create<ir::DivInst>(loc, m, b.index(tileM)).getResult();
+    panelStart =
+        b.create<ir::SubInst>(loc, b.mul(panel, depth), kLower).getResult();
+  }
   ir::Value *init = b.zero(accType);
   ir::Value *step = b.index(tileK);
   auto loop = b.create<ir::ForInst>(loc, kLower, kUpper, step,
@@ -711,16 +721,11 @@ void LowerCollectivePass::emitGemmTile(ir::GemmInst inst, LoweringBuilder &b,
   ir::Value *aSource = inst.getA();
   bool checkAM = checkM;
   if (packedA) {
-    // Tile m's panel, step k - kLower; the panel has every row of the tile.
+    // A panel has every row of its tile, past M too: no row checks.
     aSource = packedA;
     tA = ir::Transpose::N;
     checkAM = false;
-    ir::Value *depth = l.create<ir::SubInst>(loc, kUpper, kLower).getResult();
-    ir::Value *panel =
-        l.create<ir::DivInst>(loc, m, l.index(tileM)).getResult();
-    aPos = {l.index(0),
-            l.add(l.mul(panel, depth),
-                  l.create<ir::SubInst>(loc, k, kLower).getResult())};
+    aPos = {l.index(0), l.add(panelStart, k)};
   }
   ir::Value *aTile = l.create<ir::CooperativeMatrixLoadInst>(
                           loc, aTileType, aSource, aPos[0], aPos[1], tA,

@@ -245,6 +245,18 @@ LogicalResult snapshotSelfReads(
 /// by their names in the def (resolved through the statement's scope).
 void collectReads(const StmtContext &stmt, llvm::StringSet<> &reads);
 
+/// The statements that have an instance in the kernel with AST \p root, in
+/// the order of their first instance.
+void collectKernelStatements(const poly::AstNode &root,
+                             llvm::SmallVectorImpl<unsigned> &statements);
+
+/// Collects the tensors that a launch of \p statements (indices into
+/// \p stmts) takes, by their names in the def: every tensor each statement
+/// reads or writes, even where only its init runs in the launch.
+void collectLaunchTensors(llvm::ArrayRef<StmtContext> stmts,
+                          llvm::ArrayRef<unsigned> statements,
+                          llvm::StringSet<> &tensors);
+
 /// Tries to lower \p stmt, alone in its kernel, to one collective BLAS
 /// instruction (with subviews, and `group_id` for batch indices and
 /// blocks). Returns false, emitting nothing, when the statement does not

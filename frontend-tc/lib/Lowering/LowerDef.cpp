@@ -4,6 +4,7 @@
 
 #include "comprehend/tc/Ranges.h"
 
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -86,6 +87,28 @@ void lowering::collectReads(const StmtContext &stmt, llvm::StringSet<> &reads) {
   for (const auto &entry : names)
     reads.insert(stmt.scope ? stmt.scope->resolve(entry.first())
                             : entry.first());
+}
+
+void lowering::collectKernelStatements(
+    const poly::AstNode &root, llvm::SmallVectorImpl<unsigned> &statements) {
+  if (root.kind == poly::AstNode::Kind::Instance &&
+      !llvm::is_contained(statements, root.statement))
+    statements.push_back(root.statement);
+  for (const poly::AstNode &child : root.children)
+    collectKernelStatements(child, statements);
+  for (const poly::AstNode &child : root.elseChildren)
+    collectKernelStatements(child, statements);
+}
+
+void lowering::collectLaunchTensors(llvm::ArrayRef<StmtContext> stmts,
+                                    llvm::ArrayRef<unsigned> statements,
+                                    llvm::StringSet<> &tensors) {
+  for (unsigned index : statements) {
+    const StmtContext &stmt = stmts[index];
+    collectReads(stmt, tensors);
+    llvm::StringRef lhs = stmt.stmt.getLhs().name;
+    tensors.insert(stmt.scope ? stmt.scope->resolve(lhs) : lhs);
+  }
 }
 
 namespace {
@@ -353,11 +376,7 @@ ir::Function &DefLowerer::createKernel(llvm::ArrayRef<unsigned> statements,
   // The parameters are the tensors the launch touches, in the def's order,
   // except its local temporaries.
   llvm::StringSet<> used;
-  for (unsigned index : statements) {
-    lowering::collectReads(stmts[index], used);
-    context.scope = stmts[index].scope;
-    used.insert(context.resolve(stmts[index].stmt.getLhs().name));
-  }
+  lowering::collectLaunchTensors(stmts, statements, used);
   for (const auto &local : locals)
     used.erase(local.first());
   llvm::SmallVector<ir::FunctionParam, 8> params;
@@ -812,16 +831,12 @@ LogicalResult DefLowerer::planSegments(llvm::ArrayRef<StmtContext> stmts,
   for (Segment &segment : segments) {
     if (segment.kind != Segment::Kind::Mapped)
       continue;
-    for (const Segment &other : segments) {
-      if (&other == &segment)
-        continue;
-      for (const StmtContext &stmt : other.stmts) {
-        collectReads(stmt, segment.touchedElsewhere);
-        context.scope = stmt.scope;
-        segment.touchedElsewhere.insert(
-            context.resolve(stmt.stmt.getLhs().name));
-      }
-    }
+    for (const Segment &other : segments)
+      if (&other != &segment)
+        collectLaunchTensors(
+            other.stmts,
+            llvm::to_vector(llvm::seq<unsigned>(0, other.stmts.size())),
+            segment.touchedElsewhere);
     if (failed(mapRun(segment, result)))
       return failure();
   }
@@ -871,15 +886,7 @@ LogicalResult DefLowerer::lowerSegment(const Segment &segment,
   bool ok = true;
   for (unsigned index = 0; index < schedule.kernels.size(); ++index) {
     llvm::SmallVector<unsigned, 8> used;
-    std::function<void(const poly::AstNode &)> collect =
-        [&](const poly::AstNode &node) {
-          if (node.kind == poly::AstNode::Kind::Instance &&
-              !llvm::is_contained(used, node.statement))
-            used.push_back(node.statement);
-          llvm::for_each(node.children, collect);
-          llvm::for_each(node.elseChildren, collect);
-        };
-    collect(schedule.kernels[index].root);
+    collectKernelStatements(schedule.kernels[index].root, used);
     llvm::SmallVector<PromotedTensor, 2> local =
         promoted(segment, schedule.kernels, index, options.localMemoryBytes);
     // tc.local_temporaries matters where some temporary would go to

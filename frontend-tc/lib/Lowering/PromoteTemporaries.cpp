@@ -61,24 +61,6 @@ private:
   bool singleGroup;
 };
 
-/// Adds the tensors that a launch of the kernel with AST \p node takes to
-/// \p tensors: as DefLowerer::createKernel has it, every tensor of each
-/// statement with an instance there, even where only its init runs there.
-void collectLaunchTensors(DefContext &def, llvm::ArrayRef<StmtContext> stmts,
-                          const AstNode &node, llvm::StringSet<> &tensors) {
-  if (node.kind == AstNode::Kind::Instance) {
-    const StmtContext &stmt = stmts[node.statement];
-    collectReads(stmt, tensors);
-    def.scope = stmt.scope;
-    tensors.insert(def.resolve(stmt.stmt.getLhs().name));
-    return;
-  }
-  for (const AstNode &child : node.children)
-    collectLaunchTensors(def, stmts, child, tensors);
-  for (const AstNode &child : node.elseChildren)
-    collectLaunchTensors(def, stmts, child, tensors);
-}
-
 } // namespace
 
 void PromotionAnalysis::visit(const AstNode &node,
@@ -166,9 +148,13 @@ llvm::SmallVector<PromotedTensor, 2> lowering::findPromotedTemporaries(
     return result;
   // Temporaries that another kernel's launch takes stay in global memory.
   llvm::StringSet<> elsewhere;
-  for (unsigned k = 0; k < kernels.size(); ++k)
-    if (k != kernelIndex)
-      collectLaunchTensors(def, stmts, kernels[k].root, elsewhere);
+  for (unsigned k = 0; k < kernels.size(); ++k) {
+    if (k == kernelIndex)
+      continue;
+    llvm::SmallVector<unsigned, 8> statements;
+    collectKernelStatements(kernels[k].root, statements);
+    collectLaunchTensors(stmts, statements, elsewhere);
+  }
   const std::array<int64_t, 3> &grid = kernels[kernelIndex].grid;
   PromotionAnalysis analysis(def, stmts,
                              /*singleGroup=*/grid[0] * grid[1] * grid[2] == 1);

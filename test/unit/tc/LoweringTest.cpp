@@ -216,6 +216,15 @@ llvm::StringMap<const ir::MemRefType *> getAllocas(const ir::Function &func) {
   return result;
 }
 
+/// Checks the function name and the tensors (indices into the def's table)
+/// of one kernel of a lowered def.
+void expectKernel(const LoweredKernel &kernel, llvm::StringRef name,
+                  llvm::ArrayRef<unsigned> tensors) {
+  SCOPED_TRACE("kernel " + name.str());
+  EXPECT_EQ(kernel.function->getName(), name);
+  EXPECT_EQ(llvm::ArrayRef<unsigned>(kernel.tensorIndices), tensors);
+}
+
 /// The (global, local) flags of the top-level barriers of \p function.
 std::vector<std::pair<bool, bool>> getBarriers(const ir::Function &func) {
   std::vector<std::pair<bool, bool>> result;
@@ -446,13 +455,9 @@ def split(float(N) A) -> (O) {
   ASSERT_EQ(result->tensors.size(), 3u);
   EXPECT_EQ(result->tensors[2].name, "T");
   ASSERT_EQ(result->kernels.size(), 2u);
-  EXPECT_EQ(result->kernels[0].function->getName(), "split_0");
-  EXPECT_EQ(result->kernels[0].tensorIndices,
-            (llvm::SmallVector<unsigned, 4>{0, 2}));
+  expectKernel(result->kernels[0], "split_0", {0, 2});
   EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{2, 1, 1}));
-  EXPECT_EQ(result->kernels[1].function->getName(), "split_1");
-  EXPECT_EQ(result->kernels[1].tensorIndices,
-            (llvm::SmallVector<unsigned, 4>{1, 2}));
+  expectKernel(result->kernels[1], "split_1", {1, 2});
   EXPECT_EQ(result->kernels[1].grid, (std::array<int64_t, 3>{2, 1, 1}));
   for (const LoweredKernel &kernel : result->kernels) {
     EXPECT_EQ(countKind(kernel.function->getBody(), ir::InstKind::Barrier), 0u);
@@ -475,13 +480,9 @@ def normalize(float(N) A, float(N) Z) -> (B) {
   ASSERT_EQ(result->kernels.size(), 2u);
   // Tensors: A, Z, B, s. The sum takes A and s, the division A, B and s;
   // no kernel takes Z.
-  EXPECT_EQ(result->kernels[0].function->getName(), "normalize_0");
-  EXPECT_EQ(result->kernels[0].tensorIndices,
-            (llvm::SmallVector<unsigned, 4>{0, 3}));
+  expectKernel(result->kernels[0], "normalize_0", {0, 3});
   EXPECT_EQ(result->kernels[0].grid, (std::array<int64_t, 3>{1, 1, 1}));
-  EXPECT_EQ(result->kernels[1].function->getName(), "normalize_1");
-  EXPECT_EQ(result->kernels[1].tensorIndices,
-            (llvm::SmallVector<unsigned, 4>{0, 2, 3}));
+  expectKernel(result->kernels[1], "normalize_1", {0, 2, 3});
   EXPECT_GT(result->kernels[1].grid[0], 1);
   // The init's store reaches the reduction's work-items through a global
   // barrier; the reduction combines its partials in local memory.
@@ -492,12 +493,7 @@ def normalize(float(N) A, float(N) Z) -> (B) {
       countKind(result->kernels[1].function->getBody(), ir::InstKind::Barrier),
       0u);
   EXPECT_TRUE(succeeded(ir::verify(lowered.program, lowered.source.diags)));
-  Lowered small(R"TC(
-def normalize(float(N) A) -> (B) {
-  s() +=! A(i)
-  B(i) = A(i) / s()
-}
-)TC");
+  Lowered small(lowered.source.getBuffer());
   result = small.lower("normalize", {{"N", 9}});
   ASSERT_TRUE(result) << testing::PrintToString(small.source.messages);
   ASSERT_EQ(result->kernels.size(), 1u);
