@@ -206,6 +206,11 @@ private:
     return count;
   }
   static bool hasParallelBand(const isl::schedule_node &node);
+  /// Whether a band strictly below \p node runs, besides other statements,
+  /// a reduction along one of the reduction's own loops (isl fused, say,
+  /// `e(n, d) = exp(...)` and `s(n) +=! e(n, d)` into one loop over d).
+  bool fusesReductionLoop(const isl::schedule_node &node);
+  bool fusesReductionLoopAt(const isl::schedule_node_band &band);
   static llvm::SmallVector<int64_t, 4>
   extents(const isl::schedule_node_band &band);
   /// Below \p band (one point per group), the statements in textual order,
@@ -524,6 +529,59 @@ bool Mapper::hasStridedBandBelow(const isl::schedule_node &node) {
   return false;
 }
 
+bool Mapper::fusesReductionLoop(const isl::schedule_node &node) {
+  for (int child = 0, e = node.n_children(); child < e; ++child) {
+    isl::schedule_node below = node.child(child);
+    if (below.isa<isl::schedule_node_band>() &&
+        fusesReductionLoopAt(below.as<isl::schedule_node_band>()))
+      return true;
+    if (fusesReductionLoop(below))
+      return true;
+  }
+  return false;
+}
+
+bool Mapper::fusesReductionLoopAt(const isl::schedule_node_band &band) {
+  isl::union_set domain = isl::manage(isl_schedule_node_get_domain(band.get()));
+  llvm::SmallVector<unsigned, 8> members;
+  for (unsigned stmt = 0; stmt < scop.stmts.size(); ++stmt)
+    if (!domain.intersect(isl::union_set(model.domains[stmt])).is_empty())
+      members.push_back(stmt);
+  if (members.size() < 2)
+    return false;
+  isl::union_map prefix = band.get_prefix_schedule_union_map();
+  for (unsigned member = 0; member < band.n_member(); ++member) {
+    isl::union_map schedule = isl::manage(isl_union_map_from_union_pw_aff(
+        band.get_partial_schedule().at(member).release()));
+    // Statements that take several values of the member below one point of
+    // the loops around the band, and those that reduce into one element
+    // over several values.
+    unsigned numLooping = 0;
+    bool reduces = false;
+    for (unsigned stmt : members) {
+      isl::union_set stmtDomain =
+          domain.intersect(isl::union_set(model.domains[stmt]));
+      isl::union_map stmtSchedule = schedule.intersect_domain(stmtDomain);
+      if (!prefix.intersect_domain(stmtDomain)
+               .reverse()
+               .apply_range(stmtSchedule)
+               .is_single_valued())
+        ++numLooping;
+      const ScheduledStatement &statement = scop.stmts[stmt];
+      if (statement.lhsIndices.size() == statement.iterators.size())
+        continue;
+      isl::map lhs = lhsProjection(model.domains[stmt], statement,
+                                   statement.lhsIndices.size());
+      if (!isl::union_map(lhs).reverse().apply_range(stmtSchedule)
+               .is_single_valued())
+        reduces = true;
+    }
+    if (reduces && numLooping >= 2)
+      return true;
+  }
+  return false;
+}
+
 bool Mapper::hasParallelBand(const isl::schedule_node &node) {
   if (node.isa<isl::schedule_node_band>() &&
       node.as<isl::schedule_node_band>().member_get_coincident(0))
@@ -700,6 +758,11 @@ isl::schedule_node Mapper::mapKernel(const isl::schedule_node &node) {
         return *sunk;
       }
   }
+  // Where isl fused a reduction's loop with other statements, its
+  // accumulator would stay in memory and the loop run on scalars: below the
+  // groups, each statement in a loop nest of its own instead.
+  if (textual && fusesReductionLoop(band))
+    band = textual->as<isl::schedule_node_band>();
   GroupTiles choice = chooseTiles(band, extent, innerParallel);
   if (llvm::all_of(choice.tiles, [](int64_t tile) { return tile == 1; })) {
     if (textual)
