@@ -62,6 +62,7 @@ std::unique_ptr<Pass> createLowerForeachPass();
 std::unique_ptr<Pass> createLowerCoopMatrixPass();
 std::unique_ptr<Pass> createPlaceLocalMemoryPass();
 std::unique_ptr<Pass> createVectorizeLoopsPass();
+std::unique_ptr<Pass> createMarkStreamingStoresPass();
 
 } // namespace comprehend::backend
 

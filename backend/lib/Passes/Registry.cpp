@@ -39,6 +39,10 @@ static const PassInfo passTable[] = {
     {"constant-folding", "fold and propagate constants",
      createConstantFoldingPass, 1},
     {"dce", "remove dead instructions", createDeadCodeEliminationPass, 1},
+    {"mark-streaming-stores",
+     "on CPU cores, stream aligned vector stores into large outputs the "
+     "kernel never reads past the caches",
+     createMarkStreamingStoresPass, 1},
     {"place-local-memory",
      "place allocas in one local-memory arena, sharing bytes between "
      "allocas whose lifetimes do not overlap",

@@ -112,11 +112,22 @@ Id FunctionEmitter::emitVectorLoad(const MemRefDesc &memref, Id offset,
 }
 
 void FunctionEmitter::emitVectorStore(const MemRefDesc &memref, Id offset,
-                                      Id value, unsigned width) {
+                                      Id value, unsigned width,
+                                      const ir::DictionaryAttr *attrs) {
   ScalarKind kind = memref.type->getElementKind();
-  emitOp(::spv::OpStore, {getVectorPointer(memref, offset, width), value,
-                          ::spv::MemoryAccessAlignedMask,
-                          static_cast<Word>(ir::getSizeInBytes(kind))});
+  Word access = ::spv::MemoryAccessAlignedMask;
+  Word alignment = ir::getSizeInBytes(kind);
+  if (attrs) {
+    if (const auto *align =
+            llvm::dyn_cast_or_null<ir::IntegerAttr>(attrs->get("align")))
+      alignment = std::max<Word>(alignment, align->getValue());
+    if (const auto *streaming =
+            llvm::dyn_cast_or_null<ir::BoolAttr>(attrs->get("nontemporal")))
+      if (streaming->getValue())
+        access |= ::spv::MemoryAccessNontemporalMask;
+  }
+  emitOp(::spv::OpStore,
+         {getVectorPointer(memref, offset, width), value, access, alignment});
 }
 
 LogicalResult FunctionEmitter::emitVectorAccess(ir::Instruction &inst) {
@@ -132,6 +143,7 @@ LogicalResult FunctionEmitter::emitVectorAccess(ir::Instruction &inst) {
   const MemRefDesc &memref = getMemRef(store.getTensor());
   Id offset = linearOffset(memref, flatten(store.getIndices()));
   auto *type = llvm::cast<ir::VectorType>(store.getVal()->getType());
-  emitVectorStore(memref, offset, getValue(store.getVal()), type->getWidth());
+  emitVectorStore(memref, offset, getValue(store.getVal()), type->getWidth(),
+                  store.getAttributes());
   return success();
 }

@@ -230,8 +230,9 @@ private:
   /// A pointer to \p width elements of \p memref from \p offset on.
   Id getVectorPointer(const MemRefDesc &memref, Id offset, unsigned width);
   Id emitVectorLoad(const MemRefDesc &memref, Id offset, unsigned width);
+  /// Honours the store's `align` and `nontemporal` attributes.
   void emitVectorStore(const MemRefDesc &memref, Id offset, Id value,
-                       unsigned width);
+                       unsigned width, const ir::DictionaryAttr *attrs);
 
   ModuleState &module;
   ModuleBuilder &builder;

@@ -847,10 +847,14 @@ def VectorLoadInst : Inst<"vector_load", Spmd> {
   let reads = ["tensor"];
 }
 def VectorStoreInst : Inst<"vector_store", Spmd> {
-  let summary = "Stores a vector into consecutive elements of mode 0";
+  let summary = "Stores a vector into consecutive elements of mode 0; "
+                "attributes: `align = N` promises an address that is a "
+                "multiple of N bytes, `nontemporal = true` asks for a "
+                "streaming store past the caches";
+  let props = (prop DictProp:$attributes);
   let operands = (ins (Vector $e):$val, (MemRef $e):$tensor,
                       (Variadic Index):$indices);
-  let format = "$val `,` $tensor `[` $indices `]`";
+  let format = "$val `,` $tensor `[` $indices `]` attr-dict";
   let verify = "verifyVectorAccess";
   let reads = ["tensor"];
   let writes = ["tensor"];
