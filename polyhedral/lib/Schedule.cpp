@@ -572,7 +572,9 @@ bool Mapper::fusesReductionLoopAt(const isl::schedule_node_band &band) {
         continue;
       isl::map lhs = lhsProjection(model.domains[stmt], statement,
                                    statement.lhsIndices.size());
-      if (!isl::union_map(lhs).reverse().apply_range(stmtSchedule)
+      if (!isl::union_map(lhs)
+               .reverse()
+               .apply_range(stmtSchedule)
                .is_single_valued())
         reduces = true;
     }
