@@ -102,15 +102,17 @@ private:
   llvm::DenseMap<const ir::Value *, int64_t> cache;
 };
 
-/// The function parameter \p memref views through subviews, or null.
-const ir::Value *getRootParameter(const ir::Value *memref) {
+/// The parameter of \p function that \p memref views through subviews, or
+/// null: only a parameter is known to start a buffer.
+const ir::Value *getRootParameter(const ir::Function &function,
+                                  const ir::Value *memref) {
   while (const ir::Instruction *inst = memref->getDefiningInstruction()) {
     auto subview = llvm::dyn_cast<ir::SubviewInst>(inst);
     if (!subview)
       return nullptr;
     memref = subview.getOperand();
   }
-  return memref;
+  return memref->getOwnerRegion() == &function.getBody() ? memref : nullptr;
 }
 
 /// Whether every use of \p memref, through subviews, is the tensor of a
@@ -131,7 +133,8 @@ bool isWriteOnly(const ir::Value *memref) {
 
 class StreamingStores {
 public:
-  explicit StreamingStores(ir::Context &ctx) : ctx(ctx) {}
+  explicit StreamingStores(const ir::Function &function)
+      : function(function), ctx(function.getContext()) {}
 
   void run(ir::Region &region) {
     for (ir::Instruction &inst : region) {
@@ -146,7 +149,7 @@ private:
   void mark(ir::VectorStoreInst store) {
     if (store.getAttributes() && !store.getAttributes()->empty())
       return;
-    const ir::Value *root = getRootParameter(store.getTensor());
+    const ir::Value *root = getRootParameter(function, store.getTensor());
     if (!root || !isStreamed(root))
       return;
     auto *vector = llvm::cast<ir::VectorType>(store.getVal()->getType());
@@ -233,6 +236,7 @@ private:
     return multiple > kMaxMultiple / stride ? kMaxMultiple : multiple * stride;
   }
 
+  const ir::Function &function;
   ir::Context &ctx;
   MultipleAnalysis analysis;
   llvm::DenseMap<const ir::Value *, bool> streamed;
@@ -243,7 +247,7 @@ public:
   LogicalResult run(ir::Function &function, PassContext &context) override {
     if (context.core.nativeVectorWidth <= 1)
       return success();
-    StreamingStores(function.getContext()).run(function.getBody());
+    StreamingStores(function).run(function.getBody());
     return success();
   }
 };
