@@ -156,6 +156,28 @@ void detail::verifyFromParts(const Instruction &inst, VerifyContext &vc) {
           << inst.getOperand(i)->getType();
 }
 
+void detail::verifyVectorStore(const Instruction &inst, VerifyContext &vc) {
+  verifyVectorAccess(inst, vc);
+  const DictionaryAttr *attrs = viewOf<VectorStoreInst>(inst).getAttributes();
+  if (!attrs)
+    return;
+  // `align` is a promise the emitter passes on (a false one faults on
+  // streaming stores), so only a value that can be true is taken.
+  if (const Attribute *align = attrs->get("align")) {
+    const auto *bytes = llvm::dyn_cast<IntegerAttr>(align);
+    if (!bytes || !llvm::isPowerOf2_64(bytes->getValue()))
+      vc.emitError(inst.getLoc())
+          << "'align' of 'vector_store' must be a power of two (bytes), but "
+             "is "
+          << *align;
+  }
+  if (const Attribute *streaming = attrs->get("nontemporal"))
+    if (!llvm::isa<BoolAttr>(streaming))
+      vc.emitError(inst.getLoc())
+          << "'nontemporal' of 'vector_store' must be a boolean, but is "
+          << *streaming;
+}
+
 void detail::verifyVectorAccess(const Instruction &inst, VerifyContext &vc) {
   verifyIndexCount(inst, vc);
   std::optional<unsigned> group = inst.getDescriptor().findOperand("tensor");

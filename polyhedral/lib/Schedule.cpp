@@ -220,6 +220,9 @@ private:
   /// work-items.
   std::optional<isl::schedule_node>
   textualInner(const isl::schedule_node_band &band, bool &worthIt);
+  /// The statements with instances at \p node, in textual order.
+  llvm::SmallVector<unsigned, 8>
+  statementsAt(const isl::schedule_node &node) const;
   bool isCoincident(unsigned stmt, const isl::map &outer, unsigned dim);
   /// Whether every dependence goes forward in the schedule \p node is of.
   bool respectsDependences(const isl::schedule_node &node);
@@ -294,6 +297,16 @@ std::optional<isl::schedule> Mapper::fuseOuter(const isl::union_set &domain) {
   return inner->schedule();
 }
 
+llvm::SmallVector<unsigned, 8>
+Mapper::statementsAt(const isl::schedule_node &node) const {
+  isl::union_set domain = isl::manage(isl_schedule_node_get_domain(node.get()));
+  llvm::SmallVector<unsigned, 8> result;
+  for (unsigned stmt = 0; stmt < scop.stmts.size(); ++stmt)
+    if (!domain.intersect(isl::union_set(model.domains[stmt])).is_empty())
+      result.push_back(stmt);
+  return result;
+}
+
 bool Mapper::isCoincident(unsigned stmt, const isl::map &outer, unsigned dim) {
   // Self-dependences of the statement between instances of one group must
   // keep iterator `dim`.
@@ -315,13 +328,10 @@ bool Mapper::isCoincident(unsigned stmt, const isl::map &outer, unsigned dim) {
 /// points is a loop the backend can put on vector lanes.
 bool Mapper::runsAreContiguous(const isl::schedule_node_band &band,
                                unsigned member, bool onlyIterators) {
-  isl::union_set domain = isl::manage(isl_schedule_node_get_domain(band.get()));
   isl::union_map schedule = isl::manage(isl_union_map_from_union_pw_aff(
       band.get_partial_schedule().at(member).release()));
-  for (unsigned stmt = 0; stmt < scop.stmts.size(); ++stmt) {
+  for (unsigned stmt : statementsAt(band)) {
     isl::set stmtDomain = model.domains[stmt];
-    if (domain.intersect(isl::union_set(stmtDomain)).is_empty())
-      continue;
     isl::union_map stmtSchedule =
         schedule.intersect_domain(isl::union_set(stmtDomain));
     isl::space space = stmtDomain.space();
@@ -376,19 +386,13 @@ bool Mapper::runsAreContiguous(const isl::schedule_node_band &band,
 std::optional<isl::schedule_node>
 Mapper::textualInner(const isl::schedule_node_band &band, bool &worthIt) {
   worthIt = false;
-  isl::union_set domain = isl::manage(isl_schedule_node_get_domain(band.get()));
   isl::multi_union_pw_aff partial = band.get_partial_schedule();
   isl::union_map outer =
       isl::manage(isl_union_map_from_multi_union_pw_aff(partial.copy()));
   isl::union_set_list filters(band.ctx(), scop.stmts.size());
-  llvm::SmallVector<unsigned, 8> members;
-  for (unsigned stmt = 0; stmt < scop.stmts.size(); ++stmt) {
-    isl::set stmtDomain = model.domains[stmt];
-    if (domain.intersect(isl::union_set(stmtDomain)).is_empty())
-      continue;
-    filters = filters.add(isl::union_set(stmtDomain));
-    members.push_back(stmt);
-  }
+  llvm::SmallVector<unsigned, 8> members = statementsAt(band);
+  for (unsigned stmt : members)
+    filters = filters.add(isl::union_set(model.domains[stmt]));
   isl::schedule_node node =
       isl::manage(isl_schedule_node_cut(band.child(0).release()));
   if (members.size() > 1)
@@ -543,10 +547,7 @@ bool Mapper::fusesReductionLoop(const isl::schedule_node &node) {
 
 bool Mapper::fusesReductionLoopAt(const isl::schedule_node_band &band) {
   isl::union_set domain = isl::manage(isl_schedule_node_get_domain(band.get()));
-  llvm::SmallVector<unsigned, 8> members;
-  for (unsigned stmt = 0; stmt < scop.stmts.size(); ++stmt)
-    if (!domain.intersect(isl::union_set(model.domains[stmt])).is_empty())
-      members.push_back(stmt);
+  llvm::SmallVector<unsigned, 8> members = statementsAt(band);
   if (members.size() < 2)
     return false;
   isl::union_map prefix = band.get_prefix_schedule_union_map();

@@ -8,6 +8,8 @@
 #include "gtest/gtest.h"
 
 #include <cstdlib>
+#include <optional>
+#include <string>
 
 using namespace comprehend::runtime;
 
@@ -35,6 +37,24 @@ private:
   const char *name;
   std::optional<std::string> saved;
 };
+
+/// POCL_AFFINITY as the process started, before any test listed devices.
+const std::optional<std::string> initialPoclAffinity =
+    []() -> std::optional<std::string> {
+  if (const char *value = std::getenv("POCL_AFFINITY"))
+    return std::string(value);
+  return std::nullopt;
+}();
+
+// The runtime pins PoCL's worker threads unless the environment decides;
+// ctest runs this test once more with POCL_AFFINITY=0, which must stay.
+TEST(DeviceTest, ListingDevicesPinsPoclThreadsUnlessTheEnvironmentSetsIt) {
+  auto devices = listDevices();
+  ASSERT_TRUE(bool(devices)) << llvm::toString(devices.takeError());
+  const char *value = std::getenv("POCL_AFFINITY");
+  ASSERT_NE(value, nullptr);
+  EXPECT_EQ(std::string(value), initialPoclAffinity.value_or("1"));
+}
 
 TEST(DeviceTest, ListsAtLeastOneRunnableDevice) {
   auto devices = listDevices();

@@ -855,7 +855,7 @@ def VectorStoreInst : Inst<"vector_store", Spmd> {
   let operands = (ins (Vector $e):$val, (MemRef $e):$tensor,
                       (Variadic Index):$indices);
   let format = "$val `,` $tensor `[` $indices `]` attr-dict";
-  let verify = "verifyVectorAccess";
+  let verify = "verifyVectorStore";
   let reads = ["tensor"];
   let writes = ["tensor"];
 }
