@@ -20,6 +20,7 @@ static void printVersion(raw_ostream &os) {
 int main(int argc, char **argv) {
   InitLLVM initLLVM(argc, argv);
   cl::SetVersionPrinter(printVersion);
+  hideLLVMOptions();
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "Comprehend: compile, run and autotune tensor kernels\n\n"

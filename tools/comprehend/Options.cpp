@@ -151,6 +151,8 @@ cl::opt<bool> DumpAst("dump-ast",
                       cl::init(false), cl::sub(CheckCommand),
                       cl::cat(category));
 
+void hideLLVMOptions() { cl::HideUnrelatedOptions(category); }
+
 InputLang getInputLang() {
   if (Lang != InputLang::Auto)
     return Lang;

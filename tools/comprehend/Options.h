@@ -57,6 +57,10 @@ extern llvm::cl::opt<std::string> CachePath;
 extern llvm::cl::opt<bool> WarningsAsErrors;
 extern llvm::cl::opt<bool> DumpAst;
 
+/// Hides the options libLLVM registers (its code generators' flags) from
+/// `comprehend --help`; they still parse, as in every LLVM tool.
+void hideLLVMOptions();
+
 /// The language of the input: --lang, else the file extension.
 InputLang getInputLang();
 
