@@ -595,23 +595,44 @@ void LowerCollectivePass::emitPackA(ir::GemmInst inst, LoweringBuilder &b,
         llvm::ArrayRef<ir::Value *>{row, body.add(body.mul(panel, depth), k)});
   };
   if (inst.getTransposeA() == ir::Transpose::T) {
-    // A's steps are contiguous: a work-item per element, the steps first.
+    // A's steps are contiguous. A work-item per chunk of rows that fills a
+    // line of the panel (16 floats), each row's steps in a loop: the loads
+    // are contiguous, and the chunk's lines stay in L1 until all its rows
+    // have written them. A work-item per step, walking the rows, loaded a
+    // row of A apart each time, a page for rows of 1024 floats
+    // (docs/lowering.md, "A in panels on a CPU").
     // The rows the last tile has past M repeat row M - 1; they only reach
     // rows of C that are not stored.
-    ir::Value *rows = b.index(roundUp(sizeM, tileM));
-    auto copy =
-        b.create<ir::ForeachInst>(loc, llvm::ArrayRef<ir::Value *>{zero, zero},
-                                  llvm::ArrayRef<ir::Value *>{depth, rows});
+    int64_t rows = roundUp(sizeM, tileM);
+    int64_t chunk = 64 / ir::getSizeInBytes(getElementKind(inst.getA()));
+    while (rows % chunk != 0)
+      chunk /= 2;
+    auto copy = b.create<ir::ForeachInst>(
+        loc, llvm::ArrayRef<ir::Value *>{zero},
+        llvm::ArrayRef<ir::Value *>{b.index(rows / chunk)});
     LoweringBuilder body(*ctx, loc);
     body.setInsertionPointToEnd(copy.getBody());
-    ir::Value *k = copy.getBody().getParameter(0);
-    ir::Value *i = copy.getBody().getParameter(1);
+    ir::Value *first =
+        body.mul(copy.getBody().getParameter(0), body.index(chunk));
+    auto rowLoop =
+        body.create<ir::ForInst>(loc, zero, body.index(chunk), body.index(1),
+                                 llvm::ArrayRef<ir::Value *>{});
+    LoweringBuilder rowBody(*ctx, loc);
+    rowBody.setInsertionPointToEnd(rowLoop.getBody());
+    ir::Value *i = rowBody.add(first, rowLoop.getBody().getParameter(0));
     ir::Value *row = i;
     if (sizeM % tileM != 0)
-      row = body.create<ir::MinInst>(loc, i, body.index(sizeM - 1)).getResult();
-    ir::Value *value = body.load(inst.getA(), {body.add(k, kLower), row});
-    store(body, value, body.create<ir::RemInst>(loc, i, tile).getResult(),
-          body.create<ir::DivInst>(loc, i, tile).getResult(), k);
+      row = rowBody.create<ir::MinInst>(loc, i, rowBody.index(sizeM - 1))
+                .getResult();
+    ir::Value *lane = rowBody.create<ir::RemInst>(loc, i, tile).getResult();
+    ir::Value *panel = rowBody.create<ir::DivInst>(loc, i, tile).getResult();
+    auto steps = rowBody.create<ir::ForInst>(loc, zero, depth, rowBody.index(1),
+                                             llvm::ArrayRef<ir::Value *>{});
+    LoweringBuilder step(*ctx, loc);
+    step.setInsertionPointToEnd(steps.getBody());
+    ir::Value *k = steps.getBody().getParameter(0);
+    ir::Value *value = step.load(inst.getA(), {step.add(k, kLower), row});
+    store(step, value, lane, panel, k);
     return;
   }
   // A's rows are contiguous: a work-item per tile and step copies the
