@@ -408,6 +408,8 @@ private:
                      ir::Value *kUpper, ir::Value *alpha, ir::Value *beta);
   void emitPackA(ir::GemmInst inst, LoweringBuilder &b, ir::Value *kLower,
                  ir::Value *kUpper);
+  void emitPackTransposedA(ir::GemmInst inst, LoweringBuilder &b,
+                           ir::Value *kLower, ir::Value *depth);
   void emitGemmTile(ir::GemmInst inst, LoweringBuilder &b, ir::Value *m,
                     ir::Value *n, bool checkMN, ir::Value *kLower,
                     ir::Value *kUpper, ir::Value *alpha, ir::Value *beta);
@@ -595,44 +597,7 @@ void LowerCollectivePass::emitPackA(ir::GemmInst inst, LoweringBuilder &b,
         llvm::ArrayRef<ir::Value *>{row, body.add(body.mul(panel, depth), k)});
   };
   if (inst.getTransposeA() == ir::Transpose::T) {
-    // A's steps are contiguous. A work-item per chunk of rows that fills a
-    // line of the panel (16 floats), each row's steps in a loop: the loads
-    // are contiguous, and the chunk's lines stay in L1 until all its rows
-    // have written them. A work-item per step, walking the rows, loaded a
-    // row of A apart each time, a page for rows of 1024 floats
-    // (docs/lowering.md, "A in panels on a CPU").
-    // The rows the last tile has past M repeat row M - 1; they only reach
-    // rows of C that are not stored.
-    int64_t rows = roundUp(sizeM, tileM);
-    int64_t chunk = 64 / ir::getSizeInBytes(getElementKind(inst.getA()));
-    while (rows % chunk != 0)
-      chunk /= 2;
-    auto copy = b.create<ir::ForeachInst>(
-        loc, llvm::ArrayRef<ir::Value *>{zero},
-        llvm::ArrayRef<ir::Value *>{b.index(rows / chunk)});
-    LoweringBuilder body(*ctx, loc);
-    body.setInsertionPointToEnd(copy.getBody());
-    ir::Value *first =
-        body.mul(copy.getBody().getParameter(0), body.index(chunk));
-    auto rowLoop =
-        body.create<ir::ForInst>(loc, zero, body.index(chunk), body.index(1),
-                                 llvm::ArrayRef<ir::Value *>{});
-    LoweringBuilder rowBody(*ctx, loc);
-    rowBody.setInsertionPointToEnd(rowLoop.getBody());
-    ir::Value *i = rowBody.add(first, rowLoop.getBody().getParameter(0));
-    ir::Value *row = i;
-    if (sizeM % tileM != 0)
-      row = rowBody.create<ir::MinInst>(loc, i, rowBody.index(sizeM - 1))
-                .getResult();
-    ir::Value *lane = rowBody.create<ir::RemInst>(loc, i, tile).getResult();
-    ir::Value *panel = rowBody.create<ir::DivInst>(loc, i, tile).getResult();
-    auto steps = rowBody.create<ir::ForInst>(loc, zero, depth, rowBody.index(1),
-                                             llvm::ArrayRef<ir::Value *>{});
-    LoweringBuilder step(*ctx, loc);
-    step.setInsertionPointToEnd(steps.getBody());
-    ir::Value *k = steps.getBody().getParameter(0);
-    ir::Value *value = step.load(inst.getA(), {step.add(k, kLower), row});
-    store(step, value, lane, panel, k);
+    emitPackTransposedA(inst, b, kLower, depth);
     return;
   }
   // A's rows are contiguous: a work-item per tile and step copies the
@@ -654,6 +619,119 @@ void LowerCollectivePass::emitPackA(ir::GemmInst inst, LoweringBuilder &b,
   ir::Value *r = rows.getBody().getParameter(0);
   ir::Value *value = row.load(inst.getA(), {row.add(first, r), step});
   store(row, value, r, panel, k);
+}
+
+/// Steps per block of the transposed copy. Each block moves 16 x this many
+/// elements through registers, which PoCL compiles slowly: for fcrelu (B=64,
+/// N=M=1024) 4 steps added 0.3-0.5 s to the first launch and 16 steps 1.1
+/// s, and ran no faster than 2 steps, which add under 0.1 s.
+constexpr int64_t kPackSteps = 2;
+
+/// emitPackA for a transposed A, whose steps are contiguous. A work-item
+/// per chunk of rows that fills a line of the panel (16 floats): blocks of
+/// kPackSteps steps by the chunk's rows are loaded as one vector per row and
+/// stored as one vector per step, transposed in registers; the steps left over,
+/// and every step where a chunk is narrower than a vector or crosses
+/// panels, are copied row by row along the steps. The copy used to have a
+/// work-item per step walk the rows, a row of A apart each time: a page for
+/// rows of 1024 floats (docs/lowering.md, "A in panels on a CPU"). The rows
+/// the last tile has past M repeat row M - 1; they only reach rows of C
+/// that are not stored.
+void LowerCollectivePass::emitPackTransposedA(ir::GemmInst inst,
+                                              LoweringBuilder &b,
+                                              ir::Value *kLower,
+                                              ir::Value *depth) {
+  Location loc = b.getLoc();
+  auto *aType = llvm::cast<ir::MemRefType>(inst.getA()->getType());
+  ScalarKind kind = aType->getElementKind();
+  int64_t sizeM =
+      llvm::cast<ir::MemRefType>(inst.getC()->getType())->getShape()[0];
+  int64_t rows = roundUp(sizeM, tileM);
+  int64_t line = 64 / ir::getSizeInBytes(kind);
+  int64_t chunk = line;
+  while (rows % chunk != 0)
+    chunk /= 2;
+  bool onVectors = (kind == ScalarKind::F32 || kind == ScalarKind::F64) &&
+                   chunk == line && tileM % chunk == 0 &&
+                   aType->getStride(0) == 1;
+  ir::Value *zero = b.index(0);
+  ir::Value *tile = b.index(tileM);
+  auto copy = b.create<ir::ForeachInst>(
+      loc, llvm::ArrayRef<ir::Value *>{zero},
+      llvm::ArrayRef<ir::Value *>{b.index(rows / chunk)});
+  LoweringBuilder body(*ctx, loc);
+  body.setInsertionPointToEnd(copy.getBody());
+  ir::Value *first =
+      body.mul(copy.getBody().getParameter(0), body.index(chunk));
+  auto rowOf = [&](LoweringBuilder &lb, ir::Value *i) {
+    if (sizeM % tileM == 0)
+      return i;
+    return lb.create<ir::MinInst>(loc, i, lb.index(sizeM - 1)).getResult();
+  };
+  auto column = [&](LoweringBuilder &lb, ir::Value *panel, ir::Value *k) {
+    return lb.add(lb.mul(panel, depth), k);
+  };
+
+  ir::Value *scalarFrom = zero;
+  if (onVectors) {
+    ir::Value *lane = body.create<ir::RemInst>(loc, first, tile).getResult();
+    ir::Value *panel = body.create<ir::DivInst>(loc, first, tile).getResult();
+    ir::Value *width = body.index(kPackSteps);
+    scalarFrom =
+        body.create<ir::SubInst>(
+                loc, depth,
+                body.create<ir::RemInst>(loc, depth, width).getResult())
+            .getResult();
+    auto blocks = body.create<ir::ForInst>(loc, zero, scalarFrom, width,
+                                           llvm::ArrayRef<ir::Value *>{});
+    LoweringBuilder block(*ctx, loc);
+    block.setInsertionPointToEnd(blocks.getBody());
+    ir::Value *k0 = blocks.getBody().getParameter(0);
+    ir::Value *step = block.add(k0, kLower);
+    const ir::Type *rowType = ir::VectorType::get(*ctx, kind, kPackSteps);
+    const ir::Type *lineType = ir::VectorType::get(*ctx, kind, chunk);
+    llvm::SmallVector<ir::Value *, 16> loaded;
+    for (int64_t r = 0; r < chunk; ++r) {
+      ir::Value *row = rowOf(block, block.add(first, block.index(r)));
+      loaded.push_back(block
+                           .create<ir::VectorLoadInst>(
+                               loc, rowType, inst.getA(),
+                               llvm::ArrayRef<ir::Value *>{step, row})
+                           .getResult());
+    }
+    for (int64_t k = 0; k < kPackSteps; ++k) {
+      ir::Value *steps = block.zero(lineType);
+      for (int64_t r = 0; r < chunk; ++r) {
+        ir::Value *element =
+            block.create<ir::VectorExtractInst>(loc, loaded[r], k).getResult();
+        steps = block.create<ir::VectorInsertInst>(loc, element, steps, r)
+                    .getResult();
+      }
+      block.create<ir::VectorStoreInst>(
+          loc, steps, packedA,
+          llvm::ArrayRef<ir::Value *>{
+              lane, column(block, panel, block.add(k0, block.index(k)))});
+    }
+  }
+
+  auto rowLoop =
+      body.create<ir::ForInst>(loc, zero, body.index(chunk), body.index(1),
+                               llvm::ArrayRef<ir::Value *>{});
+  LoweringBuilder rowBody(*ctx, loc);
+  rowBody.setInsertionPointToEnd(rowLoop.getBody());
+  ir::Value *i = rowBody.add(first, rowLoop.getBody().getParameter(0));
+  ir::Value *row = rowOf(rowBody, i);
+  ir::Value *lane = rowBody.create<ir::RemInst>(loc, i, tile).getResult();
+  ir::Value *panel = rowBody.create<ir::DivInst>(loc, i, tile).getResult();
+  auto steps = rowBody.create<ir::ForInst>(
+      loc, scalarFrom, depth, rowBody.index(1), llvm::ArrayRef<ir::Value *>{});
+  LoweringBuilder step(*ctx, loc);
+  step.setInsertionPointToEnd(steps.getBody());
+  ir::Value *k = steps.getBody().getParameter(0);
+  ir::Value *value = step.load(inst.getA(), {step.add(k, kLower), row});
+  step.create<ir::StoreInst>(
+      loc, value, packedA,
+      llvm::ArrayRef<ir::Value *>{lane, column(step, panel, k)});
 }
 
 /// A `foreach_tile` over C whose tiles add alpha * A[:, kLower:kUpper] *
