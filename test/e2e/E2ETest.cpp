@@ -39,6 +39,16 @@ func @gemm_tt(%alpha: f32, %A: memref<f32x65x33>, %B: memref<f32x7x65>,
               %beta: f32, %C: memref<f32x33x7>) {
   gemm.t.t %alpha, %A, %B, %beta, %C
 }
+func @gemm_tn_panels(%A: memref<f32x71x100>, %B: memref<f32x71x48>,
+                     %beta: f32, %C: memref<f32x100x48>) {
+  %alpha = constant 1.0 : f32
+  gemm.t.n %alpha, %A, %B, %beta, %C
+}
+func @gemm_tn_panels_f64(%A: memref<f64x71x100>, %B: memref<f64x71x48>,
+                         %beta: f64, %C: memref<f64x100x48>) {
+  %alpha = constant 1.0 : f64
+  gemm.t.n %alpha, %A, %B, %beta, %C
+}
 func @gemm_dyn(%alpha: f64, %A: memref<f64x?x?>, %B: memref<f64x?x?>,
                %beta: f64, %C: memref<f64x?x?>) {
   gemm.n.n %alpha, %A, %B, %beta, %C
@@ -345,6 +355,28 @@ TEST_F(E2ETest, GemmTransposes) {
         out[4], gemmReference(c.ta, c.tb, alpha, a, b, beta, &cIn, 33, 7, 65),
         1e-5);
   }
+}
+
+// On a CPU core the backend copies a transposed A into panels first
+// (test/lit/backend/pack-a.ir): 100 rows are four tiles of 32, the last
+// clamped to row 99; 48 columns give the copy enough column tiles; 71 steps
+// leave one to the row-by-row remainder after the blocks of 2 that go
+// through registers.
+TEST_F(E2ETest, GemmTransposedACopiedIntoPanels) {
+  HostTensor a = random(DType::F32, {71, 100}),
+             b = random(DType::F32, {71, 48});
+  HostTensor c = random(DType::F32, {100, 48});
+  auto out = run("gemm_tn_panels", {1, 1, 1}, {a, b, ScalarArg::f32(0.5f), c});
+  expectNear<float>(
+      out[3], gemmReference(true, false, 1, a, b, 0.5, &c, 100, 48, 71), 1e-5);
+  HostTensor a64 = random(DType::F64, {71, 100});
+  HostTensor b64 = random(DType::F64, {71, 48});
+  auto out64 =
+      run("gemm_tn_panels_f64", {1, 1, 1},
+          {a64, b64, ScalarArg::f64(0.0), poisoned(DType::F64, {100, 48})});
+  expectNear<double>(
+      out64[3],
+      gemmReference(true, false, 1, a64, b64, 0, nullptr, 100, 48, 71), 1e-12);
 }
 
 TEST_F(E2ETest, GemmDynamicShapesOddSizes) {
