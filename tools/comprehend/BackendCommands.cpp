@@ -4,6 +4,8 @@
 #include "Options.h"
 
 #include "comprehend/api/TcTuning.h"
+#include "comprehend/runtime/Device.h"
+#include "comprehend/runtime/Error.h"
 #include "comprehend/runtime/TuningKernel.h"
 
 #include "comprehend/backend/Compiler.h"
@@ -51,7 +53,24 @@ static LogicalResult getCompileOptions(backend::CompileOptions &options) {
   return success();
 }
 
-int emitBackendOutput(ir::Program &program, DiagnosticEngine &diags) {
+std::optional<backend::CoreInfo> getCompileTarget(int &exitCode) {
+  if (Device.getNumOccurrences()) {
+    if (Target.getNumOccurrences()) {
+      llvm::errs() << "comprehend compile: --target and --device both name "
+                      "the core to compile for; give one\n";
+      exitCode = ExitUsage;
+      return std::nullopt;
+    }
+    llvm::Expected<runtime::Device> device = runtime::selectDevice(Device);
+    if (!device) {
+      runtime::ErrorKind kind = runtime::reportError(
+          device.takeError(), llvm::errs(), "comprehend compile");
+      exitCode =
+          kind == runtime::ErrorKind::Input ? ExitInvalidInput : ExitRuntime;
+      return std::nullopt;
+    }
+    return device->getCoreInfo();
+  }
   std::optional<backend::CoreInfo> core = backend::CoreInfo::getPreset(Target);
   if (!core) {
     llvm::errs() << "comprehend: unknown target '" << Target
@@ -59,8 +78,13 @@ int emitBackendOutput(ir::Program &program, DiagnosticEngine &diags) {
     for (llvm::StringRef name : backend::CoreInfo::getPresetNames())
       llvm::errs() << ' ' << name;
     llvm::errs() << '\n';
-    return ExitUsage;
+    exitCode = ExitUsage;
   }
+  return core;
+}
+
+int emitBackendOutput(ir::Program &program, const backend::CoreInfo &core,
+                      DiagnosticEngine &diags) {
   backend::CompileOptions options;
   if (failed(getCompileOptions(options)))
     return ExitUsage;
@@ -71,7 +95,7 @@ int emitBackendOutput(ir::Program &program, DiagnosticEngine &diags) {
     return code;
   tc::LoweringOptions loweringOptions;
   if (llvm::Error error = api::applyCompileConfiguration(
-          config, *core, loweringOptions, options)) {
+          config, core, loweringOptions, options)) {
     llvm::errs() << "comprehend compile: error: "
                  << llvm::toString(std::move(error)) << "\n";
     return ExitInvalidInput;
@@ -93,7 +117,7 @@ int emitBackendOutput(ir::Program &program, DiagnosticEngine &diags) {
     return ExitUsage;
   }
 
-  if (failed(backend::lowerProgram(program, *core, options, diags)))
+  if (failed(backend::lowerProgram(program, core, options, diags)))
     return ExitInvalidInput;
   if (Emit == EmitKind::LoweredIR) {
     ir::print(program, output.os());
@@ -101,7 +125,7 @@ int emitBackendOutput(ir::Program &program, DiagnosticEngine &diags) {
     return ExitSuccess;
   }
   std::optional<backend::CompiledProgram> compiled =
-      backend::emitProgram(program, *core, options, diags);
+      backend::emitProgram(program, core, options, diags);
   if (!compiled)
     return ExitInvalidInput;
   if (Emit == EmitKind::Spirv) {

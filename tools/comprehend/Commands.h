@@ -3,6 +3,10 @@
 #ifndef COMPREHEND_TOOLS_COMMANDS_H
 #define COMPREHEND_TOOLS_COMMANDS_H
 
+#include "comprehend/backend/CoreInfo.h"
+
+#include <optional>
+
 namespace comprehend {
 class DiagnosticEngine;
 namespace ir {
@@ -16,9 +20,13 @@ namespace comprehend::tools {
 int checkIrFile();
 int compileIrFile();
 
-// BackendCommands.cpp: `compile --emit lowered-ir|spirv|spirv-asm` of a
-// verified program, with --target, -O, --verify and --passes.
-int emitBackendOutput(ir::Program &program, DiagnosticEngine &diags);
+// BackendCommands.cpp: the core `compile` targets (--target or --device;
+// nullopt after printing why, with the exit code in \p exitCode), and
+// `compile --emit lowered-ir|spirv|spirv-asm` of a verified program for it,
+// with -O, --verify and --passes.
+std::optional<backend::CoreInfo> getCompileTarget(int &exitCode);
+int emitBackendOutput(ir::Program &program, const backend::CoreInfo &core,
+                      DiagnosticEngine &diags);
 
 // TcCommands.cpp: Tensor Comprehensions.
 int checkTcFile();

@@ -62,8 +62,13 @@ int compileIrFile() {
     llvm::errs() << "comprehend compile: '--emit schedule' needs a .tc file\n";
     return ExitUsage;
   }
-  if (Emit != EmitKind::IR)
-    return emitBackendOutput(*input.program, input.diags);
+  if (Emit != EmitKind::IR) {
+    int exitCode = ExitSuccess;
+    std::optional<backend::CoreInfo> core = getCompileTarget(exitCode);
+    if (!core)
+      return exitCode;
+    return emitBackendOutput(*input.program, *core, input.diags);
+  }
 
   const ir::Function *entry = nullptr;
   if (!Entry.empty()) {

@@ -51,8 +51,9 @@ cl::opt<std::string> Sizes("sizes",
 
 cl::opt<std::string>
     Target("target",
-           cl::desc("Target core preset (pocl-cpu, "
-                    "generic-sg8, generic-sg16, generic-sg32)"),
+           cl::desc("Target core preset (pocl-cpu, generic-sg8, "
+                    "generic-sg16, generic-sg32); --device instead compiles "
+                    "for an OpenCL device's core, as run does"),
            cl::value_desc("core"), cl::init("pocl-cpu"),
            cl::sub(CompileCommand), cl::cat(category));
 
@@ -106,8 +107,8 @@ cl::opt<std::string> Device(
     "device",
     cl::desc("OpenCL device: index or name substring (default: "
              "$COMPREHEND_DEVICE, else the first device that runs our SPIR-V)"),
-    cl::value_desc("N|name"), cl::sub(RunCommand), cl::sub(TuneCommand),
-    cl::sub(DevicesCommand), cl::cat(category));
+    cl::value_desc("N|name"), cl::sub(CompileCommand), cl::sub(RunCommand),
+    cl::sub(TuneCommand), cl::sub(DevicesCommand), cl::cat(category));
 
 cl::opt<bool> Check("check",
                     cl::desc("Compare with the reference evaluator (.tc)"),

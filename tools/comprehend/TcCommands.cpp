@@ -77,15 +77,16 @@ int compileTcFile() {
   runtime::Configuration config;
   if (int code = getConfigOption("compile", config))
     return code;
-  if (std::optional<backend::CoreInfo> core =
-          backend::CoreInfo::getPreset(Target)) {
-    backend::CompileOptions unused;
-    if (llvm::Error error =
-            api::applyCompileConfiguration(config, *core, options, unused)) {
-      errs() << "comprehend compile: error: " << toString(std::move(error))
-             << "\n";
-      return ExitInvalidInput;
-    }
+  int exitCode = ExitSuccess;
+  std::optional<backend::CoreInfo> core = getCompileTarget(exitCode);
+  if (!core)
+    return exitCode;
+  backend::CompileOptions unused;
+  if (llvm::Error error =
+          api::applyCompileConfiguration(config, *core, options, unused)) {
+    errs() << "comprehend compile: error: " << toString(std::move(error))
+           << "\n";
+    return ExitInvalidInput;
   }
   if (Emit == EmitKind::Schedule)
     return failed(tc::printSchedule(*input.program, *entry, sizes, outs(),
@@ -107,7 +108,7 @@ int compileTcFile() {
     if (!config.empty())
       runtime::applyConfiguration(function, config);
   if (Emit != EmitKind::IR)
-    return emitBackendOutput(lowered, input.diags);
+    return emitBackendOutput(lowered, *core, input.diags);
   std::error_code error;
   ToolOutputFile output(OutputFilename.empty() ? std::string("-")
                                                : OutputFilename.getValue(),
