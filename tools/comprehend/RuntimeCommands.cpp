@@ -280,6 +280,8 @@ int runRun() {
 //===----------------------------------------------------------------------===//
 
 static int tuneIrFile() {
+  // --budget counts from here, as for a .tc file.
+  auto start = std::chrono::steady_clock::now();
   if (!checkRunUsage())
     return ExitUsage;
   auto grid = parseGrid(Grid);
@@ -289,7 +291,6 @@ static int tuneIrFile() {
   if (int code = loadIrInput("tune", input))
     return code;
 
-  auto start = std::chrono::steady_clock::now();
   auto runtime = Runtime::create(Device);
   if (!runtime)
     return fail(runtime.takeError(), "tune");
