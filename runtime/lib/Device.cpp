@@ -327,11 +327,15 @@ Expected<Device> runtime::selectDevice(StringRef spec) {
 
   unsigned index = 0;
   if (!StringRef(specText).getAsInteger(10, index)) {
-    if (index >= devices->size())
+    if (index >= devices->size()) {
+      std::string count =
+          devices->size() == 1
+              ? std::string("there is 1 device")
+              : "there are " + std::to_string(devices->size()) + " devices";
       return makeInputError(llvm::Twine(origin) + " " + specText +
-                            " is out of range: there are " +
-                            llvm::Twine(devices->size()) +
-                            " devices (see 'comprehend devices')");
+                            " is out of range: " + count +
+                            " (see 'comprehend devices')");
+    }
     return std::move((*devices)[index]);
   }
   std::string needle = StringRef(specText).lower();
