@@ -5,7 +5,6 @@
 
 #include "comprehend/api/TcTuning.h"
 #include "comprehend/runtime/Device.h"
-#include "comprehend/runtime/Error.h"
 #include "comprehend/runtime/TuningKernel.h"
 
 #include "comprehend/backend/Compiler.h"
@@ -63,10 +62,7 @@ std::optional<backend::CoreInfo> getCompileTarget(int &exitCode) {
     }
     llvm::Expected<runtime::Device> device = runtime::selectDevice(Device);
     if (!device) {
-      runtime::ErrorKind kind = runtime::reportError(
-          device.takeError(), llvm::errs(), "comprehend compile");
-      exitCode =
-          kind == runtime::ErrorKind::Input ? ExitInvalidInput : ExitRuntime;
+      exitCode = reportFailure(device.takeError(), "compile");
       return std::nullopt;
     }
     return device->getCoreInfo();

@@ -2,6 +2,8 @@
 #include "Input.h"
 #include "Options.h"
 
+#include "comprehend/runtime/Error.h"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -77,6 +79,12 @@ int getConfigOption(llvm::StringRef command, runtime::Configuration &config) {
   }
   config = std::move(*parsed);
   return ExitSuccess;
+}
+
+int reportFailure(llvm::Error error, StringRef command) {
+  runtime::ErrorKind kind = runtime::reportError(
+      std::move(error), errs(), ("comprehend " + command).str());
+  return kind == runtime::ErrorKind::Input ? ExitInvalidInput : ExitRuntime;
 }
 
 } // namespace comprehend::tools

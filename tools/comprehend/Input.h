@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <cstdint>
@@ -24,6 +25,10 @@ LogicalResult parseSizes(llvm::StringRef text, llvm::StringMap<int64_t> &sizes);
 /// empty when the option is not given. Prints a one-line reason prefixed by
 /// `comprehend <command>` and returns the exit code on failure, else 0.
 int getConfigOption(llvm::StringRef command, runtime::Configuration &config);
+
+/// Prints \p error as `comprehend <command>: error: ...` and returns its exit
+/// code: invalid input (1) or a device/runtime error (3).
+int reportFailure(llvm::Error error, llvm::StringRef command);
 
 } // namespace comprehend::tools
 

@@ -103,12 +103,14 @@ cl::opt<std::string> OutDir("out", cl::desc("Write outputs as .npy here"),
                             cl::value_desc("dir"), cl::sub(RunCommand),
                             cl::cat(category));
 
-cl::opt<std::string> Device(
-    "device",
-    cl::desc("OpenCL device: index or name substring (default: "
-             "$COMPREHEND_DEVICE, else the first device that runs our SPIR-V)"),
-    cl::value_desc("N|name"), cl::sub(CompileCommand), cl::sub(RunCommand),
-    cl::sub(TuneCommand), cl::sub(DevicesCommand), cl::cat(category));
+cl::opt<std::string>
+    Device("device",
+           cl::desc("OpenCL device: index or name substring (default: "
+                    "$COMPREHEND_DEVICE, else the first device that runs our "
+                    "SPIR-V); for compile, instead of --target"),
+           cl::value_desc("N|name"), cl::sub(CompileCommand),
+           cl::sub(RunCommand), cl::sub(TuneCommand), cl::sub(DevicesCommand),
+           cl::cat(category));
 
 cl::opt<bool> Check("check",
                     cl::desc("Compare with the reference evaluator (.tc)"),

@@ -39,13 +39,6 @@ using llvm::StringRef;
 
 namespace comprehend::tools {
 
-/// Prints `error` and maps it to an exit code.
-static int fail(llvm::Error error, StringRef command) {
-  ErrorKind kind = reportError(std::move(error), llvm::errs(),
-                               "comprehend " + command.str());
-  return kind == ErrorKind::Input ? ExitInvalidInput : ExitRuntime;
-}
-
 //===----------------------------------------------------------------------===//
 // devices
 //===----------------------------------------------------------------------===//
@@ -53,7 +46,7 @@ static int fail(llvm::Error error, StringRef command) {
 int runDevices() {
   auto devices = listDevices();
   if (!devices)
-    return fail(devices.takeError(), "devices");
+    return reportFailure(devices.takeError(), "devices");
   std::vector<const runtime::Device *> shown;
   if (Device.empty()) {
     for (const runtime::Device &device : *devices)
@@ -61,7 +54,7 @@ int runDevices() {
   } else {
     auto selected = selectDevice(Device);
     if (!selected)
-      return fail(selected.takeError(), "devices");
+      return reportFailure(selected.takeError(), "devices");
     shown.push_back(&(*devices)[selected->getInfo().index]);
   }
   if (Json) {
@@ -178,7 +171,7 @@ static int compileIrKernel(llvm::StringRef command, Runtime &runtime,
       llvm::consumeError(compiled.takeError());
       return ExitInvalidInput;
     }
-    return fail(compiled.takeError(), command);
+    return reportFailure(compiled.takeError(), command);
   }
   kernel = std::move(*compiled);
   return ExitSuccess;
@@ -219,13 +212,13 @@ static int runIrFile() {
     return ExitUsage;
   auto grid = parseGrid(Grid);
   if (!grid)
-    return fail(grid.takeError(), "run");
+    return reportFailure(grid.takeError(), "run");
   IrInput input;
   if (int code = loadIrInput("run", input))
     return code;
   auto runtime = Runtime::create(Device);
   if (!runtime)
-    return fail(runtime.takeError(), "run");
+    return reportFailure(runtime.takeError(), "run");
   // A configuration from --config, else from the tuning cache.
   api::IrKernelOptions options;
   if (int code = getConfigOption("run", options.config))
@@ -246,17 +239,17 @@ static int runIrFile() {
   // accumulate into them (beta = 1), so outputs are read before.
   auto first = kernel->run(1);
   if (!first)
-    return fail(first.takeError(), "run");
+    return reportFailure(first.takeError(), "run");
   std::vector<std::string> written;
   if (!OutDir.empty()) {
     auto paths = kernel->writeArrays(OutDir);
     if (!paths)
-      return fail(paths.takeError(), "run");
+      return reportFailure(paths.takeError(), "run");
     written = std::move(*paths);
   }
   auto timing = kernel->run(std::max(1u, unsigned(Repeat)));
   if (!timing)
-    return fail(timing.takeError(), "run");
+    return reportFailure(timing.takeError(), "run");
   printIrRun(*kernel, *timing, written, (*runtime)->getDevice().getInfo().name);
   return ExitSuccess;
 }
@@ -286,14 +279,14 @@ static int tuneIrFile() {
     return ExitUsage;
   auto grid = parseGrid(Grid);
   if (!grid)
-    return fail(grid.takeError(), "tune");
+    return reportFailure(grid.takeError(), "tune");
   IrInput input;
   if (int code = loadIrInput("tune", input))
     return code;
 
   auto runtime = Runtime::create(Device);
   if (!runtime)
-    return fail(runtime.takeError(), "tune");
+    return reportFailure(runtime.takeError(), "tune");
   api::IrKernelOptions kernelOptions;
   kernelOptions.useTuningCache = false;
   std::unique_ptr<api::IrKernel> kernel;
@@ -307,7 +300,7 @@ static int tuneIrFile() {
   options.warnings = &llvm::errs();
   auto result = api::tuneKernel(*kernel, options);
   if (!result)
-    return fail(result.takeError(), "tune");
+    return reportFailure(result.takeError(), "tune");
   // The cache is a convenience: failing to write it is only a warning.
   if (!result->cacheError.empty())
     llvm::errs() << "comprehend tune: warning: " << result->cacheError << "\n";

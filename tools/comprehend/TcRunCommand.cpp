@@ -12,7 +12,6 @@
 #include "TcInput.h"
 
 #include "comprehend/api/TcRun.h"
-#include "comprehend/runtime/Error.h"
 #include "comprehend/runtime/Runtime.h"
 #include "comprehend/tc/Frontend.h"
 
@@ -40,9 +39,7 @@ static int failRun(llvm::Error error, const DiagnosticEngine &diags) {
     llvm::consumeError(std::move(error));
     return ExitInvalidInput;
   }
-  ErrorKind kind =
-      reportError(std::move(error), llvm::errs(), "comprehend run");
-  return kind == ErrorKind::Input ? ExitInvalidInput : ExitRuntime;
+  return reportFailure(std::move(error), "run");
 }
 
 /// Prints what `run` of a TC def measured, as text or JSON (--json).

@@ -7,12 +7,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "Input.h"
 #include "Options.h"
 #include "TcInput.h"
 #include "TuneReport.h"
 
 #include "comprehend/api/TcTuner.h"
-#include "comprehend/runtime/Error.h"
 #include "comprehend/runtime/Runtime.h"
 #include "comprehend/tc/AST.h"
 
@@ -52,11 +52,8 @@ int tuneTcFile() {
     }
 
   auto runtime = Runtime::create(Device);
-  if (!runtime) {
-    ErrorKind kind =
-        reportError(runtime.takeError(), llvm::errs(), "comprehend tune");
-    return kind == ErrorKind::Input ? ExitInvalidInput : ExitRuntime;
-  }
+  if (!runtime)
+    return reportFailure(runtime.takeError(), "tune");
   api::TcTuneOptions options;
   options.tuner = getTunerOptions();
   options.tuner.start = start;
@@ -69,9 +66,7 @@ int tuneTcFile() {
       llvm::consumeError(result.takeError());
       return ExitInvalidInput;
     }
-    ErrorKind kind =
-        reportError(result.takeError(), llvm::errs(), "comprehend tune");
-    return kind == ErrorKind::Input ? ExitInvalidInput : ExitRuntime;
+    return reportFailure(result.takeError(), "tune");
   }
   std::string entry = def->getName().name.str();
   printTuneReport(entry, "'" + entry + "'",

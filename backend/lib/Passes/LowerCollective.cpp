@@ -621,15 +621,18 @@ void LowerCollectivePass::emitPackA(ir::GemmInst inst, LoweringBuilder &b,
   store(row, value, r, panel, k);
 }
 
-/// Steps per block of the transposed copy. Each block moves 16 x this many
-/// elements through registers, which PoCL compiles slowly: for fcrelu (B=64,
-/// N=M=1024) 4 steps added 0.3-0.5 s to the first launch and 16 steps 1.1
-/// s, and ran no faster than 2 steps, which add under 0.1 s.
+/// Steps per block of the transposed copy. Each block moves a chunk's rows
+/// (a cache line of them) times this many elements through registers, which
+/// PoCL compiles slowly: for fcrelu (B=64, N=M=1024) 4 steps added 0.3-0.5 s
+/// to the first launch and 16 steps 1.1 s, and ran no faster than 2 steps,
+/// which add under 0.1 s.
 constexpr int64_t kPackSteps = 2;
+/// The bytes of a cache line on the CPU cores the copy is for.
+constexpr int64_t kCacheLineBytes = 64;
 
 /// emitPackA for a transposed A, whose steps are contiguous. A work-item
-/// per chunk of rows that fills a line of the panel (16 floats): blocks of
-/// kPackSteps steps by the chunk's rows are loaded as one vector per row and
+/// per chunk of rows that fills a cache line of the panel (16 floats): blocks
+/// of kPackSteps steps by the chunk's rows are loaded as one vector per row and
 /// stored as one vector per step, transposed in registers; the steps left over,
 /// and every step where a chunk is narrower than a vector or crosses
 /// panels, are copied row by row along the steps. The copy used to have a
@@ -647,7 +650,7 @@ void LowerCollectivePass::emitPackTransposedA(ir::GemmInst inst,
   int64_t sizeM =
       llvm::cast<ir::MemRefType>(inst.getC()->getType())->getShape()[0];
   int64_t rows = roundUp(sizeM, tileM);
-  int64_t line = 64 / ir::getSizeInBytes(kind);
+  int64_t line = kCacheLineBytes / ir::getSizeInBytes(kind);
   int64_t chunk = line;
   while (rows % chunk != 0)
     chunk /= 2;
