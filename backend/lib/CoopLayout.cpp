@@ -2,6 +2,7 @@
 #include "CoopLayout.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace comprehend;
@@ -25,7 +26,7 @@ static unsigned getMaxPartWidth(ScalarKind kind) {
 }
 
 CoopLayout CoopLayout::get(int64_t rows, int64_t cols, ScalarKind kind,
-                           unsigned subgroupSize, bool overlapTail) {
+                           unsigned subgroupSize, bool compactTail) {
   CoopLayout layout;
   layout.blocks =
       static_cast<unsigned>((rows + subgroupSize - 1) / subgroupSize);
@@ -47,12 +48,19 @@ CoopLayout CoopLayout::get(int64_t rows, int64_t cols, ScalarKind kind,
   // to end at the last row, when that takes fewer parts.
   unsigned widest = layout.widths.front();
   unsigned vectors = (layout.blocks + widest - 1) / widest;
-  if (overlapTail && widest > 1 && vectors < layout.widths.size()) {
+  if (compactTail && widest > 1 && vectors < layout.widths.size()) {
     layout.widths.assign(vectors, widest);
     layout.starts.clear();
     for (unsigned part = 0; part + 1 < vectors; ++part)
       layout.starts.push_back(part * widest);
     layout.starts.push_back(layout.blocks - widest);
+  }
+  // A column shorter than the widest vector in one padded vector. Reals
+  // only: an integer division would trap on the zero lanes.
+  if (compactTail && layout.widths.size() > 1 && layout.blocks < maxWidth &&
+      ir::isFloating(kind)) {
+    layout.widths.assign(1, llvm::PowerOf2Ceil(layout.blocks));
+    layout.starts.assign(1, 0);
   }
   return layout;
 }
@@ -72,6 +80,8 @@ void CoopLayout::print(llvm::raw_ostream &os) const {
     // An overlapping part says where it starts.
     if (starts[part] != end)
       os << "@" << starts[part];
+    if (getUsedLanes(part) != widths[part])
+      os << "(" << getUsedLanes(part) << ")";
     end = starts[part] + widths[part];
   }
   os << "]";

@@ -23,6 +23,14 @@
 // component, or one that exposes the parts themselves
 // (`cooperative_matrix_part`/`from_parts`), needs the greedy layout.
 //
+// Where a column is shorter than the widest vector and the greedy split
+// needs more than one part, a real kind may instead hold the column in one
+// vector of the next power of two with unused lanes at its end (9 rows: a
+// vector of 16 with 9 used, not 8 + 1), again half the instructions of a
+// gemm tile. The unused lanes hold zero after a load or a pack and whatever
+// component-wise arithmetic makes of them after that (no trap on reals);
+// loads and stores move only the used lanes, as the greedy parts would.
+//
 //===----------------------------------------------------------------------===//
 #ifndef COMPREHEND_BACKEND_COOPLAYOUT_H
 #define COMPREHEND_BACKEND_COOPLAYOUT_H
@@ -31,6 +39,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace llvm {
@@ -55,9 +64,10 @@ struct CoopLayout {
 
   /// The layout of a \p rows x \p cols coopmatrix of \p kind on subgroup
   /// size \p subgroupSize (see the file comment).
-  /// \p overlapTail allows the overlapping last part (see above).
+  /// \p compactTail allows the overlapping last part and the padded
+  /// column (see above).
   static CoopLayout get(int64_t rows, int64_t cols, ir::ScalarKind kind,
-                        unsigned subgroupSize, bool overlapTail = false);
+                        unsigned subgroupSize, bool compactTail = false);
 
   unsigned getPartsPerColumn() const { return widths.size(); }
   unsigned getNumParts() const { return widths.size() * cols; }
@@ -65,6 +75,12 @@ struct CoopLayout {
   bool isScalar() const { return widths.size() == blocks; }
   unsigned getWidth(unsigned part) const {
     return widths[part % widths.size()];
+  }
+  /// The lanes of \p part that hold components: its width, but for a
+  /// padded column.
+  unsigned getUsedLanes(unsigned part) const {
+    unsigned chunk = part % widths.size();
+    return std::min(widths[chunk], blocks - starts[chunk]);
   }
   /// The part holding component \p k and the lane within that part (the
   /// last such part where parts overlap).
@@ -75,7 +91,8 @@ struct CoopLayout {
   }
   /// `<cols> x [w0, w1, ...]`, e.g. `8 x [16]` for a 16x8 f32 matrix on one
   /// lane: one part list per column; an overlapping part shows its start
-  /// (`8 x [16, 16@14]` for 30 rows).
+  /// (`8 x [16, 16@14]` for 30 rows), a padded one its used lanes (`8 x
+  /// [16(9)]` for 9 rows).
   void print(llvm::raw_ostream &os) const;
 };
 

@@ -5,7 +5,8 @@
 // parts of a column (see CoopLayout) are contiguous when mode 0 has stride 1
 // and the access is not transposed: they become vector_load / vector_store
 // (load / store for width 1); a column outside a checked mode reads zeros
-// (from column 0, which is in bounds) or is skipped as a whole. With rows
+// (from column 0, which is in bounds) or is skipped as a whole; a padded
+// part moves its used lanes in runs of the greedy split. With rows
 // checked, an `if` takes this form when all rows of the tile are inside
 // the memref and the per-element form at the edge. The other accesses
 // (transposed, atomics, f16/bf16, lanes > 1) go element by element with a
@@ -15,6 +16,8 @@
 //===----------------------------------------------------------------------===//
 #include "Passes/CoopParts.h"
 #include "Passes/PartBuilder.h"
+
+#include "llvm/Support/MathExtras.h"
 
 using namespace comprehend;
 using namespace comprehend::backend;
@@ -50,14 +53,19 @@ CoopAccess readCoopAccess(ir::Instruction &inst) {
     std::optional<unsigned> group = desc.findOperand(name);
     return group ? inst.getOperandGroup(*group).front() : nullptr;
   };
+  // Every access has these (the table's coopmatrix memory instructions).
+  auto required = [&](llvm::StringRef name) {
+    return inst.getOperandGroup(*desc.findOperand(name)).front();
+  };
   CoopAccess access;
   access.inst = &inst;
-  access.memref = operand("operand");
-  access.x = operand("x");
-  access.y = operand("y");
+  access.memref = required("operand");
+  access.x = required("x");
+  access.y = required("y");
   access.matrix = operand("val");
   access.isLoad = !access.matrix;
-  access.type = coopOf(access.isLoad ? inst.getResult(0) : access.matrix);
+  access.type = llvm::cast<ir::CoopMatrixType>(
+      (access.isLoad ? inst.getResult(0) : access.matrix)->getType());
   auto property = [&](llvm::StringRef name) -> std::optional<int64_t> {
     if (std::optional<unsigned> index = desc.findProperty(name))
       return inst.getInteger(*index);
@@ -181,25 +189,17 @@ private:
         ir::Value *row = pb.addIndex(access.x, layout.starts[chunk], loc);
         if (!access.isLoad) {
           ir::Value *value = values[chunk + chunks * j];
-          if (width == 1)
-            b.create<ir::StoreInst>(loc, value, access.memref,
-                                    llvm::ArrayRef<ir::Value *>{row, col});
+          if (layout.getUsedLanes(chunk) != width)
+            storePadded(value, layout.getUsedLanes(chunk), row, col);
           else
-            b.create<ir::VectorStoreInst>(
-                loc, value, access.memref,
-                llvm::ArrayRef<ir::Value *>{row, col});
+            storeRun(value, width, row, col);
           continue;
         }
         const ir::Type *type = pb.partType(elem, width);
-        ir::Value *value = width == 1
-                               ? b.create<ir::LoadInst>(
-                                      loc, access.memref,
-                                      llvm::ArrayRef<ir::Value *>{row, readCol})
-                                     .getResult()
-                               : b.create<ir::VectorLoadInst>(
-                                      loc, type, access.memref,
-                                      llvm::ArrayRef<ir::Value *>{row, readCol})
-                                     .getResult();
+        ir::Value *value =
+            layout.getUsedLanes(chunk) != width
+                ? loadPadded(type, layout.getUsedLanes(chunk), row, readCol)
+                : loadRun(type, row, readCol);
         if (valid)
           value =
               b.create<ir::SelectInst>(loc, valid, value, pb.zero(type, loc))
@@ -210,6 +210,78 @@ private:
         b.setInsertionPointAfter(guard);
     }
     return results;
+  }
+
+  /// A number (width 1) or vector of \p type at (\p row, \p col).
+  ir::Value *loadRun(const ir::Type *type, ir::Value *row, ir::Value *col) {
+    ir::Value *indices[] = {row, col};
+    if (!llvm::isa<ir::VectorType>(type))
+      return b.create<ir::LoadInst>(loc, access.memref, indices).getResult();
+    return b.create<ir::VectorLoadInst>(loc, type, access.memref, indices)
+        .getResult();
+  }
+
+  /// Stores \p value, a number (width 1) or vector, at (\p row, \p col).
+  void storeRun(ir::Value *value, unsigned width, ir::Value *row,
+                ir::Value *col) {
+    ir::Value *indices[] = {row, col};
+    if (width == 1)
+      b.create<ir::StoreInst>(loc, value, access.memref, indices);
+    else
+      b.create<ir::VectorStoreInst>(loc, value, access.memref, indices);
+  }
+
+  /// The used lanes of a padded part in runs of the greedy split (9: 8 and
+  /// 1), which are what memory holds of the column.
+  static llvm::SmallVector<unsigned, 4> getRuns(unsigned used) {
+    llvm::SmallVector<unsigned, 4> runs;
+    while (used) {
+      runs.push_back(static_cast<unsigned>(llvm::PowerOf2Floor(used)));
+      used -= runs.back();
+    }
+    return runs;
+  }
+
+  /// A padded part of \p type: its \p used lanes loaded run by run and
+  /// moved into a zero vector (LLVM turns the moves into shuffles).
+  ir::Value *loadPadded(const ir::Type *type, unsigned used, ir::Value *row,
+                        ir::Value *col) {
+    ScalarKind elem = access.getMemRefType()->getElementKind();
+    ir::Value *part = pb.zero(type, loc);
+    unsigned lane = 0;
+    for (unsigned run : getRuns(used)) {
+      ir::Value *value =
+          loadRun(pb.partType(elem, run), pb.addIndex(row, lane, loc), col);
+      for (unsigned i = 0; i < run; ++i, ++lane) {
+        ir::Value *component =
+            run == 1
+                ? value
+                : b.create<ir::VectorExtractInst>(loc, value, i).getResult();
+        part = b.create<ir::VectorInsertInst>(loc, component, part, lane)
+                   .getResult();
+      }
+    }
+    return part;
+  }
+
+  /// Stores the \p used lanes of padded part \p part run by run.
+  void storePadded(ir::Value *part, unsigned used, ir::Value *row,
+                   ir::Value *col) {
+    ScalarKind elem = access.getMemRefType()->getElementKind();
+    unsigned lane = 0;
+    for (unsigned run : getRuns(used)) {
+      ir::Value *value =
+          run == 1 ? nullptr : pb.zero(pb.partType(elem, run), loc);
+      for (unsigned i = 0; i < run; ++i, ++lane) {
+        ir::Value *component =
+            b.create<ir::VectorExtractInst>(loc, part, lane).getResult();
+        value = run == 1
+                    ? component
+                    : b.create<ir::VectorInsertInst>(loc, component, value, i)
+                          .getResult();
+      }
+      storeRun(value, run, pb.addIndex(row, lane - run, loc), col);
+    }
   }
 
   /// The per-element form: the loaded components or old values, or nothing

@@ -11,7 +11,7 @@ using namespace comprehend::backend;
 CoopLayout PartBuilder::layoutOf(const ir::CoopMatrixType *type) const {
   return CoopLayout::get(type->getRows(), type->getCols(),
                          type->getComponentKind(), subgroupSize,
-                         /*overlapTail=*/!greedyLayout.contains(type));
+                         /*compactTail=*/!greedyLayout.contains(type));
 }
 
 void PartBuilder::fixLayouts(ir::Region &region) {
@@ -86,7 +86,8 @@ Parts PartBuilder::pack(const ir::CoopMatrixType *type,
     }
     const ir::Type *vectorType = partType(kind, width);
     ir::Value *vector = zero(vectorType, loc);
-    for (unsigned lane = 0; lane < width; ++lane)
+    for (unsigned lane = 0, used = layout.getUsedLanes(part); lane < used;
+         ++lane)
       vector = b.create<ir::VectorInsertInst>(loc, components[first + lane],
                                               vector, lane)
                    .getResult();

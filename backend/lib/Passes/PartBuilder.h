@@ -42,8 +42,8 @@ public:
   unsigned getSubgroupSize() const { return subgroupSize; }
 
   CoopLayout layoutOf(const ir::CoopMatrixType *type) const;
-  /// Keeps the greedy layout (no overlapping tail, CoopLayout.h) for the
-  /// coopmatrix types of \p region whose parts are exposed or whose single
+  /// Keeps the greedy layout (no overlapping or padded tail, CoopLayout.h) for
+  /// the coopmatrix types of \p region whose parts are exposed or whose single
   /// components are set; call before splitting.
   void fixLayouts(ir::Region &region);
   /// A number of \p kind for width 1, else a vector of \p width.
@@ -58,7 +58,8 @@ public:
   ir::Value *getComponent(ir::Value *value, unsigned k, Location loc);
   /// All components of coopmatrix \p value as numbers.
   Parts getComponents(ir::Value *value, Location loc);
-  /// The parts packing scalar \p components of a value of \p type.
+  /// The parts packing scalar \p components of a value of \p type (unused
+  /// lanes zero).
   Parts pack(const ir::CoopMatrixType *type,
              llvm::ArrayRef<ir::Value *> components, Location loc);
   /// \p value in every element of a vector of \p width (itself for width

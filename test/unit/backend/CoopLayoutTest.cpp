@@ -45,9 +45,9 @@ TEST(CoopLayoutTest, AnOverlappingTailSavesParts) {
             "1 x [4, 4@3]");
   EXPECT_EQ(print(CoopLayout::get(30, 1, ScalarKind::F64, 1, true)),
             "1 x [8, 8, 8, 8@22]");
-  // Only where it takes fewer parts: not for 9 (8 + 1) or 56 rows
-  // (16 * 3 + 8), nor on lanes of a subgroup, nor for scalar kinds.
-  EXPECT_EQ(print(CoopLayout::get(9, 1, ScalarKind::F32, 1, true)),
+  // Only where it takes fewer parts: not for 9 integer rows (8 + 1) or 56
+  // rows (16 * 3 + 8), nor on lanes of a subgroup, nor for scalar kinds.
+  EXPECT_EQ(print(CoopLayout::get(9, 1, ScalarKind::I32, 1, true)),
             "1 x [8, 1]");
   EXPECT_EQ(print(CoopLayout::get(56, 1, ScalarKind::F32, 1, true)),
             "1 x [16, 16, 16, 8]");
@@ -56,6 +56,35 @@ TEST(CoopLayoutTest, AnOverlappingTailSavesParts) {
             "1 x [1, 1, 1]");
   EXPECT_FALSE(CoopLayout::get(30, 8, ScalarKind::F32, 1, true) ==
                CoopLayout::get(30, 8, ScalarKind::F32, 1));
+}
+
+TEST(CoopLayoutTest, AShortColumnOfRealsIsOnePaddedVector) {
+  // 9 rows: one vector of 16 with 9 lanes used, instead of 8 + 1.
+  CoopLayout layout = CoopLayout::get(9, 8, ScalarKind::F32, 1, true);
+  EXPECT_EQ(print(layout), "8 x [16(9)]");
+  EXPECT_EQ(layout.getNumParts(), 8u);
+  EXPECT_EQ(layout.getNumComponents(), 72u);
+  EXPECT_EQ(layout.getUsedLanes(3), 9u);
+  EXPECT_EQ(layout.locate(8), std::make_pair(0u, 8u));
+  EXPECT_EQ(layout.locate(9), std::make_pair(1u, 0u));
+  EXPECT_EQ(print(CoopLayout::get(7, 1, ScalarKind::F32, 1, true)),
+            "1 x [8(7)]");
+  EXPECT_EQ(print(CoopLayout::get(3, 2, ScalarKind::F32, 1, true)),
+            "2 x [4(3)]");
+  EXPECT_EQ(print(CoopLayout::get(5, 1, ScalarKind::F64, 1, true)),
+            "1 x [8(5)]");
+  // Not where the greedy split is one part already, nor past the widest
+  // vector (an overlapping tail or the greedy split instead), nor for
+  // integers (division by the zero lanes), nor without compactTail.
+  EXPECT_EQ(print(CoopLayout::get(8, 1, ScalarKind::F32, 1, true)), "1 x [8]");
+  EXPECT_EQ(print(CoopLayout::get(17, 1, ScalarKind::F32, 1, true)),
+            "1 x [16, 1]");
+  EXPECT_EQ(print(CoopLayout::get(9, 1, ScalarKind::F64, 1, true)),
+            "1 x [8, 1]");
+  EXPECT_EQ(print(CoopLayout::get(7, 1, ScalarKind::I32, 1, true)),
+            "1 x [4, 4@3]");
+  EXPECT_EQ(print(CoopLayout::get(9, 1, ScalarKind::F32, 1)), "1 x [8, 1]");
+  EXPECT_EQ(CoopLayout::get(9, 1, ScalarKind::F32, 1).getUsedLanes(1), 1u);
 }
 
 TEST(CoopLayoutTest, ConvertedComplexAndSmallKindsStayScalar) {
