@@ -15,6 +15,14 @@ comprehend::backend::getConstantValue(const ir::Value *value) {
   return constant.getValue();
 }
 
+std::optional<int64_t>
+comprehend::backend::getIntegerConstant(const ir::Value *value) {
+  if (std::optional<ir::ConstantValue> constant = getConstantValue(value))
+    if (const auto *integer = std::get_if<int64_t>(&*constant))
+      return *integer;
+  return std::nullopt;
+}
+
 bool comprehend::backend::isConstantNumber(const ir::Value *value,
                                            double number) {
   std::optional<ir::ConstantValue> constant = getConstantValue(value);

@@ -21,6 +21,8 @@ namespace comprehend::backend {
 std::optional<ir::ConstantValue> getConstantValue(const ir::Value *value);
 /// Whether \p value is a constant equal to \p number (any number type).
 bool isConstantNumber(const ir::Value *value, double number);
+/// The value of integer (index) constant \p value, if it is one.
+std::optional<int64_t> getIntegerConstant(const ir::Value *value);
 
 class LoweringBuilder;
 

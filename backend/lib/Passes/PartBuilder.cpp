@@ -179,26 +179,18 @@ ir::Value *PartBuilder::rowOf(unsigned block, Location loc) {
       .getResult();
 }
 
-/// The value of index constant \p value, if it is one.
-static std::optional<int64_t> getIndexConstant(ir::Value *value) {
-  if (std::optional<ir::ConstantValue> constant = getConstantValue(value))
-    if (const auto *integer = std::get_if<int64_t>(&*constant))
-      return *integer;
-  return std::nullopt;
-}
-
 ir::Value *PartBuilder::addIndex(ir::Value *a, int64_t c, Location loc) {
   if (c == 0)
     return a;
-  if (std::optional<int64_t> constant = getIndexConstant(a))
+  if (std::optional<int64_t> constant = getIntegerConstant(a))
     return index(*constant + c, loc);
   return b.create<ir::AddInst>(loc, a, index(c, loc)).getResult();
 }
 
 ir::Value *PartBuilder::add(ir::Value *x, ir::Value *y, Location loc) {
-  if (std::optional<int64_t> constant = getIndexConstant(y))
+  if (std::optional<int64_t> constant = getIntegerConstant(y))
     return addIndex(x, *constant, loc);
-  if (std::optional<int64_t> constant = getIndexConstant(x))
+  if (std::optional<int64_t> constant = getIntegerConstant(x))
     return addIndex(y, *constant, loc);
   return b.create<ir::AddInst>(loc, x, y).getResult();
 }
