@@ -493,13 +493,19 @@ bool LoopVectorizer::vectorize() {
   ir::Value *trips =
       constantTrips ? b.index(*constantTrips)
                     : b.create<ir::SubInst>(b.getLoc(), hi, lo).getResult();
-  ir::Value *vectorEnd =
-      constantTrips
-          ? b.index(*getIntegerConstant(lo) + *constantTrips / width * width)
-          : b.add(lo,
-                  b.mul(b.create<ir::DivInst>(b.getLoc(), trips, vectorWidth)
-                            .getResult(),
-                        vectorWidth));
+  // lo plus the iterations rounded down to a multiple of step (a constant
+  // where the bounds are).
+  auto endOfWholeSteps = [&](ir::Value *step) -> ir::Value * {
+    if (constantTrips) {
+      int64_t stepSize = *getIntegerConstant(step);
+      return b.index(*getIntegerConstant(lo) +
+                     *constantTrips / stepSize * stepSize);
+    }
+    return b.add(
+        lo, b.mul(b.create<ir::DivInst>(b.getLoc(), trips, step).getResult(),
+                  step));
+  };
+  ir::Value *vectorEnd = endOfWholeSteps(vectorWidth);
 
   // max and min may start every lane from the initial value; add and mul
   // start from their identity and take it in after the lanes are combined.
@@ -530,13 +536,7 @@ bool LoopVectorizer::vectorize() {
     vectorLoop = emitVectorLoop(b, lo, vectorEnd, vectorWidth, 1, vectorInit);
   } else {
     ir::Value *blockWidth = b.index(block);
-    ir::Value *blockEnd =
-        constantTrips
-            ? b.index(*getIntegerConstant(lo) + *constantTrips / block * block)
-            : b.add(lo,
-                    b.mul(b.create<ir::DivInst>(b.getLoc(), trips, blockWidth)
-                              .getResult(),
-                          blockWidth));
+    ir::Value *blockEnd = endOfWholeSteps(blockWidth);
     llvm::SmallVector<ir::Value *, 8> blockInit;
     for (unsigned iteration = 0; iteration < kReductionUnroll; ++iteration)
       blockInit.append(vectorInit);
