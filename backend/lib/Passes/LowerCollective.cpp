@@ -5,7 +5,10 @@
 //  - gemm: `foreach_tile` over C with cooperative matrices: a K loop of
 //    cooperative_matrix_load (A, B) + cooperative_matrix_mul_add, then the
 //    alpha/beta epilogue. Remainder tiles take a second copy of the tile code
-//    whose loads and stores use the checked flags. The register tile is
+//    whose loads and stores use the checked flags; on one lane the last row
+//    of tiles of a static M instead has a tile type of the rows left,
+//    accessed unchecked (vectors, not per-element accesses at the edge).
+//    The register tile is
 //    CompileOptions::gemmTiling over getDefaultGemmTiling. On a vector CPU
 //    core a transposed A, or one whose K steps lie pages apart, is first
 //    copied, per K block, into local memory as panels of the tiles' rows
@@ -410,9 +413,18 @@ private:
                  ir::Value *kUpper);
   void emitPackTransposedA(ir::GemmInst inst, LoweringBuilder &b,
                            ir::Value *kLower, ir::Value *depth);
+  /// A tile of \p rows rows (tileM, or lastRowsM for the last row of tiles
+  /// of a static M) at (m, n) of extent (tm, tn): unchecked where it is
+  /// whole, else checking the columns (remN) and, with \p overhangM, the
+  /// rows.
+  void emitGemmTileRow(ir::GemmInst inst, LoweringBuilder &b, ir::Value *m,
+                       ir::Value *n, ir::Value *tm, ir::Value *tn, int64_t rows,
+                       bool overhangM, ir::Value *kLower, ir::Value *kUpper,
+                       ir::Value *alpha, ir::Value *beta);
   void emitGemmTile(ir::GemmInst inst, LoweringBuilder &b, ir::Value *m,
-                    ir::Value *n, bool checkMN, ir::Value *kLower,
-                    ir::Value *kUpper, ir::Value *alpha, ir::Value *beta);
+                    ir::Value *n, int64_t rows, bool checkM, bool checkN,
+                    ir::Value *kLower, ir::Value *kUpper, ir::Value *alpha,
+                    ir::Value *beta);
 
   KernelShape shape;
   ir::Context *ctx = nullptr;
@@ -426,6 +438,10 @@ private:
   // remainder tile.
   int64_t tileM = 0, tileN = 0, tileK = 0;
   bool remM = false, remN = false, remK = false;
+  /// The rows of the last row of tiles where M is static and leaves a
+  /// remainder on one lane (0 otherwise): those tiles are typed with these
+  /// rows and access them unchecked, as vectors.
+  int64_t lastRowsM = 0;
   /// The current K block of A as panels in local memory (emitPackA; null
   /// when A is read in place).
   ir::Value *packedA = nullptr;
@@ -534,6 +550,7 @@ void LowerCollectivePass::lowerGemm(ir::GemmInst inst, LoweringBuilder &b) {
       tileK = sizeK;
   }
   remM = ir::isDynamic(sizeM) || sizeM % tileM != 0;
+  lastRowsM = !ir::isDynamic(sizeM) && sg == 1 ? sizeM % tileM : 0;
   remN = ir::isDynamic(sizeN) || sizeN % tileN != 0;
   remK = ir::isDynamic(sizeK) || sizeK % tileK != 0;
 
@@ -755,49 +772,80 @@ void LowerCollectivePass::emitGemmTiles(ir::GemmInst inst, LoweringBuilder &b,
   ir::Value *tm = body.getParameter(2), *tn = body.getParameter(3);
   LoweringBuilder inner(*ctx, b.getLoc());
   inner.setInsertionPointToEnd(body);
-  if (!remM && !remN) {
-    emitGemmTile(inst, inner, m, n, false, kLower, kUpper, alpha, beta);
+  if (!lastRowsM) {
+    emitGemmTileRow(inst, inner, m, n, tm, tn, tileM, remM, kLower, kUpper,
+                    alpha, beta);
+    return;
+  }
+  // The last row of tiles of a static M as tiles of its own rows: a vector
+  // access of 8 rows, say, instead of per-element accesses at the edge of
+  // a tile of 32.
+  ir::Value *fullM =
+      inner.create<ir::EqualInst>(b.getLoc(), tm, inner.index(tileM))
+          .getResult();
+  auto branch = inner.create<ir::IfInst>(
+      b.getLoc(), llvm::ArrayRef<const ir::Type *>(), fullM);
+  LoweringBuilder thenBuilder(*ctx, b.getLoc());
+  thenBuilder.setInsertionPointToEnd(branch.getThen());
+  emitGemmTileRow(inst, thenBuilder, m, n, tm, tn, tileM, false, kLower, kUpper,
+                  alpha, beta);
+  LoweringBuilder elseBuilder(*ctx, b.getLoc());
+  elseBuilder.setInsertionPointToEnd(branch.getElse());
+  emitGemmTileRow(inst, elseBuilder, m, n, tm, tn, lastRowsM, false, kLower,
+                  kUpper, alpha, beta);
+}
+
+void LowerCollectivePass::emitGemmTileRow(ir::GemmInst inst, LoweringBuilder &b,
+                                          ir::Value *m, ir::Value *n,
+                                          ir::Value *tm, ir::Value *tn,
+                                          int64_t rows, bool overhangM,
+                                          ir::Value *kLower, ir::Value *kUpper,
+                                          ir::Value *alpha, ir::Value *beta) {
+  if (!overhangM && !remN) {
+    emitGemmTile(inst, b, m, n, rows, false, false, kLower, kUpper, alpha,
+                 beta);
     return;
   }
   // Full tiles run unchecked; the remainder tiles check what may overhang.
   ir::Value *full = nullptr;
-  if (remM)
-    full = inner.create<ir::EqualInst>(b.getLoc(), tm, inner.index(tileM))
-               .getResult();
+  if (overhangM)
+    full = b.create<ir::EqualInst>(b.getLoc(), tm, b.index(tileM)).getResult();
   if (remN) {
     ir::Value *fullN =
-        inner.create<ir::EqualInst>(b.getLoc(), tn, inner.index(tileN))
-            .getResult();
-    full = full ? inner.create<ir::AndInst>(b.getLoc(), full, fullN).getResult()
+        b.create<ir::EqualInst>(b.getLoc(), tn, b.index(tileN)).getResult();
+    full = full ? b.create<ir::AndInst>(b.getLoc(), full, fullN).getResult()
                 : fullN;
   }
-  auto branch = inner.create<ir::IfInst>(
-      b.getLoc(), llvm::ArrayRef<const ir::Type *>(), full);
+  auto branch = b.create<ir::IfInst>(b.getLoc(),
+                                     llvm::ArrayRef<const ir::Type *>(), full);
   LoweringBuilder thenBuilder(*ctx, b.getLoc());
   thenBuilder.setInsertionPointToEnd(branch.getThen());
-  emitGemmTile(inst, thenBuilder, m, n, false, kLower, kUpper, alpha, beta);
+  emitGemmTile(inst, thenBuilder, m, n, rows, false, false, kLower, kUpper,
+               alpha, beta);
   LoweringBuilder elseBuilder(*ctx, b.getLoc());
   elseBuilder.setInsertionPointToEnd(branch.getElse());
-  emitGemmTile(inst, elseBuilder, m, n, true, kLower, kUpper, alpha, beta);
+  emitGemmTile(inst, elseBuilder, m, n, rows, overhangM, remN, kLower, kUpper,
+               alpha, beta);
 }
 
-/// One tile of C at (m, n): a loop over [kLower, kUpper) accumulating
-/// A and B tiles, then the alpha/beta update of C. \p checkMN: a remainder
-/// tile, whose accesses check the modes that have one (remM, remN).
+/// One tile of C at (m, n) of \p rows x tileN: a loop over [kLower,
+/// kUpper) accumulating A and B tiles, then the alpha/beta update of C;
+/// its accesses check the rows with \p checkM, the columns with \p checkN.
 void LowerCollectivePass::emitGemmTile(ir::GemmInst inst, LoweringBuilder &b,
-                                       ir::Value *m, ir::Value *n, bool checkMN,
+                                       ir::Value *m, ir::Value *n, int64_t rows,
+                                       bool checkM, bool checkN,
                                        ir::Value *kLower, ir::Value *kUpper,
                                        ir::Value *alpha, ir::Value *beta) {
   Location loc = b.getLoc();
-  bool checkM = checkMN && remM, checkN = checkMN && remN, checkK = remK;
+  bool checkK = remK;
   ScalarKind kc = getElementKind(inst.getC());
   ScalarKind ka = getElementKind(inst.getA());
   ScalarKind kb = getElementKind(inst.getB());
   ir::Transpose tA = inst.getTransposeA(), tB = inst.getTransposeB();
   auto *accType =
-      ir::CoopMatrixType::get(*ctx, kc, tileM, tileN, ir::MatrixUse::Acc);
+      ir::CoopMatrixType::get(*ctx, kc, rows, tileN, ir::MatrixUse::Acc);
   auto *aTileType =
-      ir::CoopMatrixType::get(*ctx, ka, tileM, tileK, ir::MatrixUse::A);
+      ir::CoopMatrixType::get(*ctx, ka, rows, tileK, ir::MatrixUse::A);
   auto *bTileType =
       ir::CoopMatrixType::get(*ctx, kb, tileK, tileN, ir::MatrixUse::B);
 
