@@ -417,10 +417,11 @@ private:
   /// of a static M) at (m, n) of extent (tm, tn): unchecked where it is
   /// whole, else checking the columns (remN) and, with \p overhangM, the
   /// rows.
-  void emitGemmTileRow(ir::GemmInst inst, LoweringBuilder &b, ir::Value *m,
-                       ir::Value *n, ir::Value *tm, ir::Value *tn, int64_t rows,
-                       bool overhangM, ir::Value *kLower, ir::Value *kUpper,
-                       ir::Value *alpha, ir::Value *beta);
+  void emitGemmTileOrRemainder(ir::GemmInst inst, LoweringBuilder &b,
+                               ir::Value *m, ir::Value *n, ir::Value *tm,
+                               ir::Value *tn, int64_t rows, bool overhangM,
+                               ir::Value *kLower, ir::Value *kUpper,
+                               ir::Value *alpha, ir::Value *beta);
   void emitGemmTile(ir::GemmInst inst, LoweringBuilder &b, ir::Value *m,
                     ir::Value *n, int64_t rows, bool checkM, bool checkN,
                     ir::Value *kLower, ir::Value *kUpper, ir::Value *alpha,
@@ -773,8 +774,8 @@ void LowerCollectivePass::emitGemmTiles(ir::GemmInst inst, LoweringBuilder &b,
   LoweringBuilder inner(*ctx, b.getLoc());
   inner.setInsertionPointToEnd(body);
   if (!lastRowsM) {
-    emitGemmTileRow(inst, inner, m, n, tm, tn, tileM, remM, kLower, kUpper,
-                    alpha, beta);
+    emitGemmTileOrRemainder(inst, inner, m, n, tm, tn, tileM, remM, kLower,
+                            kUpper, alpha, beta);
     return;
   }
   // The last row of tiles of a static M as tiles of its own rows: a vector
@@ -787,20 +788,18 @@ void LowerCollectivePass::emitGemmTiles(ir::GemmInst inst, LoweringBuilder &b,
       b.getLoc(), llvm::ArrayRef<const ir::Type *>(), fullM);
   LoweringBuilder thenBuilder(*ctx, b.getLoc());
   thenBuilder.setInsertionPointToEnd(branch.getThen());
-  emitGemmTileRow(inst, thenBuilder, m, n, tm, tn, tileM, false, kLower, kUpper,
-                  alpha, beta);
+  emitGemmTileOrRemainder(inst, thenBuilder, m, n, tm, tn, tileM, false, kLower,
+                          kUpper, alpha, beta);
   LoweringBuilder elseBuilder(*ctx, b.getLoc());
   elseBuilder.setInsertionPointToEnd(branch.getElse());
-  emitGemmTileRow(inst, elseBuilder, m, n, tm, tn, lastRowsM, false, kLower,
-                  kUpper, alpha, beta);
+  emitGemmTileOrRemainder(inst, elseBuilder, m, n, tm, tn, lastRowsM, false,
+                          kLower, kUpper, alpha, beta);
 }
 
-void LowerCollectivePass::emitGemmTileRow(ir::GemmInst inst, LoweringBuilder &b,
-                                          ir::Value *m, ir::Value *n,
-                                          ir::Value *tm, ir::Value *tn,
-                                          int64_t rows, bool overhangM,
-                                          ir::Value *kLower, ir::Value *kUpper,
-                                          ir::Value *alpha, ir::Value *beta) {
+void LowerCollectivePass::emitGemmTileOrRemainder(
+    ir::GemmInst inst, LoweringBuilder &b, ir::Value *m, ir::Value *n,
+    ir::Value *tm, ir::Value *tn, int64_t rows, bool overhangM,
+    ir::Value *kLower, ir::Value *kUpper, ir::Value *alpha, ir::Value *beta) {
   if (!overhangM && !remN) {
     emitGemmTile(inst, b, m, n, rows, false, false, kLower, kUpper, alpha,
                  beta);
