@@ -117,7 +117,8 @@ public:
   /// Whether the loop qualifies; fixes the vector width.
   bool analyse();
   /// Vectorizes the loop; returns whether its scalar remainder keeps `simd`
-  /// (constant bounds leaving 2 or more iterations, for narrower vectors).
+  /// for narrower vectors (constant bounds, no carried values, at least
+  /// kMinNarrowWidth iterations left).
   bool vectorize();
 
 private:
@@ -491,7 +492,7 @@ bool LoopVectorizer::vectorize() {
   ir::Value *vectorWidth = b.index(width);
   std::optional<int64_t> constantTrips = getConstantTrips();
   ir::Value *trips =
-      constantTrips ? b.index(*constantTrips)
+      constantTrips ? nullptr
                     : b.create<ir::SubInst>(b.getLoc(), hi, lo).getResult();
   // lo plus the iterations rounded down to a multiple of step (a constant
   // where the bounds are).

@@ -18,15 +18,21 @@ std::string print(const CoopLayout &layout) {
   return text;
 }
 
+/// The printed layout of a \p rows x \p cols coopmatrix of \p kind on one
+/// lane, with or without \p compactTail.
+std::string oneLane(int64_t rows, int64_t cols, ScalarKind kind,
+                    bool compactTail) {
+  return print(CoopLayout::get(rows, cols, kind, 1, compactTail));
+}
+
 TEST(CoopLayoutTest, OneLaneHoldsColumnsAsVectorsLargestFirst) {
-  EXPECT_EQ(print(CoopLayout::get(16, 8, ScalarKind::F32, 1)), "8 x [16]");
-  EXPECT_EQ(print(CoopLayout::get(9, 8, ScalarKind::F32, 1)), "8 x [8, 1]");
-  EXPECT_EQ(print(CoopLayout::get(56, 2, ScalarKind::F32, 1)),
-            "2 x [16, 16, 16, 8]");
-  EXPECT_EQ(print(CoopLayout::get(7, 1, ScalarKind::I32, 1)), "1 x [4, 2, 1]");
+  EXPECT_EQ(oneLane(16, 8, ScalarKind::F32, false), "8 x [16]");
+  EXPECT_EQ(oneLane(9, 8, ScalarKind::F32, false), "8 x [8, 1]");
+  EXPECT_EQ(oneLane(56, 2, ScalarKind::F32, false), "2 x [16, 16, 16, 8]");
+  EXPECT_EQ(oneLane(7, 1, ScalarKind::I32, false), "1 x [4, 2, 1]");
   // 64-bit kinds stop at 8 lanes.
-  EXPECT_EQ(print(CoopLayout::get(12, 1, ScalarKind::F64, 1)), "1 x [8, 4]");
-  EXPECT_EQ(print(CoopLayout::get(16, 1, ScalarKind::I64, 1)), "1 x [8, 8]");
+  EXPECT_EQ(oneLane(12, 1, ScalarKind::F64, false), "1 x [8, 4]");
+  EXPECT_EQ(oneLane(16, 1, ScalarKind::I64, false), "1 x [8, 8]");
 }
 
 TEST(CoopLayoutTest, AnOverlappingTailSavesParts) {
@@ -41,19 +47,14 @@ TEST(CoopLayoutTest, AnOverlappingTailSavesParts) {
   EXPECT_EQ(layout.locate(14), std::make_pair(1u, 0u));
   EXPECT_EQ(layout.locate(29), std::make_pair(1u, 15u));
   EXPECT_EQ(layout.locate(30), std::make_pair(2u, 0u));
-  EXPECT_EQ(print(CoopLayout::get(7, 1, ScalarKind::I32, 1, true)),
-            "1 x [4, 4@3]");
-  EXPECT_EQ(print(CoopLayout::get(30, 1, ScalarKind::F64, 1, true)),
-            "1 x [8, 8, 8, 8@22]");
+  EXPECT_EQ(oneLane(7, 1, ScalarKind::I32, true), "1 x [4, 4@3]");
+  EXPECT_EQ(oneLane(30, 1, ScalarKind::F64, true), "1 x [8, 8, 8, 8@22]");
   // Only where it takes fewer parts: not for 9 integer rows (8 + 1) or 56
   // rows (16 * 3 + 8), nor on lanes of a subgroup, nor for scalar kinds.
-  EXPECT_EQ(print(CoopLayout::get(9, 1, ScalarKind::I32, 1, true)),
-            "1 x [8, 1]");
-  EXPECT_EQ(print(CoopLayout::get(56, 1, ScalarKind::F32, 1, true)),
-            "1 x [16, 16, 16, 8]");
+  EXPECT_EQ(oneLane(9, 1, ScalarKind::I32, true), "1 x [8, 1]");
+  EXPECT_EQ(oneLane(56, 1, ScalarKind::F32, true), "1 x [16, 16, 16, 8]");
   EXPECT_TRUE(CoopLayout::get(30, 8, ScalarKind::F32, 16, true).isScalar());
-  EXPECT_EQ(print(CoopLayout::get(3, 1, ScalarKind::F16, 1, true)),
-            "1 x [1, 1, 1]");
+  EXPECT_EQ(oneLane(3, 1, ScalarKind::F16, true), "1 x [1, 1, 1]");
   EXPECT_FALSE(CoopLayout::get(30, 8, ScalarKind::F32, 1, true) ==
                CoopLayout::get(30, 8, ScalarKind::F32, 1));
 }
@@ -67,23 +68,17 @@ TEST(CoopLayoutTest, AShortColumnOfRealsIsOnePaddedVector) {
   EXPECT_EQ(layout.getUsedLanes(3), 9u);
   EXPECT_EQ(layout.locate(8), std::make_pair(0u, 8u));
   EXPECT_EQ(layout.locate(9), std::make_pair(1u, 0u));
-  EXPECT_EQ(print(CoopLayout::get(7, 1, ScalarKind::F32, 1, true)),
-            "1 x [8(7)]");
-  EXPECT_EQ(print(CoopLayout::get(3, 2, ScalarKind::F32, 1, true)),
-            "2 x [4(3)]");
-  EXPECT_EQ(print(CoopLayout::get(5, 1, ScalarKind::F64, 1, true)),
-            "1 x [8(5)]");
+  EXPECT_EQ(oneLane(7, 1, ScalarKind::F32, true), "1 x [8(7)]");
+  EXPECT_EQ(oneLane(3, 2, ScalarKind::F32, true), "2 x [4(3)]");
+  EXPECT_EQ(oneLane(5, 1, ScalarKind::F64, true), "1 x [8(5)]");
   // Not where the greedy split is one part already, nor past the widest
   // vector (an overlapping tail or the greedy split instead), nor for
   // integers (division by the zero lanes), nor without compactTail.
-  EXPECT_EQ(print(CoopLayout::get(8, 1, ScalarKind::F32, 1, true)), "1 x [8]");
-  EXPECT_EQ(print(CoopLayout::get(17, 1, ScalarKind::F32, 1, true)),
-            "1 x [16, 1]");
-  EXPECT_EQ(print(CoopLayout::get(9, 1, ScalarKind::F64, 1, true)),
-            "1 x [8, 1]");
-  EXPECT_EQ(print(CoopLayout::get(7, 1, ScalarKind::I32, 1, true)),
-            "1 x [4, 4@3]");
-  EXPECT_EQ(print(CoopLayout::get(9, 1, ScalarKind::F32, 1)), "1 x [8, 1]");
+  EXPECT_EQ(oneLane(8, 1, ScalarKind::F32, true), "1 x [8]");
+  EXPECT_EQ(oneLane(17, 1, ScalarKind::F32, true), "1 x [16, 1]");
+  EXPECT_EQ(oneLane(9, 1, ScalarKind::F64, true), "1 x [8, 1]");
+  EXPECT_EQ(oneLane(5, 1, ScalarKind::I32, true), "1 x [4, 1]");
+  EXPECT_EQ(oneLane(9, 1, ScalarKind::F32, false), "1 x [8, 1]");
   EXPECT_EQ(CoopLayout::get(9, 1, ScalarKind::F32, 1).getUsedLanes(1), 1u);
 }
 
