@@ -5,6 +5,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <string>
 
 using namespace comprehend::backend;
 
@@ -43,6 +44,35 @@ static CoreInfo makeGeneric(llvm::StringRef name, unsigned subgroupSize) {
   return info;
 }
 
+CoreInfo comprehend::backend::makeNvidiaCoreInfo(unsigned computeCapability,
+                                                 uint64_t sharedMemoryBytes,
+                                                 unsigned maxThreadsPerBlock,
+                                                 unsigned registersPerBlock,
+                                                 unsigned multiprocessors) {
+  CoreInfo info;
+  info.name = "nvidia-sm" + std::to_string(computeCapability);
+  info.cudaComputeCapability = computeCapability;
+  info.subgroupSizes = {32};
+  info.maxWorkGroupSize = maxThreadsPerBlock;
+  info.localMemoryBytes = sharedMemoryBytes;
+  info.dedicatedLocalMemory = true;
+  // Half the registers of a block for 256 threads keeps two such blocks per
+  // multiprocessor; PTX caps a thread at 255 registers.
+  info.registerBudget = std::clamp(registersPerBlock / 512, 32u, 255u);
+  info.nativeVectorWidth = 1;
+  info.computeUnits = multiprocessors;
+  info.features.fp64 = true;
+  info.features.fp16 = computeCapability >= 53;
+  info.features.int64Atomics = true;
+  // The SPIR-V reaches PTX through the OpenCL 1.2 reverse translation, which
+  // has no floating-point atomics.
+  info.features.floatAtomics = false;
+  info.features.subgroups = true;
+  info.spirv.maxVersion = 0x00010400;
+  info.spirv.openCL12Shaped = true;
+  return info;
+}
+
 std::optional<CoreInfo> CoreInfo::getPreset(llvm::StringRef name) {
   if (name == "pocl-cpu") {
     // PoCL 3.1 on a CPU: no sub-groups, SPIR 1.2 input only, 4096 work-items.
@@ -72,12 +102,16 @@ std::optional<CoreInfo> CoreInfo::getPreset(llvm::StringRef name) {
     return makeGeneric(name, 16);
   if (name == "generic-sg32")
     return makeGeneric(name, 32);
+  if (name == "nvidia-sm80")
+    // An A100: 48 KiB of static shared memory per block (227 KiB only with
+    // the dynamic opt-in), 64K registers per block, 108 multiprocessors.
+    return makeNvidiaCoreInfo(80, 48 * 1024, 1024, 64 * 1024, 108);
   return std::nullopt;
 }
 
 llvm::ArrayRef<llvm::StringRef> CoreInfo::getPresetNames() {
-  static const llvm::StringRef names[] = {"pocl-cpu", "generic-sg8",
-                                          "generic-sg16", "generic-sg32"};
+  static const llvm::StringRef names[] = {
+      "pocl-cpu", "generic-sg8", "generic-sg16", "generic-sg32", "nvidia-sm80"};
   return names;
 }
 
@@ -90,5 +124,10 @@ void CoreInfo::print(llvm::raw_ostream &os) const {
      << (dedicatedLocalMemory ? "dedicated" : "in global memory")
      << "), vector width " << nativeVectorWidth << ", register budget "
      << registerBudget << ", data cache " << dataCacheBytes << " B, fp64 "
-     << features.fp64 << ", fp16 " << features.fp16 << "\n";
+     << features.fp64 << ", fp16 " << features.fp16;
+  if (isNvidia())
+    os << ", compute capability " << cudaComputeCapability / 10 << '.'
+       << cudaComputeCapability % 10 << ", " << computeUnits
+       << " multiprocessors";
+  os << "\n";
 }

@@ -63,9 +63,16 @@ struct CoreInfo {
   /// Bytes of the data cache nearest to a work-item (L1d of a CPU core);
   /// 0 when unknown. The gemm lowering sizes its K blocks to it.
   uint64_t dataCacheBytes = 0;
+  /// Streaming multiprocessors / compute units; 0 when unknown.
+  unsigned computeUnits = 0;
+  /// CUDA compute capability as major * 10 + minor (80 for sm_80); 0 for a
+  /// core that is not an NVIDIA GPU. Such a core takes the SPIR-V through
+  /// PTX (Ptx.h) instead of an OpenCL driver.
+  unsigned cudaComputeCapability = 0;
   CoreFeatures features;
   SpirvTarget spirv;
 
+  bool isNvidia() const { return cudaComputeCapability != 0; }
   bool supportsSubgroupSize(unsigned size) const;
   /// The size the backend picks when a function does not ask for one.
   unsigned defaultSubgroupSize() const;
@@ -76,12 +83,22 @@ struct CoreInfo {
   static unsigned getCpuRegisterBudget(unsigned nativeVectorWidth);
 
   /// Looks up a named preset: pocl-cpu, generic-sg8, generic-sg16,
-  /// generic-sg32.
+  /// generic-sg32, nvidia-sm80.
   static std::optional<CoreInfo> getPreset(llvm::StringRef name);
   static llvm::ArrayRef<llvm::StringRef> getPresetNames();
 
   void print(llvm::raw_ostream &os) const;
 };
+
+/// The core of an NVIDIA GPU of compute capability \p computeCapability
+/// (major * 10 + minor) from what the CUDA driver reports: static shared
+/// memory per block, threads per block, 32-bit registers per block and the
+/// number of multiprocessors. The warp (32 lanes) is the subgroup.
+CoreInfo makeNvidiaCoreInfo(unsigned computeCapability,
+                            uint64_t sharedMemoryBytes,
+                            unsigned maxThreadsPerBlock,
+                            unsigned registersPerBlock,
+                            unsigned multiprocessors);
 
 } // namespace comprehend::backend
 
