@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace comprehend::backend {
 
@@ -26,6 +27,53 @@ struct PtxOptions {
   /// (Debian libclc-15: /usr/lib/clc/nvptx64--nvidiacl.bc).
   std::string libclcPath;
 };
+
+/// Why emitPtx failed.
+class PtxError : public llvm::ErrorInfo<PtxError> {
+public:
+  enum class Kind {
+    /// libclc's bitcode is missing or unreadable: an installation problem.
+    MissingLibclc,
+    /// The kernels call a function that neither the module, libclc nor the
+    /// warp implementations of the subgroup built-ins define (getFunction()
+    /// names it); the driver would reject such PTX at load time.
+    UnresolvedFunction,
+    /// The module uses what the NVPTX path does not translate, or the core
+    /// is not an NVIDIA core.
+    Unsupported,
+    /// The translation produced invalid IR or LLVM could not emit PTX: a
+    /// compiler bug.
+    Internal,
+  };
+  static char ID;
+
+  PtxError(Kind kind, std::string message, std::string function = "")
+      : kind(kind), text(std::move(message)), function(std::move(function)) {
+  }
+
+  Kind getKind() const { return kind; }
+  /// The unresolved function (demangled where it is mangled), else empty.
+  const std::string &getFunction() const { return function; }
+  void log(llvm::raw_ostream &os) const override;
+  std::error_code convertToErrorCode() const override;
+
+private:
+  Kind kind;
+  std::string text;
+  std::string function;
+};
+
+/// The libclc bitcode emitPtx links for \p options (see PtxOptions).
+std::string getLibclcNvptxPath(const PtxOptions &options);
+
+/// The PTX target LLVM 15 can emit for compute capability \p capability:
+/// sm_XY clamped to sm_86, with the PTX ISA version that sm needs (at least
+/// 7.0, which has the *.sync warp shuffles for every sm).
+struct PtxTarget {
+  unsigned sm = 0;
+  unsigned ptxVersion = 0; ///< major * 10 + minor
+};
+PtxTarget getPtxTarget(unsigned computeCapability);
 
 /// Translates a SPIR-V module emitted for an NVIDIA core (core.isNvidia())
 /// into PTX text for core's compute capability (clamped to what LLVM 15
