@@ -173,21 +173,26 @@ TEST(PtxTest, MissingLibclcIsNamed) {
 /// A call to a function nothing defines is a compiler error that names it,
 /// never PTX that the driver rejects at load time.
 TEST(PtxTest, UnresolvedCallIsAnError) {
+  // A kernel that hands its buffer to an imported function.
   const char *text = R"(
                OpCapability Addresses
                OpCapability Kernel
                OpCapability Linkage
                OpCapability Int64
                OpMemoryModel Physical64 OpenCL
-               OpEntryPoint Kernel %k "calls_missing"
-               OpDecorate %missing LinkageAttributes "comprehend_missing_fn" Import
+               OpEntryPoint Kernel %kernel "fill"
+               OpDecorate %fill LinkageAttributes "comprehend_missing_fn" Import
        %void = OpTypeVoid
-         %fn = OpTypeFunction %void
-    %missing = OpFunction %void None %fn
+      %float = OpTypeFloat 32
+     %global = OpTypePointer CrossWorkgroup %float
+     %fillTy = OpTypeFunction %void %global
+    %fill = OpFunction %void None %fillTy
+     %target = OpFunctionParameter %global
                OpFunctionEnd
-          %k = OpFunction %void None %fn
-          %l = OpLabel
-          %r = OpFunctionCall %void %missing
+     %kernel = OpFunction %void None %fillTy
+     %buffer = OpFunctionParameter %global
+      %entry = OpLabel
+       %call = OpFunctionCall %void %fill %buffer
                OpReturn
                OpFunctionEnd
 )";
