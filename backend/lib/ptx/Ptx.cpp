@@ -104,7 +104,10 @@ static llvm::Error linkLibclc(llvm::Module &module, const PtxOptions &options) {
                         "cannot read libclc's bitcode for nvptx64 '" + path +
                             "': " + buffer.getError().message() +
                             " (Debian package libclc-15)");
-  auto libclc = llvm::parseBitcodeFile(**buffer, module.getContext());
+  // Lazily: linking only what the kernels need then reads only those of
+  // libclc's ~10000 functions.
+  auto libclc =
+      llvm::getOwningLazyBitcodeModule(std::move(*buffer), module.getContext());
   if (!libclc)
     return makePtxError(PtxError::Kind::MissingLibclc,
                         "'" + path + "' cannot be read as LLVM 15 bitcode: " +
