@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "comprehend/backend/Ptx.h"
+#include "ptx/PtxInternal.h"
+
 #include "comprehend/backend/Compiler.h"
 #include "comprehend/ir/Context.h"
 #include "comprehend/ir/Parser.h"
@@ -208,4 +210,30 @@ TEST(PtxTest, UnresolvedCallIsAnError) {
   EXPECT_EQ(function, "comprehend_missing_fn");
   EXPECT_NE(message.find("'comprehend_missing_fn'"), std::string::npos)
       << message;
+}
+
+/// Code generation may call what the IR did not (a libcall for an
+/// operation NVPTX cannot select): the PTX's own `.extern .func` lines are
+/// checked too, in the forms the NVPTX printer writes them.
+TEST(PtxTest, ExternFunctionsInPtxAreNamed) {
+  struct Case {
+    const char *ptx;
+    const char *function;
+  };
+  const Case cases[] = {
+      {".version 7.0\n.extern .func  (.param .b32 func_retval0) expf\n(\n"
+       "\t.param .b32 expf_param_0\n)\n;\n",
+       "expf"},
+      {".extern .func _Z4sinhf\n(\n\t.param .b32 p\n)\n;\n", "sinh(float)"},
+      {".extern .func __nv_trap()\n;\n", "__nv_trap"},
+  };
+  for (const Case &c : cases) {
+    std::string message, function;
+    EXPECT_EQ(getKind(ptx::checkResolvedPtx(c.ptx), message, function),
+              PtxError::Kind::UnresolvedFunction)
+        << c.ptx;
+    EXPECT_EQ(function, c.function) << message;
+  }
+  EXPECT_FALSE(
+      bool(ptx::checkResolvedPtx(".visible .entry k()\n{\n\tret;\n}\n")));
 }
