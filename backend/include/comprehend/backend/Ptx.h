@@ -48,8 +48,7 @@ public:
   static char ID;
 
   PtxError(Kind kind, std::string message, std::string function = "")
-      : kind(kind), text(std::move(message)), function(std::move(function)) {
-  }
+      : kind(kind), text(std::move(message)), function(std::move(function)) {}
 
   Kind getKind() const { return kind; }
   /// The unresolved function (demangled where it is mangled), else empty.
@@ -67,8 +66,9 @@ private:
 std::string getLibclcNvptxPath(const PtxOptions &options);
 
 /// The PTX target LLVM 15 can emit for compute capability \p capability:
-/// sm_XY clamped to sm_86, with the PTX ISA version that sm needs (at least
-/// 7.0, which has the *.sync warp shuffles for every sm).
+/// the newest sm_XY it knows that is not newer (sm_35 .. sm_86), with the
+/// oldest PTX ISA that has that sm and the *.sync warp shuffles (7.0; 7.1
+/// for sm_86), so that older drivers load it too.
 struct PtxTarget {
   unsigned sm = 0;
   unsigned ptxVersion = 0; ///< major * 10 + minor
@@ -76,8 +76,9 @@ struct PtxTarget {
 PtxTarget getPtxTarget(unsigned computeCapability);
 
 /// Translates a SPIR-V module emitted for an NVIDIA core (core.isNvidia())
-/// into PTX text for core's compute capability (clamped to what LLVM 15
-/// knows, sm_86 / PTX 7.5; the driver JIT-compiles PTX for newer GPUs).
+/// into PTX text for core's compute capability, as getPtxTarget clamps it
+/// (sm_86 at most, what LLVM 15 knows; the driver JIT-compiles PTX for
+/// newer GPUs).
 llvm::Expected<std::string> emitPtx(llvm::ArrayRef<uint32_t> spirv,
                                     const CoreInfo &core,
                                     const PtxOptions &options = {});
