@@ -212,6 +212,45 @@ TEST(PtxTest, UnresolvedCallIsAnError) {
       << message;
 }
 
+/// SPIR's constant address space (2) has no equal number in NVPTX; a
+/// module with it is refused, not miscompiled (the emitter never makes one
+/// for an OpenCL 1.2-shaped core).
+TEST(PtxTest, ConstantAddressSpaceIsRefused) {
+  const char *text = R"(
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Linkage
+               OpCapability Int64
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %kernel "copy_constant"
+       %void = OpTypeVoid
+      %float = OpTypeFloat 32
+        %one = OpConstant %float 1
+   %constPtr = OpTypePointer UniformConstant %float
+  %globalPtr = OpTypePointer CrossWorkgroup %float
+      %table = OpVariable %constPtr UniformConstant %one
+     %kernTy = OpTypeFunction %void %globalPtr
+     %kernel = OpFunction %void None %kernTy
+        %out = OpFunctionParameter %globalPtr
+      %entry = OpLabel
+      %value = OpLoad %float %table
+               OpStore %out %value
+               OpReturn
+               OpFunctionEnd
+)";
+  spvtools::SpirvTools tools(SPV_ENV_OPENCL_1_2);
+  std::vector<uint32_t> spirv;
+  ASSERT_TRUE(tools.Assemble(text, &spirv));
+  std::string message, function;
+  llvm::Expected<std::string> ptx =
+      emitPtx(spirv, *CoreInfo::getPreset("nvidia-sm80"));
+  ASSERT_FALSE(bool(ptx));
+  EXPECT_EQ(getKind(ptx.takeError(), message, function),
+            PtxError::Kind::Unsupported);
+  EXPECT_NE(message.find("address space 2 (SPIR constant)"), std::string::npos)
+      << message;
+}
+
 /// Code generation may call what the IR did not (a libcall for an
 /// operation NVPTX cannot select): the PTX's own `.extern .func` lines are
 /// checked too, in the forms the NVPTX printer writes them.
