@@ -407,11 +407,12 @@ LoopVectorizer::emitVectorIteration(LoweringBuilder &b, ir::Value *iterator,
       map[result] = b.cloneWithOperands(inst, operands, result->getType());
       continue;
     }
-    if (inst.getKind() == InstKind::Div && isUniform(inst.getOperand(1)) &&
+    auto div = llvm::dyn_cast<ir::DivInst>(&inst);
+    if (div && isUniform(div.getB()) &&
         llvm::cast<ir::ScalarType>(result->getType())->isFloating()) {
-      map[result] = b.createBinary(inst.getLoc(), InstKind::Mul,
-                                   asVector(inst.getOperand(0), b),
-                                   reciprocalVector(inst.getOperand(1), b));
+      map[result] =
+          b.createBinary(inst.getLoc(), InstKind::Mul, asVector(div.getA(), b),
+                         reciprocalVector(div.getB(), b));
       continue;
     }
     for (auto [operand, original] : llvm::zip(operands, inst.getOperands()))
