@@ -56,9 +56,9 @@ private:
   /// below those loops: a row of the run per step, not a column per
   /// work-item. nullopt where that does not apply.
   std::optional<isl::schedule_node>
-  mapRunsOverStrides(const isl::schedule_node_band &band,
-                     const isl::schedule_node &textual,
-                     llvm::ArrayRef<int64_t> extent);
+  mapRunsAcrossInnerLoops(const isl::schedule_node_band &band,
+                          const isl::schedule_node &textual,
+                          llvm::ArrayRef<int64_t> extent);
   GroupTiles chooseTiles(const isl::schedule_node_band &band,
                          llvm::ArrayRef<int64_t> extent, bool innerParallel) {
     GroupTiles choice = comprehend::poly::chooseTiles(scop, options, band,
@@ -95,9 +95,9 @@ Mapper::parallelTextualInner(const isl::schedule_node_band &band) {
 }
 
 std::optional<isl::schedule_node>
-Mapper::mapRunsOverStrides(const isl::schedule_node_band &band,
-                           const isl::schedule_node &textual,
-                           llvm::ArrayRef<int64_t> extent) {
+Mapper::mapRunsAcrossInnerLoops(const isl::schedule_node_band &band,
+                                const isl::schedule_node &textual,
+                                llvm::ArrayRef<int64_t> extent) {
   if (options.vectorRun < 2 ||
       !runsAreContiguous(scop, band, extent.size() - 1) ||
       !hasStridedBandBelow(scop, textual))
@@ -127,7 +127,7 @@ isl::schedule_node Mapper::mapKernel(const isl::schedule_node &node) {
   bool innerParallel = textual.has_value();
   if (textual)
     if (std::optional<isl::schedule_node> runs =
-            mapRunsOverStrides(band, *textual, extent))
+            mapRunsAcrossInnerLoops(band, *textual, extent))
       return *runs;
   // Where isl fused a reduction's loop with other statements, its
   // accumulator would stay in memory and the loop run on scalars: below the

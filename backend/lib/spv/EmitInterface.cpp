@@ -1,6 +1,6 @@
 //===- EmitInterface.cpp - Kernel parameters: the calling convention ------===//
 //
-// DESIGN.md "Calling convention": a scalar is one argument; a memref is a
+// docs/design.md "Calling convention": a scalar is one argument; a memref is a
 // global pointer, then one i64 per `?` in its shape, then one per `?` in its
 // stride; a group is a pointer to pointers, then per `?` in the memref's
 // shape/stride a pointer to one i64 per group element, then the size if `?`,
