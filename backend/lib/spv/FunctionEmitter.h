@@ -138,6 +138,12 @@ private:
   // Memory (EmitMemory.cpp)
   //===--------------------------------------------------------------------===//
   LogicalResult emitMemoryInst(ir::Instruction &inst);
+  LogicalResult emitLoad(ir::LoadInst load);
+  void emitBarrier(ir::BarrierInst barrier);
+  /// The descriptors of the views a subview, expand or fuse makes.
+  MemRefDesc describeSubview(ir::SubviewInst subview);
+  MemRefDesc describeExpand(ir::ExpandInst expand);
+  MemRefDesc describeFuse(ir::FuseInst fuse);
   /// Pointer to element \p indices of \p memref.
   Id getElementPointer(const MemRefDesc &memref, llvm::ArrayRef<Id> indices);
   Id getElementPointer(const MemRefDesc &memref, Id linearOffset);
