@@ -119,6 +119,21 @@ private:
   void emitParameters(llvm::SmallVectorImpl<Id> &paramTypes,
                       std::vector<KernelArg> &args);
   Id addParameter(Id type, std::vector<KernelArg> &args, KernelArg arg);
+  /// The kernel's parameters so far, and the name of the IR parameter
+  /// being added.
+  struct ParameterList {
+    llvm::SmallVectorImpl<Id> &types;
+    std::vector<KernelArg> &args;
+    llvm::StringRef name;
+  };
+  /// Adds a parameter of \p type for \p arg, named after the IR parameter.
+  Id addNamedParameter(ParameterList &params, Id type, KernelArg arg);
+  void emitBoolParameter(ParameterList &params, const ir::Value *param,
+                         unsigned index);
+  void emitMemRefParameter(ParameterList &params, const ir::Value *param,
+                           unsigned index);
+  void emitGroupParameter(ParameterList &params, const ir::Value *param,
+                          unsigned index);
 
   //===--------------------------------------------------------------------===//
   // Control flow (EmitControlFlow.cpp)
