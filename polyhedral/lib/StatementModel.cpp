@@ -165,17 +165,3 @@ isl::map comprehend::poly::lhsProjection(const isl::set &domain,
     map = isl_map_equate(map, isl_dim_in, positions[dim], isl_dim_out, dim);
   return isl::manage(map).intersect_domain(domain);
 }
-
-isl::map comprehend::poly::equalLhsDims(const isl::set &sourceDomain,
-                                        const ScheduledStatement &source,
-                                        const isl::set &targetDomain,
-                                        const ScheduledStatement &target,
-                                        unsigned numDims) {
-  llvm::SmallVector<unsigned, 4> from = lhsPositions(source, numDims);
-  llvm::SmallVector<unsigned, 4> to = lhsPositions(target, numDims);
-  isl_map *map = isl_map_universe(isl_space_map_from_domain_and_range(
-      sourceDomain.space().release(), targetDomain.space().release()));
-  for (unsigned dim = 0; dim < from.size() && dim < to.size(); ++dim)
-    map = isl_map_equate(map, isl_dim_in, from[dim], isl_dim_out, to[dim]);
-  return isl::manage(map);
-}

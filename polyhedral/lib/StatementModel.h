@@ -51,13 +51,6 @@ buildStatementModel(const IslContext &ctx, llvm::ArrayRef<std::string> params,
 isl::map lhsProjection(const isl::set &domain, const ScheduledStatement &stmt,
                        unsigned numDims);
 
-/// `{ S<a>[x] -> S<b>[y] : x_pa(l) = y_pb(l) for l < numDims }` for the
-/// leading LHS indices of two statements.
-isl::map equalLhsDims(const isl::set &sourceDomain,
-                      const ScheduledStatement &source,
-                      const isl::set &targetDomain,
-                      const ScheduledStatement &target, unsigned numDims);
-
 } // namespace comprehend::poly
 
 #endif // COMPREHEND_POLYHEDRAL_LIB_STATEMENTMODEL_H
