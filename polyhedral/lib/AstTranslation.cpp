@@ -296,16 +296,18 @@ AstNode Translator::userNode(const isl::ast_node_user &node) {
       !call.as<isl::ast_expr_op>().isa<isl::ast_expr_op_call>())
     throw Untranslatable{"a statement that is not a call"};
   auto op = call.as<isl::ast_expr_op>();
-  std::string name = idName(op.arg(0));
-  unsigned index = std::strtoul(name.c_str() + 1, nullptr, 10);
-  if (name.empty() || name[0] != 'S' || index >= statements.size())
-    throw Untranslatable{"an unknown statement '" + name + "'"};
+  isl::ast_expr callee = op.arg(0);
+  std::optional<unsigned> index;
+  if (callee.isa<isl::ast_expr_id>())
+    index = readStatementTag(callee.as<isl::ast_expr_id>().id());
+  if (!index || *index >= statements.size())
+    throw Untranslatable{"an unknown statement '" + idName(callee) + "'"};
   AstNode instance;
   instance.kind = AstNode::Kind::Instance;
-  instance.statement = index; // rewritten to the def's statement later
+  instance.statement = *index; // rewritten to the def's statement later
   for (unsigned i = 1, n = op.n_arg(); i < n; ++i)
     instance.args.push_back(fold(expr(op.arg(i))));
-  instance.init = statements[index].init;
+  instance.init = statements[*index].init;
   return instance;
 }
 
