@@ -227,9 +227,13 @@ BackwardBuilder::addContribution(unsigned index,
           ? llvm::cast<ApplyExpr>(targets.front())->getCallee().name
           : llvm::cast<IdentExpr>(targets.front())->getName());
   std::vector<std::string> wheres;
+  // Masked reads must not bound a variable (range inference would keep
+  // only the points where every read is in bounds): every variable gets
+  // its range from a where clause then.
+  bool bindAll = !inv.masks.empty();
   const std::vector<DimRange> &versionDims = dims[version];
   for (auto [name, range] : llvm::zip(inv.indices, versionDims))
-    if (!boundedByRead(rewriter, name, range))
+    if (bindAll || !boundedByRead(rewriter, name, range))
       wheres.push_back(name + " in " + range.first + ":" + range.second);
   bool reduces = false;
   for (const std::string &var : stmt.getIndexVars()) {
@@ -237,7 +241,7 @@ BackwardBuilder::addContribution(unsigned index,
       continue;
     reduces = true;
     DimRange range = varRange(index, var);
-    if (!boundedByRead(rewriter, var, range))
+    if (bindAll || !boundedByRead(rewriter, var, range))
       wheres.push_back(var + " in " + range.first + ":" + range.second);
   }
   std::string adjointName = adjointOf(version);
