@@ -92,6 +92,7 @@ llvm::Expected<BackwardDef> tc::deriveBackward(llvm::StringRef source,
                                                llvm::StringRef entry,
                                                const GradOptions &options,
                                                DiagnosticEngine &diags) {
+  unsigned errorsBefore = diags.getNumErrors();
   unsigned bufferId = findOrAddBuffer(diags.getSourceMgr(), source);
   std::unique_ptr<Program> program =
       loadProgram(diags, bufferId, /*inferAllRanges=*/false);
@@ -103,7 +104,7 @@ llvm::Expected<BackwardDef> tc::deriveBackward(llvm::StringRef source,
                                     : "no def named '" + entry + "'");
   llvm::StringMap<int64_t> noSizes;
   std::optional<DefRanges> ranges = inferRanges(*program, *def, noSizes, diags);
-  if (!ranges || diags.hasErrors())
+  if (!ranges || diags.getNumErrors() != errorsBefore)
     return inputError("range inference failed for '" + def->getName().name +
                       "'");
   llvm::Expected<std::vector<std::string>> inputs =
