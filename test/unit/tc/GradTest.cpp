@@ -166,6 +166,39 @@ TEST(GradTest, GatherIsAScatterAdd) {
                 {{"LUT", {3, 2}}}, {{"I", idx}});
 }
 
+TEST(GradTest, CallsUseTheCalleesBackward) {
+  checkGradient(
+      "def fcrelu(double(B, M) I, double(N, M) W, double(N) bias) -> (O) {\n"
+      "  O(b, n) +=! I(b, m) * W(n, m)\n"
+      "  O(b, n) = fmax(O(b, n) + bias(n), 0)\n}\n"
+      "def mlp(double(B, M) I, double(N, M) W1, double(N) B1, double(P, N) "
+      "W2, double(P) B2) -> (O2) {\n"
+      "  O1 = fcrelu(I, W1, B1)\n  O2 = fcrelu(O1, W2, B2)\n}\n",
+      {{"I", {2, 3}},
+       {"W1", {4, 3}},
+       {"B1", {4}},
+       {"W2", {2, 4}},
+       {"B2", {2}}});
+}
+
+TEST(GradTest, MaxSplitsTheAdjointAmongTies) {
+  // torch.amax's rule: each of the k elements equal to the maximum gets
+  // d_O / k.
+  TcSource source("def rowmax(double(M, N) A) -> (O) {\n"
+                  "  O(m) max=! A(m, n)\n}\n");
+  llvm::Expected<BackwardDef> backward =
+      deriveBackward(source.getBuffer(), "", GradOptions(), source.diags);
+  ASSERT_TRUE(static_cast<bool>(backward))
+      << llvm::toString(backward.takeError());
+  llvm::StringMap<Tensor> args;
+  args["A"] = Tensor(ScalarType::Double, {2, 3}, {1, 3, 3, 2, 2, 2});
+  args["O"] = Tensor(ScalarType::Double, {2}, {3, 2});
+  args["d_O"] = Tensor(ScalarType::Double, {2}, {1.0, 6.0});
+  llvm::StringMap<Tensor> grads = run(backward->source, args);
+  ASSERT_TRUE(grads.count("d_A"));
+  EXPECT_EQ(grads["d_A"].data, (std::vector<double>{0, 0.5, 0.5, 2, 2, 2}));
+}
+
 TEST(GradTest, InterfaceNamesAndOrder) {
   TcSource source("def f(float(N) A, int32(N) J, float(N) B) -> (X, Y) {\n"
                   "  X(i) = A(i) * B(i)\n  Y(i) = A(i) + 1.0\n}\n");
