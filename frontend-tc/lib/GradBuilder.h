@@ -63,6 +63,12 @@ private:
   Term makeSeed(unsigned index, Rewriter &rewriter);
   std::string makeTies(unsigned index);
   DimRange varRange(unsigned index, llvm::StringRef var) const;
+  /// The where clauses of a contribution: the ranges of the indices that
+  /// no read bounds; \p reduces tells whether indices are left to reduce.
+  std::vector<std::string> rangeClauses(unsigned index, const Inversion &inv,
+                                        const Rewriter &rewriter,
+                                        const std::string &version,
+                                        bool &reduces);
   bool boundedByRead(const Rewriter &rewriter, llvm::StringRef var,
                      const DimRange &range) const;
   std::string printWheres(const ComprehensionStmt &stmt, Rewriter &rewriter);
