@@ -244,6 +244,9 @@ BackwardBuilder::addContribution(unsigned index,
   bool reduces = false;
   std::vector<std::string> wheres =
       rangeClauses(index, inv, rewriter, version, reduces);
+  if (!reduces && inv.masks.empty() && value.text == seed.text &&
+      aliasAdjoint(index, inv.indices, version))
+    return success();
   std::string adjointName = adjointOf(version);
   bool first = hasAdjoint.insert(version).second;
   std::string text = "  " + adjointName;
@@ -257,6 +260,28 @@ BackwardBuilder::addContribution(unsigned index,
   for (const PrintedRead &read : rewriter.reads)
     readByBody.insert(read.tensor);
   return success();
+}
+
+/// An adjoint that is the statement's output adjoint, element for element
+/// (`O = O_1 + B(m)` gives d_O_1 = d_O), and gets nothing else, is that
+/// tensor: no copy.
+bool BackwardBuilder::aliasAdjoint(unsigned index,
+                                   llvm::ArrayRef<std::string> indices,
+                                   const std::string &version) {
+  const ComprehensionStmt &stmt = *stmts[index];
+  if (hasAdjoint.contains(version) || adjoints.count(version) ||
+      readerCount.lookup(version) != 1 ||
+      indices.size() != stmt.getIndices().size())
+    return false;
+  for (auto [name, lhs] : llvm::zip(indices, stmt.getIndices()))
+    if (name != lhs.name)
+      return false;
+  std::string outputAdjoint = adjointOf(written[index]);
+  if (dims[outputAdjoint] != dims[version])
+    return false;
+  adjoints[version] = outputAdjoint;
+  hasAdjoint.insert(version);
+  return true;
 }
 
 std::vector<std::string>
