@@ -187,6 +187,13 @@ TEST(GradTest, OutputReadByALaterStatement) {
                 {{"I", {2, 5}}});
 }
 
+TEST(GradTest, ScalarTensors) {
+  checkGradient("def f(double(N) A, double a) -> (s, t) {\n"
+                "  s +=! A(i) * a\n"
+                "  t(i) = s * A(i) + a\n}\n",
+                {{"A", {4}}, {"a", {}}});
+}
+
 TEST(GradTest, UpdatesWithoutInit) {
   // `+=` without `!` on a tensor adds to its earlier version, which gets
   // the whole adjoint; recomputing the update starts from a copy.
