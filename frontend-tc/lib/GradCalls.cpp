@@ -119,17 +119,13 @@ LogicalResult BackwardBuilder::deriveCallee(const Def &callee,
 std::string BackwardBuilder::zeroAdjoint(const std::string &version) {
   std::string name = adjointOf(version);
   hasAdjoint.insert(version);
-  std::vector<std::string> indices, wheres;
-  for (const DimRange &dim : dims[version]) {
-    indices.push_back(indexName(indices.size()));
-    wheres.push_back(indices.back() + " in " + dim.first + ":" + dim.second);
-  }
-  std::string type =
-      getSpelling(def.lookupTensor(tensorOf[version])->type).str();
-  std::string text = "  " + name;
-  if (!indices.empty())
-    text += "(" + llvm::join(indices, ", ") + ")";
-  text += " = " + type + "(0)";
+  auto tensor = tensorOf.find(version);
+  ScalarType type =
+      def.lookupTensor(tensor == tensorOf.end() ? version : tensor->second)
+          ->type;
+  std::vector<std::string> wheres;
+  std::string text = "  " + name + wholeSubscripts(version, &wheres) + " = " +
+                     getSpelling(type).str() + "(0)";
   if (!wheres.empty())
     text += " where " + llvm::join(wheres, ", ");
   body.push_back(text);
