@@ -366,68 +366,6 @@ void BackwardBuilder::seedOutputAdjoints() {
   }
 }
 
-std::optional<std::string>
-BackwardBuilder::updatedVersion(unsigned index) const {
-  const ComprehensionStmt *stmt = stmts[index];
-  if (!stmt || stmt->hasInit() || stmt->getReduction() != ReductionKind::Add)
-    return std::nullopt;
-  auto it = readVersions[index].find(stmt->getLhs().name);
-  if (it == readVersions[index].end())
-    return std::nullopt;
-  return it->second;
-}
-
-std::vector<std::string> BackwardBuilder::recompute() {
-  // Walk backwards: a recomputed statement needs the versions it reads.
-  std::vector<bool> needed(stmts.size(), false);
-  llvm::StringSet<> wanted;
-  for (const auto &entry : readByBody)
-    wanted.insert(entry.first());
-  std::vector<std::string> texts(stmts.size());
-  for (unsigned k = stmts.size(); k-- > 0;) {
-    if (llvm::none_of(results[k], [&](const std::string &version) {
-          return !params.contains(version) && wanted.contains(version);
-        }))
-      continue;
-    needed[k] = true;
-    Rewriter rewriter;
-    rewriter.tensorNames = readVersions[k];
-    if (calls[k]) {
-      texts[k] = printCall(k, rewriter);
-      for (const PrintedRead &read : rewriter.reads)
-        wanted.insert(read.tensor);
-      continue;
-    }
-    const ComprehensionStmt &stmt = *stmts[k];
-    std::vector<std::string> names;
-    for (const Ident &lhs : stmt.getIndices())
-      names.push_back(lhs.name.str());
-    std::string lhs = written[k];
-    if (!names.empty())
-      lhs += "(" + llvm::join(names, ", ") + ")";
-    std::string text;
-    if (std::optional<std::string> previous = updatedVersion(k)) {
-      // `O += e` on a version: start from a copy of the previous one.
-      std::string subscripts = wholeSubscripts(*previous);
-      text = "  " + written[k] + subscripts + " = " + *previous + subscripts +
-             "\n";
-      wanted.insert(*previous);
-    }
-    text += "  " + lhs;
-    text += " " + getAssignSpelling(stmt.getReduction(), stmt.hasInit()) + " " +
-            rewriter.print(stmt.getRhs()).text;
-    text += printWheres(stmt, rewriter);
-    texts[k] = text;
-    for (const PrintedRead &read : rewriter.reads)
-      wanted.insert(read.tensor);
-  }
-  std::vector<std::string> result;
-  for (unsigned k = 0; k < stmts.size(); ++k)
-    if (needed[k])
-      result.push_back(texts[k]);
-  return result;
-}
-
 std::string
 BackwardBuilder::printHeader(llvm::ArrayRef<std::string> outputs) const {
   std::vector<std::string> parameters;
