@@ -26,7 +26,7 @@ import threading
 import numpy as np
 
 from . import _core
-from ._arrays import as_array
+from ._arrays import as_array, contiguous
 
 
 def wants_grad(arrays):
@@ -254,7 +254,6 @@ def apply(function, arrays, sizes):
     for param, value in zip(params, arrays):
         if not isinstance(value, torch.Tensor):
             what = f"input '{param['name']}' of '{function.name}'"
-            value = torch.from_numpy(np.ascontiguousarray(as_array(value,
-                                                                   what)))
+            value = torch.from_numpy(contiguous(as_array(value, what)))
         tensors.append(value)
     return _function_class.apply(function, sizes, *tensors)

@@ -8,7 +8,8 @@ import threading
 import numpy as np
 
 from . import _autograd, _core
-from ._arrays import as_array, as_writable, check_dtype, format_shape
+from ._arrays import (as_array, as_writable, check_dtype, contiguous,
+                      format_shape)
 from ._progress import make_writer
 
 
@@ -161,7 +162,7 @@ class Function:
             what = f"input '{param['name']}' of '{self.name}'"
             array = as_array(value, what)
             self._check_dtype(param, array, what)
-            converted.append(np.ascontiguousarray(array))
+            converted.append(contiguous(array))
         return converted
 
     def _check_dtype(self, param, array, what):
@@ -236,7 +237,7 @@ class Function:
                     f"out= array has shape {format_shape(array.shape)}")
             if tensor["incoming"]:
                 if array is not None:
-                    kernel.write(param["name"], np.ascontiguousarray(array))
+                    kernel.write(param["name"], contiguous(array))
                 else:
                     kernel.fill(param["name"], 0)
             outputs.append(tensor)
