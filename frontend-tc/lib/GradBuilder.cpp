@@ -1,0 +1,445 @@
+//===- GradBuilder.cpp - Building the backward def of one TC def ----------===//
+#include "GradBuilder.h"
+#include "GradRules.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace comprehend;
+using namespace comprehend::tc;
+using namespace comprehend::tc::grad;
+
+namespace {
+
+/// The value reads of \p expr: tensor reads outside subscripts and outside
+/// conversions to integers (those carry no gradient).
+void collectValueReads(const Expr &expr,
+                       llvm::SmallVectorImpl<const Expr *> &reads) {
+  auto recurse = [&](const Expr &operand) {
+    collectValueReads(operand, reads);
+  };
+  switch (expr.getKind()) {
+  case Expr::Kind::Ident: {
+    const auto &ident = llvm::cast<IdentExpr>(expr);
+    if (ident.getRef() == IdentExpr::Ref::Tensor)
+      reads.push_back(&expr);
+    else if (ident.getRef() == IdentExpr::Ref::Let)
+      recurse(ident.getLet()->getValue());
+    return;
+  }
+  case Expr::Kind::Unary:
+    return recurse(llvm::cast<UnaryExpr>(expr).getOperand());
+  case Expr::Kind::Binary:
+    recurse(llvm::cast<BinaryExpr>(expr).getLhs());
+    return recurse(llvm::cast<BinaryExpr>(expr).getRhs());
+  case Expr::Kind::Ternary:
+    recurse(llvm::cast<TernaryExpr>(expr).getTrueValue());
+    return recurse(llvm::cast<TernaryExpr>(expr).getFalseValue());
+  case Expr::Kind::Apply: {
+    const auto &apply = llvm::cast<ApplyExpr>(expr);
+    if (apply.isTensorRead()) {
+      reads.push_back(&expr);
+      return;
+    }
+    for (const ExprPtr &arg : apply.getArgs())
+      recurse(*arg);
+    return;
+  }
+  case Expr::Kind::Cast:
+    if (isFloatingPoint(expr.getType()))
+      recurse(llvm::cast<CastExpr>(expr).getOperand());
+    return;
+  default:
+    return;
+  }
+}
+
+llvm::StringRef readTensor(const Expr &read) {
+  if (const auto *apply = llvm::dyn_cast<ApplyExpr>(&read))
+    return apply->getCallee().name;
+  return llvm::cast<IdentExpr>(read).getName();
+}
+
+std::string dimText(const TensorType::Dim &dim) {
+  return dim.sizeVar.empty() ? std::to_string(dim.constant) : dim.sizeVar.str();
+}
+
+} // namespace
+
+std::string BackwardBuilder::fresh(llvm::StringRef base) {
+  std::string name = base.str();
+  while (used.contains(name))
+    name += "_";
+  used.insert(name);
+  return name;
+}
+
+LogicalResult BackwardBuilder::checkSupported() {
+  llvm::StringSet<> writtenSoFar;
+  for (const std::unique_ptr<Stmt> &stmt : def.getBody()) {
+    const auto *comp = llvm::dyn_cast<ComprehensionStmt>(stmt.get());
+    if (!comp)
+      return diags.emitError(stmt->getLoc())
+             << "calls of other defs are not differentiated: write the "
+                "callee's statements into '"
+             << def.getName().name << "'";
+    stmts.push_back(comp);
+    ReductionKind op = comp->getReduction();
+    bool reduces = !comp->getReductionVars().empty();
+    if (op == ReductionKind::Mul && (reduces || !comp->hasInit()))
+      return diags.emitError(comp->getOpLoc())
+             << "product reductions have no derived gradient: write the "
+                "product as exp of a sum of logs";
+    if (op != ReductionKind::None && !comp->hasInit() &&
+        writtenSoFar.contains(comp->getLhs().name))
+      return diags.emitError(comp->getOpLoc())
+             << "a reduction without '!' into '" << comp->getLhs().name
+             << "', which has an earlier value, is not differentiated: "
+                "reduce into a new tensor and add it";
+    if ((op == ReductionKind::Min || op == ReductionKind::Max) &&
+        !comp->hasInit())
+      return diags.emitError(comp->getOpLoc())
+             << "'" << getAssignSpelling(op, false)
+             << "' without '!' is not differentiated: use '"
+             << getAssignSpelling(op, true) << "'";
+    writtenSoFar.insert(comp->getLhs().name);
+  }
+  return success();
+}
+
+void BackwardBuilder::collectNames() {
+  used.insert(def.getName().name);
+  for (const std::string &size : def.getSizeVars())
+    used.insert(size);
+  for (const auto &entry : def.getTensors())
+    used.insert(entry.first);
+  for (const ComprehensionStmt *stmt : stmts) {
+    for (const std::string &var : stmt->getIndexVars())
+      used.insert(var);
+    for (const WhereClause &where : stmt->getWheres())
+      if (where.getKind() == WhereClause::Kind::Let)
+        used.insert(where.getVar().name);
+  }
+}
+
+DimRange BackwardBuilder::varRange(unsigned index, llvm::StringRef var) const {
+  const poly::VarRange *range = ranges.statements[index].ranges.lookup(var);
+  if (!range)
+    return {"0", "0"};
+  return {printIndexExpr(range->loExpr, sizeVarOf).text,
+          printIndexExpr(range->hiExpr, sizeVarOf).text};
+}
+
+void BackwardBuilder::nameOutputSizes() {
+  for (const Param &input : def.getInputs()) {
+    std::vector<DimRange> inputDims;
+    for (const TensorType::Dim &dim : input.type->dims)
+      inputDims.push_back({"0", dimText(dim)});
+    dims[input.name.name] = inputDims;
+    params.insert(input.name.name);
+  }
+  for (const Param &output : def.getOutputs()) {
+    const poly::TensorShape &shape =
+        ranges.shapes.find(output.name.name)->second;
+    const ComprehensionStmt *first =
+        *llvm::find_if(stmts, [&](const ComprehensionStmt *stmt) {
+          return stmt->getLhs().name == output.name.name;
+        });
+    std::vector<DimRange> outputDims;
+    for (unsigned d = 0; d < shape.extentExprs.size(); ++d) {
+      const poly::IndexExpr &extent = shape.extentExprs[d];
+      std::string name;
+      if (extent.getKind() == poly::IndexExpr::Kind::Param)
+        name = extent.getName().str();
+      else if (extent.getKind() == poly::IndexExpr::Kind::Constant)
+        name = std::to_string(extent.getValue());
+      else if (auto it = sizeVarOf.find(extent.str()); it != sizeVarOf.end())
+        name = it->second;
+      else
+        name = sizeVarOf[extent.str()] = fresh(
+            output.name.name.str() + "_" + first->getIndices()[d].name.str());
+      outputDims.push_back({"0", name});
+    }
+    dims[output.name.name] = outputDims;
+    dims["d_" + output.name.name.str()] = outputDims;
+    params.insert(output.name.name);
+    params.insert("d_" + output.name.name.str());
+  }
+}
+
+void BackwardBuilder::assignVersions() {
+  llvm::StringMap<unsigned> lastWrite, writes;
+  for (unsigned k = 0; k < stmts.size(); ++k)
+    lastWrite[stmts[k]->getLhs().name] = k;
+  llvm::StringMap<std::string> current;
+  for (unsigned k = 0; k < stmts.size(); ++k) {
+    readVersions.push_back(current);
+    llvm::StringRef tensor = stmts[k]->getLhs().name;
+    unsigned count = ++writes[tensor];
+    std::string name = lastWrite[tensor] == k
+                           ? tensor.str()
+                           : fresh(tensor.str() + "_" + std::to_string(count));
+    written.push_back(name);
+    current[tensor] = name;
+    if (params.contains(name))
+      continue;
+    std::vector<DimRange> versionDims;
+    for (const Ident &lhs : stmts[k]->getIndices())
+      versionDims.push_back(varRange(k, lhs.name));
+    dims[name] = versionDims;
+  }
+}
+
+void BackwardBuilder::markActive(llvm::ArrayRef<std::string> wrt) {
+  for (const std::string &input : wrt)
+    active.insert(input);
+  for (unsigned k = 0; k < stmts.size(); ++k) {
+    llvm::SmallVector<const Expr *, 8> reads;
+    collectValueReads(stmts[k]->getRhs(), reads);
+    Rewriter rewriter;
+    rewriter.tensorNames = readVersions[k];
+    for (const Expr *read : reads)
+      if (active.contains(rewriter.tensorName(readTensor(*read))))
+        active.insert(written[k]);
+  }
+}
+
+std::string BackwardBuilder::adjointOf(const std::string &version) {
+  auto it = adjoints.find(version);
+  if (it != adjoints.end())
+    return it->second;
+  std::string name =
+      params.contains(version) ? "d_" + version : fresh("d_" + version);
+  dims[name] = dims[version];
+  adjoints[version] = name;
+  return name;
+}
+
+std::string BackwardBuilder::printWheres(const ComprehensionStmt &stmt,
+                                         Rewriter &rewriter) {
+  std::vector<std::string> clauses;
+  for (const WhereClause &where : stmt.getWheres()) {
+    if (where.getKind() == WhereClause::Kind::Range)
+      clauses.push_back(where.getVar().name.str() + " in " +
+                        rewriter.print(where.getLo()).text + ":" +
+                        rewriter.print(where.getHi()).text);
+    else if (where.getKind() == WhereClause::Kind::Exists)
+      clauses.push_back("exists " + rewriter.print(where.getValue()).text);
+  }
+  return clauses.empty() ? "" : " where " + llvm::join(clauses, ", ");
+}
+
+/// Counts the elements that attain the extremum of a min=!/max=! statement:
+/// the adjoint is split evenly among ties (torch.amax's rule).
+std::string BackwardBuilder::makeTies(unsigned index) {
+  const ComprehensionStmt &stmt = *stmts[index];
+  Rewriter rewriter;
+  rewriter.tensorNames = readVersions[index];
+  std::string name = fresh(written[index] + "_ties");
+  dims[name] = dims[written[index]];
+  llvm::SmallVector<Term, 4> indices;
+  std::vector<std::string> names;
+  for (const Ident &lhs : stmt.getIndices()) {
+    indices.push_back(lit(lhs.name));
+    names.push_back(lhs.name.str());
+  }
+  Term value =
+      indices.empty() ? lit(written[index]) : call(written[index], indices);
+  rewriter.reads.push_back({written[index], names});
+  Term equal = binary("==", rewriter.print(stmt.getRhs()), value);
+  std::string text = "  " + name;
+  if (!names.empty())
+    text += "(" + llvm::join(names, ", ") + ")";
+  text += " +=! " + select(equal, lit("1.0"), lit("0.0")).text;
+  text += printWheres(stmt, rewriter);
+  body.push_back(text);
+  for (const PrintedRead &read : rewriter.reads)
+    readByBody.insert(read.tensor);
+  return name;
+}
+
+Term BackwardBuilder::makeSeed(unsigned index, Rewriter &rewriter) {
+  const ComprehensionStmt &stmt = *stmts[index];
+  const std::string &version = written[index];
+  llvm::SmallVector<Term, 4> indices;
+  std::vector<std::string> texts;
+  for (const Ident &lhs : stmt.getIndices()) {
+    indices.push_back(rewriter.index(lhs.name));
+    texts.push_back(indices.back().text);
+  }
+  auto read = [&](const std::string &tensor) {
+    rewriter.reads.push_back({tensor, texts});
+    return indices.empty() ? lit(tensor) : call(tensor, indices);
+  };
+  Term seed = read(adjointOf(version));
+  ReductionKind op = stmt.getReduction();
+  if ((op != ReductionKind::Min && op != ReductionKind::Max) ||
+      stmt.getReductionVars().empty())
+    return seed;
+  auto ties = tiesOf.find(index);
+  Term equal = binary("==", rewriter.print(stmt.getRhs()), read(version));
+  return select(equal, div(seed, read(ties->second)), zero());
+}
+
+LogicalResult BackwardBuilder::differentiate(unsigned index) {
+  const ComprehensionStmt &stmt = *stmts[index];
+  const std::string &version = written[index];
+  if (!active.contains(version) || !hasAdjoint.contains(version))
+    return success();
+  ReductionKind op = stmt.getReduction();
+  if ((op == ReductionKind::Min || op == ReductionKind::Max) &&
+      !stmt.getReductionVars().empty())
+    tiesOf[index] = makeTies(index);
+  llvm::SmallVector<const Expr *, 8> reads;
+  collectValueReads(stmt.getRhs(), reads);
+  // Reads that print alike are one target: their adjoints add up.
+  Rewriter printer;
+  printer.tensorNames = readVersions[index];
+  std::vector<std::pair<std::string, std::vector<const Expr *>>> groups;
+  for (const Expr *read : reads) {
+    llvm::StringRef tensor = readTensor(*read);
+    const TensorInfo *info = def.lookupTensor(tensor);
+    if (!info || !isFloatingPoint(info->type) ||
+        !active.contains(printer.tensorName(tensor)))
+      continue;
+    std::string text = printer.print(*read).text;
+    auto it =
+        llvm::find_if(groups, [&](const auto &g) { return g.first == text; });
+    if (it == groups.end())
+      groups.push_back({text, {read}});
+    else
+      it->second.push_back(read);
+  }
+  for (auto &group : groups)
+    if (failed(addContribution(index, group.second)))
+      return failure();
+  return success();
+}
+
+void BackwardBuilder::emitZeroGradient(const Param &input) {
+  std::vector<std::string> names, wheres;
+  for (const DimRange &dim : dims[input.name.name]) {
+    names.push_back(fresh("i" + std::to_string(names.size())));
+    wheres.push_back(names.back() + " in " + dim.first + ":" + dim.second);
+  }
+  std::string text = "  d_" + input.name.name.str();
+  if (!names.empty())
+    text += "(" + llvm::join(names, ", ") + ")";
+  text += " = " + getSpelling(input.type->scalar).str() + "(0)";
+  if (!wheres.empty())
+    text += " where " + llvm::join(wheres, ", ");
+  body.push_back(text);
+}
+
+std::vector<std::string> BackwardBuilder::recompute() {
+  // Walk backwards: a recomputed statement needs the versions it reads.
+  std::vector<bool> needed(stmts.size(), false);
+  llvm::StringSet<> wanted;
+  for (const auto &entry : readByBody)
+    wanted.insert(entry.first());
+  std::vector<std::string> texts(stmts.size());
+  for (unsigned k = stmts.size(); k-- > 0;) {
+    if (params.contains(written[k]) || !wanted.contains(written[k]))
+      continue;
+    needed[k] = true;
+    const ComprehensionStmt &stmt = *stmts[k];
+    Rewriter rewriter;
+    rewriter.tensorNames = readVersions[k];
+    std::vector<std::string> names;
+    for (const Ident &lhs : stmt.getIndices())
+      names.push_back(lhs.name.str());
+    std::string text = "  " + written[k];
+    if (!names.empty())
+      text += "(" + llvm::join(names, ", ") + ")";
+    text += " " + getAssignSpelling(stmt.getReduction(), stmt.hasInit()) + " " +
+            rewriter.print(stmt.getRhs()).text;
+    text += printWheres(stmt, rewriter);
+    texts[k] = text;
+    for (const PrintedRead &read : rewriter.reads)
+      wanted.insert(read.tensor);
+  }
+  std::vector<std::string> result;
+  for (unsigned k = 0; k < stmts.size(); ++k)
+    if (needed[k])
+      result.push_back(texts[k]);
+  return result;
+}
+
+std::string
+BackwardBuilder::printHeader(llvm::ArrayRef<std::string> outputs) const {
+  std::vector<std::string> parameters;
+  auto typed = [&](llvm::StringRef tensor, llvm::StringRef name) {
+    std::string text = getSpelling(def.lookupTensor(tensor)->type).str();
+    const std::vector<DimRange> &tensorDims = dims.find(tensor)->second;
+    if (!tensorDims.empty()) {
+      std::vector<std::string> extents;
+      for (const DimRange &dim : tensorDims)
+        extents.push_back(dim.second);
+      text += "(" + llvm::join(extents, ", ") + ")";
+    }
+    parameters.push_back(text + " " + name.str());
+  };
+  for (const Param &input : def.getInputs())
+    typed(input.name.name, input.name.name);
+  for (const Param &output : def.getOutputs())
+    typed(output.name.name, output.name.name);
+  for (const Param &output : def.getOutputs())
+    typed(output.name.name, "d_" + output.name.name.str());
+  return "def " + def.getName().name.str() + "_grad(" +
+         llvm::join(parameters, ", ") + ") -> (" + llvm::join(outputs, ", ") +
+         ") {\n";
+}
+
+LogicalResult BackwardBuilder::build(llvm::ArrayRef<std::string> wrt,
+                                     BackwardDef &result) {
+  if (failed(checkSupported()))
+    return failure();
+  collectNames();
+  for (const Param &param :
+       llvm::concat<const Param>(def.getInputs(), def.getOutputs()))
+    if (used.contains("d_" + param.name.name.str()))
+      return diags.emitError(param.name.loc)
+             << "the adjoint of '" << param.name.name << "' would be named 'd_"
+             << param.name.name << "', which the def already uses";
+  for (const Param &output : def.getOutputs()) {
+    auto shape = ranges.shapes.find(output.name.name);
+    if (shape != ranges.shapes.end() &&
+        llvm::any_of(shape->second.loExprs, [](const poly::IndexExpr &lo) {
+          return lo.getKind() != poly::IndexExpr::Kind::Constant ||
+                 lo.getValue() != 0;
+        }))
+      return diags.emitError(output.name.loc)
+             << "output '" << output.name.name
+             << "' does not start at index 0; its gradient is not derived";
+  }
+  nameOutputSizes();
+  assignVersions();
+  markActive(wrt);
+  for (const Param &output : def.getOutputs()) {
+    adjoints[output.name.name] = "d_" + output.name.name.str();
+    hasAdjoint.insert(output.name.name);
+  }
+  for (unsigned k = stmts.size(); k-- > 0;)
+    if (failed(differentiate(k)))
+      return failure();
+  for (const Param &input : def.getInputs()) {
+    if (!llvm::is_contained(wrt, input.name.name))
+      continue;
+    result.outputs.push_back("d_" + input.name.name.str());
+    if (!hasAdjoint.contains(input.name.name))
+      emitZeroGradient(input);
+  }
+  for (const Param &param :
+       llvm::concat<const Param>(def.getInputs(), def.getOutputs()))
+    result.inputs.push_back(param.name.name.str());
+  for (const Param &output : def.getOutputs())
+    result.inputs.push_back("d_" + output.name.name.str());
+  result.name = def.getName().name.str() + "_grad";
+  std::string source = printHeader(result.outputs);
+  for (const std::string &line : recompute())
+    source += line + "\n";
+  for (const std::string &line : body)
+    source += line + "\n";
+  result.source = source + "}\n";
+  return success();
+}

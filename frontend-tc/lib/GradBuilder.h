@@ -1,0 +1,91 @@
+//===- GradBuilder.h - Building the backward def of one TC def --*- C++ -*-===//
+//
+// Reverse mode over the statements of a checked def (docs/autodiff.md):
+// every statement writes a new version of its LHS tensor; the statements
+// are walked backwards and each value read of an active tensor becomes one
+// comprehension that accumulates into the adjoint of the version read,
+// written over that tensor's indices by inverting the read's subscripts.
+// The versions the adjoints read are recomputed at the top of the body
+// (except the forward's outputs, which the backward receives).
+//
+//===----------------------------------------------------------------------===//
+#ifndef COMPREHEND_TC_GRADBUILDER_H
+#define COMPREHEND_TC_GRADBUILDER_H
+
+#include "GradTerms.h"
+
+#include "comprehend/tc/Grad.h"
+#include "comprehend/tc/Ranges.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace comprehend::tc::grad {
+
+/// The lower and upper (exclusive) bound of one dimension, as TC text.
+using DimRange = std::pair<std::string, std::string>;
+
+class BackwardBuilder {
+public:
+  BackwardBuilder(const Def &def, const DefRanges &ranges,
+                  DiagnosticEngine &diags)
+      : def(def), ranges(ranges), diags(diags) {}
+
+  /// Builds the backward def for the inputs \p wrt; fails after a located
+  /// diagnostic.
+  LogicalResult build(llvm::ArrayRef<std::string> wrt, BackwardDef &result);
+
+private:
+  struct Inversion;
+
+  LogicalResult checkSupported();
+  void collectNames();
+  std::string fresh(llvm::StringRef base);
+  void nameOutputSizes();
+  void assignVersions();
+  void markActive(llvm::ArrayRef<std::string> wrt);
+  LogicalResult differentiate(unsigned index);
+  LogicalResult addContribution(unsigned index,
+                                llvm::ArrayRef<const Expr *> targets);
+  Inversion invert(unsigned index, const Expr &read, Rewriter &rewriter);
+  Term makeSeed(unsigned index, Rewriter &rewriter);
+  std::string makeTies(unsigned index);
+  DimRange varRange(unsigned index, llvm::StringRef var) const;
+  bool boundedByRead(const Rewriter &rewriter, llvm::StringRef var,
+                     const DimRange &range) const;
+  std::string printWheres(const ComprehensionStmt &stmt, Rewriter &rewriter);
+  std::string adjointOf(const std::string &version);
+  void emitZeroGradient(const Param &input);
+  std::vector<std::string> recompute();
+  std::string printHeader(llvm::ArrayRef<std::string> outputs) const;
+
+  const Def &def;
+  const DefRanges &ranges;
+  DiagnosticEngine &diags;
+  std::vector<const ComprehensionStmt *> stmts;
+  llvm::StringSet<> used;
+  /// Extent (printed IndexExpr) -> the backward size variable holding it.
+  llvm::StringMap<std::string> sizeVarOf;
+  /// Backward tensor -> the range of each dimension.
+  llvm::StringMap<std::vector<DimRange>> dims;
+  /// Per statement: the backward name of the version it writes, and the
+  /// versions it reads (forward name -> backward name).
+  std::vector<std::string> written;
+  std::vector<llvm::StringMap<std::string>> readVersions;
+  /// Versions that depend on a differentiated input.
+  llvm::StringSet<> active;
+  /// Version -> its adjoint's name; versions whose adjoint has a value.
+  llvm::StringMap<std::string> adjoints;
+  llvm::StringSet<> hasAdjoint;
+  /// min=!/max=! statement -> the tensor counting its ties.
+  llvm::DenseMap<unsigned, std::string> tiesOf;
+  /// Tensors the backward receives (forward inputs, outputs, d_ outputs).
+  llvm::StringSet<> params;
+  std::vector<std::string> body;
+  /// Every version an emitted statement reads.
+  llvm::StringSet<> readByBody;
+};
+
+} // namespace comprehend::tc::grad
+
+#endif // COMPREHEND_TC_GRADBUILDER_H
