@@ -117,6 +117,6 @@ llvm::Expected<BackwardDef> tc::deriveBackward(llvm::StringRef source,
     return inputError("the gradient of '" + def->getName().name +
                       "' cannot be derived");
   if (llvm::Error error = checkDerived(backward))
-    return std::move(error);
+    return error;
   return backward;
 }

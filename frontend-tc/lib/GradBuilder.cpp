@@ -331,6 +331,39 @@ void BackwardBuilder::emitZeroGradient(const Param &input) {
   body.push_back(text);
 }
 
+/// The adjoint of a final output is d_<O>; an output that later statements
+/// read gets more contributions, so it accumulates into a copy of d_<O>.
+void BackwardBuilder::seedOutputAdjoints() {
+  for (const Param &output : def.getOutputs()) {
+    llvm::StringRef name = output.name.name;
+    std::string given = "d_" + name.str();
+    adjoints[name] = given;
+    hasAdjoint.insert(name);
+    bool readLater = false;
+    for (unsigned k = 0; k < stmts.size(); ++k) {
+      llvm::SmallVector<const Expr *, 8> reads;
+      collectValueReads(stmts[k]->getRhs(), reads);
+      auto version = readVersions[k].find(name);
+      readLater |= version != readVersions[k].end() &&
+                   version->second == name &&
+                   llvm::any_of(reads, [&](const Expr *read) {
+                     return readTensor(*read) == name;
+                   });
+    }
+    if (!readLater || !active.contains(name))
+      continue;
+    std::string total = fresh(given + "_total");
+    dims[total] = dims[name];
+    adjoints[name] = total;
+    std::vector<std::string> indices;
+    for (unsigned d = 0; d < dims[name].size(); ++d)
+      indices.push_back(fresh("i" + std::to_string(d)));
+    std::string subscripts =
+        indices.empty() ? "" : "(" + llvm::join(indices, ", ") + ")";
+    body.push_back("  " + total + subscripts + " = " + given + subscripts);
+  }
+}
+
 std::vector<std::string> BackwardBuilder::recompute() {
   // Walk backwards: a recomputed statement needs the versions it reads.
   std::vector<bool> needed(stmts.size(), false);
@@ -415,10 +448,7 @@ LogicalResult BackwardBuilder::build(llvm::ArrayRef<std::string> wrt,
   nameOutputSizes();
   assignVersions();
   markActive(wrt);
-  for (const Param &output : def.getOutputs()) {
-    adjoints[output.name.name] = "d_" + output.name.name.str();
-    hasAdjoint.insert(output.name.name);
-  }
+  seedOutputAdjoints();
   for (unsigned k = stmts.size(); k-- > 0;)
     if (failed(differentiate(k)))
       return failure();

@@ -55,6 +55,7 @@ private:
                      const DimRange &range) const;
   std::string printWheres(const ComprehensionStmt &stmt, Rewriter &rewriter);
   std::string adjointOf(const std::string &version);
+  void seedOutputAdjoints();
   void emitZeroGradient(const Param &input);
   std::vector<std::string> recompute();
   std::string printHeader(llvm::ArrayRef<std::string> outputs) const;

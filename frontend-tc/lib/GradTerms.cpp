@@ -48,13 +48,22 @@ Term grad::binary(llvm::StringRef op, const Term &a, const Term &b) {
   return {wrap(a, prec) + " " + op.str() + " " + wrap(b, prec + 1), prec};
 }
 
+/// Whether \p t is `-x` (a negation or a negative literal).
+static bool isNegation(const Term &t) {
+  return t.prec == PrecUnary && t.text.size() > 1 && t.text[0] == '-';
+}
+
+/// x for `-x`: what follows the minus is a primary or a parenthesised
+/// expression (see neg).
+static Term negated(const Term &t) { return {t.text.substr(1), PrecPrimary}; }
+
 Term grad::add(const Term &a, const Term &b) {
   if (isZero(a))
     return b;
   if (isZero(b))
     return a;
-  if (b.prec == PrecUnary && b.text[0] == '-')
-    return binary("-", a, {b.text.substr(1), PrecUnary});
+  if (isNegation(b))
+    return binary("-", a, negated(b));
   return binary("+", a, b);
 }
 
@@ -63,6 +72,8 @@ Term grad::sub(const Term &a, const Term &b) {
     return a;
   if (isZero(a))
     return neg(b);
+  if (isNegation(b))
+    return binary("+", a, negated(b));
   return binary("-", a, b);
 }
 
@@ -73,6 +84,11 @@ Term grad::mul(const Term &a, const Term &b) {
     return b;
   if (isOne(b))
     return a;
+  // Pull signs out, so sums print `a - b * c` rather than `a + -b * c`.
+  if (isNegation(a))
+    return neg(mul(negated(a), b));
+  if (isNegation(b))
+    return neg(mul(a, negated(b)));
   return binary("*", a, b);
 }
 
@@ -81,12 +97,16 @@ Term grad::div(const Term &a, const Term &b) {
     return zero();
   if (isOne(b))
     return a;
+  if (isNegation(a))
+    return neg(div(negated(a), b));
   return binary("/", a, b);
 }
 
 Term grad::neg(const Term &a) {
   if (isZero(a))
     return zero();
+  if (isNegation(a))
+    return negated(a);
   return {"-" + wrap(a, PrecPrimary), PrecUnary};
 }
 

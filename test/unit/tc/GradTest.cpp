@@ -131,6 +131,15 @@ TEST(GradTest, Softmax) {
                 {{"X", {3, 5}}});
 }
 
+TEST(GradTest, OutputReadByALaterStatement) {
+  checkGradient("def moments(double(N, K) I) -> (mean, var) {\n"
+                "  mean(n) +=! I(n, k)\n"
+                "  mean(n) = mean(n) / K\n"
+                "  var(n) +=! (I(n, k) - mean(n)) * (I(n, k) - mean(n))\n"
+                "  var(n) = var(n) / K\n}\n",
+                {{"I", {2, 5}}});
+}
+
 TEST(GradTest, LayerNormWithBuiltins) {
   checkGradient(
       "def ln(double(N, D) X, double(D) g) -> (Y) {\n"
