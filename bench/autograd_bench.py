@@ -14,7 +14,7 @@ with N candidates each into `--cache`.
 
     PYTHONPATH=build/python POCL_CACHE_DIR=build/pocl-cache \\
         /usr/bin/python3 bench/autograd_bench.py [--repeat 20] [--tune 20] \\
-        [--cache build/autograd-tuning.json] [--filter softmax]
+        [--cache build/autograd-tuning.json] [--filter softmax] [--threads 2]
 
 Not run by the tests (docs/python.md, "Autograd").
 """
@@ -55,9 +55,16 @@ CASES = [
 
 
 def make_inputs(shapes, seed):
+    """Distinct values in [-1, 1): no ties in a pooling window, whose
+    gradient PyTorch's max_pool2d gives to one element and the derived
+    max=! rule splits (docs/autodiff.md)."""
     generator = torch.Generator().manual_seed(seed)
-    return [torch.rand(shape, generator=generator) * 2 - 1
-            for shape in shapes]
+    tensors = []
+    for shape in shapes:
+        count = int(np.prod(shape))
+        order = torch.randperm(count, generator=generator)
+        tensors.append((order.float() / count * 2 - 1).reshape(shape))
+    return tensors
 
 
 def forward_backward(function, inputs, grad):
@@ -116,7 +123,12 @@ def main():
                         help="tuning cache file (default: the CLI's)")
     parser.add_argument("--filter", default="", help="regex on case names")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=0,
+                        help="PyTorch's threads (default: its own choice; "
+                        "PoCL uses every core)")
     args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
     print(f"device: {comprehend.devices()[0]['name']}; PyTorch "
           f"{torch.__version__}, {torch.get_num_threads()} threads")
     print(f"{'case':<13} {'input shapes':<32} {'comprehend':>10} "

@@ -41,9 +41,8 @@ py::dict deriveBackward(const std::string &source, const std::string &entry,
     DiagnosticBuffer buffer(sourceMgr);
     tc::GradOptions options;
     options.wrt = wrt;
-    auto derived = tc::deriveBackward(
-        sourceMgr.getMemoryBuffer(1)->getBuffer(), entry, options,
-        buffer.diags);
+    auto derived = tc::deriveBackward(sourceMgr.getMemoryBuffer(1)->getBuffer(),
+                                      entry, options, buffer.diags);
     if (derived)
       backward = std::move(*derived);
     else
