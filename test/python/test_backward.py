@@ -81,6 +81,8 @@ def test_backward_signature_and_source_errors(cache):
         }""")
     with pytest.raises(comprehend.CompileError, match=r"<string>:1:"):
         comprehend.define(MATMUL, cache=cache, backward="def g(double(N) X")
+    with pytest.raises(ValueError, match="has no def 'mm_grad'"):
+        comprehend.define(MATMUL, cache=cache, backward="mm_grad")
     with pytest.raises(ValueError, match="backward= takes"):
         comprehend.define(MATMUL, cache=cache, backward=3)
 

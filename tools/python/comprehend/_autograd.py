@@ -67,8 +67,10 @@ class BackwardDefs:
         elif not isinstance(given, str):
             raise ValueError("backward= takes a def name, TC text, a .tc "
                              f"path or a Function, not {type(given).__name__}")
-        elif (re.fullmatch(r"[A-Za-z_]\w*", given)
-              and given in forward._program.defs):
+        elif re.fullmatch(r"[A-Za-z_]\w*", given):
+            if given not in forward._program.defs:
+                raise ValueError(f"backward=: the source of "
+                                 f"'{forward.name}' has no def '{given}'")
             function = Function(forward._program, given, forward._device,
                                 cache=forward._cache, source=forward._source)
             text = forward._source and forward._source[0]
