@@ -112,7 +112,7 @@ llvm::Expected<BackwardDef> tc::deriveBackward(llvm::StringRef source,
   if (!inputs)
     return inputs.takeError();
   BackwardDef backward;
-  grad::BackwardBuilder builder(*def, *ranges, diags);
+  grad::BackwardBuilder builder(*program, *def, *ranges, diags);
   if (failed(builder.build(*inputs, backward)))
     return inputError("the gradient of '" + def->getName().name +
                       "' cannot be derived");

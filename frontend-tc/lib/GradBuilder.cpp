@@ -11,55 +11,6 @@ using namespace comprehend::tc::grad;
 
 namespace {
 
-/// The value reads of \p expr: tensor reads outside subscripts and outside
-/// conversions to integers (those carry no gradient).
-void collectValueReads(const Expr &expr,
-                       llvm::SmallVectorImpl<const Expr *> &reads) {
-  auto recurse = [&](const Expr &operand) {
-    collectValueReads(operand, reads);
-  };
-  switch (expr.getKind()) {
-  case Expr::Kind::Ident: {
-    const auto &ident = llvm::cast<IdentExpr>(expr);
-    if (ident.getRef() == IdentExpr::Ref::Tensor)
-      reads.push_back(&expr);
-    else if (ident.getRef() == IdentExpr::Ref::Let)
-      recurse(ident.getLet()->getValue());
-    return;
-  }
-  case Expr::Kind::Unary:
-    return recurse(llvm::cast<UnaryExpr>(expr).getOperand());
-  case Expr::Kind::Binary:
-    recurse(llvm::cast<BinaryExpr>(expr).getLhs());
-    return recurse(llvm::cast<BinaryExpr>(expr).getRhs());
-  case Expr::Kind::Ternary:
-    recurse(llvm::cast<TernaryExpr>(expr).getTrueValue());
-    return recurse(llvm::cast<TernaryExpr>(expr).getFalseValue());
-  case Expr::Kind::Apply: {
-    const auto &apply = llvm::cast<ApplyExpr>(expr);
-    if (apply.isTensorRead()) {
-      reads.push_back(&expr);
-      return;
-    }
-    for (const ExprPtr &arg : apply.getArgs())
-      recurse(*arg);
-    return;
-  }
-  case Expr::Kind::Cast:
-    if (isFloatingPoint(expr.getType()))
-      recurse(llvm::cast<CastExpr>(expr).getOperand());
-    return;
-  default:
-    return;
-  }
-}
-
-llvm::StringRef readTensor(const Expr &read) {
-  if (const auto *apply = llvm::dyn_cast<ApplyExpr>(&read))
-    return apply->getCallee().name;
-  return llvm::cast<IdentExpr>(read).getName();
-}
-
 std::string dimText(const TensorType::Dim &dim) {
   return dim.sizeVar.empty() ? std::to_string(dim.constant) : dim.sizeVar.str();
 }
@@ -74,16 +25,26 @@ std::string BackwardBuilder::fresh(llvm::StringRef base) {
   return name;
 }
 
+std::string BackwardBuilder::indexName(unsigned dim) const {
+  // Index variables are local to a statement: only tensors, size variables
+  // and the forward's names must be avoided.
+  std::string name = "i" + std::to_string(dim);
+  while (used.contains(name))
+    name += "_";
+  return name;
+}
+
 LogicalResult BackwardBuilder::checkSupported() {
   llvm::StringSet<> writtenSoFar;
   for (const std::unique_ptr<Stmt> &stmt : def.getBody()) {
     const auto *comp = llvm::dyn_cast<ComprehensionStmt>(stmt.get());
-    if (!comp)
-      return diags.emitError(stmt->getLoc())
-             << "calls of other defs are not differentiated: write the "
-                "callee's statements into '"
-             << def.getName().name << "'";
     stmts.push_back(comp);
+    calls.push_back(llvm::dyn_cast<CallStmt>(stmt.get()));
+    if (!comp) {
+      for (const Ident &result : calls.back()->getResults())
+        writtenSoFar.insert(result.name);
+      continue;
+    }
     ReductionKind op = comp->getReduction();
     bool reduces = !comp->getReductionVars().empty();
     if (op == ReductionKind::Mul && (reduces || !comp->hasInit()))
@@ -114,6 +75,8 @@ void BackwardBuilder::collectNames() {
   for (const auto &entry : def.getTensors())
     used.insert(entry.first);
   for (const ComprehensionStmt *stmt : stmts) {
+    if (!stmt)
+      continue;
     for (const std::string &var : stmt->getIndexVars())
       used.insert(var);
     for (const WhereClause &where : stmt->getWheres())
@@ -141,10 +104,9 @@ void BackwardBuilder::nameOutputSizes() {
   for (const Param &output : def.getOutputs()) {
     const poly::TensorShape &shape =
         ranges.shapes.find(output.name.name)->second;
-    const ComprehensionStmt *first =
-        *llvm::find_if(stmts, [&](const ComprehensionStmt *stmt) {
-          return stmt->getLhs().name == output.name.name;
-        });
+    auto first = llvm::find_if(stmts, [&](const ComprehensionStmt *stmt) {
+      return stmt && stmt->getLhs().name == output.name.name;
+    });
     std::vector<DimRange> outputDims;
     for (unsigned d = 0; d < shape.extentExprs.size(); ++d) {
       const poly::IndexExpr &extent = shape.extentExprs[d];
@@ -156,8 +118,10 @@ void BackwardBuilder::nameOutputSizes() {
       else if (auto it = sizeVarOf.find(extent.str()); it != sizeVarOf.end())
         name = it->second;
       else
-        name = sizeVarOf[extent.str()] = fresh(
-            output.name.name.str() + "_" + first->getIndices()[d].name.str());
+        name = sizeVarOf[extent.str()] =
+            fresh(output.name.name.str() + "_" +
+                  (first != stmts.end() ? (*first)->getIndices()[d].name.str()
+                                        : std::to_string(d)));
       outputDims.push_back({"0", name});
     }
     dims[output.name.name] = outputDims;
@@ -170,23 +134,26 @@ void BackwardBuilder::nameOutputSizes() {
 void BackwardBuilder::assignVersions() {
   llvm::StringMap<unsigned> lastWrite, writes;
   for (unsigned k = 0; k < stmts.size(); ++k)
-    lastWrite[stmts[k]->getLhs().name] = k;
+    for (llvm::StringRef tensor : writesOf(k))
+      lastWrite[tensor] = k;
   llvm::StringMap<std::string> current;
   for (unsigned k = 0; k < stmts.size(); ++k) {
     readVersions.push_back(current);
-    llvm::StringRef tensor = stmts[k]->getLhs().name;
-    unsigned count = ++writes[tensor];
-    std::string name = lastWrite[tensor] == k
-                           ? tensor.str()
-                           : fresh(tensor.str() + "_" + std::to_string(count));
-    written.push_back(name);
-    current[tensor] = name;
-    if (params.contains(name))
-      continue;
-    std::vector<DimRange> versionDims;
-    for (const Ident &lhs : stmts[k]->getIndices())
-      versionDims.push_back(varRange(k, lhs.name));
-    dims[name] = versionDims;
+    std::vector<std::string> versions;
+    for (llvm::StringRef tensor : writesOf(k)) {
+      unsigned count = ++writes[tensor];
+      std::string name =
+          lastWrite[tensor] == k
+              ? tensor.str()
+              : fresh(tensor.str() + "_" + std::to_string(count));
+      versions.push_back(name);
+      current[tensor] = name;
+      tensorOf[name] = tensor.str();
+      if (!params.contains(name))
+        dims[name] = versionDims(k, tensor);
+    }
+    written.push_back(versions.front());
+    results.push_back(versions);
   }
 }
 
@@ -194,13 +161,12 @@ void BackwardBuilder::markActive(llvm::ArrayRef<std::string> wrt) {
   for (const std::string &input : wrt)
     active.insert(input);
   for (unsigned k = 0; k < stmts.size(); ++k) {
-    llvm::SmallVector<const Expr *, 8> reads;
-    collectValueReads(stmts[k]->getRhs(), reads);
     Rewriter rewriter;
     rewriter.tensorNames = readVersions[k];
-    for (const Expr *read : reads)
-      if (active.contains(rewriter.tensorName(readTensor(*read))))
-        active.insert(written[k]);
+    for (llvm::StringRef tensor : readsOf(k))
+      if (active.contains(rewriter.tensorName(tensor)))
+        for (const std::string &version : results[k])
+          active.insert(version);
   }
 }
 
@@ -319,7 +285,7 @@ LogicalResult BackwardBuilder::differentiate(unsigned index) {
 void BackwardBuilder::emitZeroGradient(const Param &input) {
   std::vector<std::string> names, wheres;
   for (const DimRange &dim : dims[input.name.name]) {
-    names.push_back(fresh("i" + std::to_string(names.size())));
+    names.push_back(indexName(names.size()));
     wheres.push_back(names.back() + " in " + dim.first + ":" + dim.second);
   }
   std::string text = "  d_" + input.name.name.str();
@@ -341,14 +307,10 @@ void BackwardBuilder::seedOutputAdjoints() {
     hasAdjoint.insert(name);
     bool readLater = false;
     for (unsigned k = 0; k < stmts.size(); ++k) {
-      llvm::SmallVector<const Expr *, 8> reads;
-      collectValueReads(stmts[k]->getRhs(), reads);
       auto version = readVersions[k].find(name);
       readLater |= version != readVersions[k].end() &&
                    version->second == name &&
-                   llvm::any_of(reads, [&](const Expr *read) {
-                     return readTensor(*read) == name;
-                   });
+                   llvm::is_contained(readsOf(k), name);
     }
     if (!readLater || !active.contains(name))
       continue;
@@ -357,7 +319,7 @@ void BackwardBuilder::seedOutputAdjoints() {
     adjoints[name] = total;
     std::vector<std::string> indices;
     for (unsigned d = 0; d < dims[name].size(); ++d)
-      indices.push_back(fresh("i" + std::to_string(d)));
+      indices.push_back(indexName(d));
     std::string subscripts =
         indices.empty() ? "" : "(" + llvm::join(indices, ", ") + ")";
     body.push_back("  " + total + subscripts + " = " + given + subscripts);
@@ -372,12 +334,20 @@ std::vector<std::string> BackwardBuilder::recompute() {
     wanted.insert(entry.first());
   std::vector<std::string> texts(stmts.size());
   for (unsigned k = stmts.size(); k-- > 0;) {
-    if (params.contains(written[k]) || !wanted.contains(written[k]))
+    if (llvm::none_of(results[k], [&](const std::string &version) {
+          return !params.contains(version) && wanted.contains(version);
+        }))
       continue;
     needed[k] = true;
-    const ComprehensionStmt &stmt = *stmts[k];
     Rewriter rewriter;
     rewriter.tensorNames = readVersions[k];
+    if (calls[k]) {
+      texts[k] = printCall(k, rewriter);
+      for (const PrintedRead &read : rewriter.reads)
+        wanted.insert(read.tensor);
+      continue;
+    }
+    const ComprehensionStmt &stmt = *stmts[k];
     std::vector<std::string> names;
     for (const Ident &lhs : stmt.getIndices())
       names.push_back(lhs.name.str());
@@ -450,7 +420,7 @@ LogicalResult BackwardBuilder::build(llvm::ArrayRef<std::string> wrt,
   markActive(wrt);
   seedOutputAdjoints();
   for (unsigned k = stmts.size(); k-- > 0;)
-    if (failed(differentiate(k)))
+    if (failed(calls[k] ? differentiateCall(k) : differentiate(k)))
       return failure();
   for (const Param &input : def.getInputs()) {
     if (!llvm::is_contained(wrt, input.name.name))
@@ -465,7 +435,8 @@ LogicalResult BackwardBuilder::build(llvm::ArrayRef<std::string> wrt,
   for (const Param &output : def.getOutputs())
     result.inputs.push_back("d_" + output.name.name.str());
   result.name = def.getName().name.str() + "_grad";
-  std::string source = printHeader(result.outputs);
+  std::string source = (isNested ? "" : llvm::join(callees->defs, "")) +
+                       printHeader(result.outputs);
   for (const std::string &line : recompute())
     source += line + "\n";
   for (const std::string &line : body)

@@ -27,9 +27,9 @@ using DimRange = std::pair<std::string, std::string>;
 
 class BackwardBuilder {
 public:
-  BackwardBuilder(const Def &def, const DefRanges &ranges,
-                  DiagnosticEngine &diags)
-      : def(def), ranges(ranges), diags(diags) {}
+  BackwardBuilder(const Program &program, const Def &def,
+                  const DefRanges &ranges, DiagnosticEngine &diags)
+      : program(program), def(def), ranges(ranges), diags(diags) {}
 
   /// Builds the backward def for the inputs \p wrt; fails after a located
   /// diagnostic.
@@ -41,10 +41,22 @@ private:
   LogicalResult checkSupported();
   void collectNames();
   std::string fresh(llvm::StringRef base);
+  /// A name for index \p dim of a generated statement.
+  std::string indexName(unsigned dim) const;
+  /// Prints \p callee (and the defs it calls) above the backward.
+  void addForwardDef(const Def &callee);
   void nameOutputSizes();
   void assignVersions();
   void markActive(llvm::ArrayRef<std::string> wrt);
   LogicalResult differentiate(unsigned index);
+  // GradCalls.cpp: statements that call another def.
+  llvm::SmallVector<llvm::StringRef, 4> writesOf(unsigned index) const;
+  llvm::SmallVector<llvm::StringRef, 4> readsOf(unsigned index) const;
+  std::vector<DimRange> versionDims(unsigned index, llvm::StringRef tensor);
+  std::string printCall(unsigned index, Rewriter &rewriter) const;
+  LogicalResult differentiateCall(unsigned index);
+  LogicalResult deriveCallee(const Def &callee, BackwardDef &backward);
+  std::string zeroAdjoint(const std::string &version);
   LogicalResult addContribution(unsigned index,
                                 llvm::ArrayRef<const Expr *> targets);
   Inversion invert(unsigned index, const Expr &read, Rewriter &rewriter);
@@ -60,10 +72,14 @@ private:
   std::vector<std::string> recompute();
   std::string printHeader(llvm::ArrayRef<std::string> outputs) const;
 
+  const Program &program;
   const Def &def;
   const DefRanges &ranges;
   DiagnosticEngine &diags;
+  /// Per statement of the body: the comprehension or the call (the other
+  /// is null).
   std::vector<const ComprehensionStmt *> stmts;
+  std::vector<const CallStmt *> calls;
   llvm::StringSet<> used;
   /// Extent (printed IndexExpr) -> the backward size variable holding it.
   llvm::StringMap<std::string> sizeVarOf;
@@ -72,6 +88,20 @@ private:
   /// Per statement: the backward name of the version it writes, and the
   /// versions it reads (forward name -> backward name).
   std::vector<std::string> written;
+  /// Per statement: the versions of every tensor it writes (a call's
+  /// results; a comprehension's single LHS, as in `written`).
+  std::vector<std::vector<std::string>> results;
+  /// The backward defs of called defs (shared with the builders of the
+  /// callees), printed above this one.
+  struct CalleeCache {
+    std::vector<std::string> defs;
+    llvm::StringSet<> forwardDefs;
+    llvm::StringMap<BackwardDef> byCallee;
+  };
+  std::shared_ptr<CalleeCache> callees = std::make_shared<CalleeCache>();
+  bool isNested = false;
+  /// Version -> the forward tensor it is a value of.
+  llvm::StringMap<std::string> tensorOf;
   std::vector<llvm::StringMap<std::string>> readVersions;
   /// Versions that depend on a differentiated input.
   llvm::StringSet<> active;

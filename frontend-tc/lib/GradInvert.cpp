@@ -181,7 +181,7 @@ BackwardBuilder::invert(unsigned index, const Expr &read, Rewriter &rewriter) {
     rangeMask(var, value);
   }
   for (unsigned d : gathered) {
-    std::string fresh = this->fresh("i" + std::to_string(d));
+    std::string fresh = indexName(d);
     inv.masks.push_back(
         binary("==", rewriter.print(*subscripts[d]), lit(fresh)));
     inv.indices[d] = fresh;

@@ -308,17 +308,26 @@ Term Differentiator::propagateBinary(const BinaryExpr &binary,
   }
   case BinaryOp::Min:
   case BinaryOp::Max:
-    return propagateExtremum(a, b, binary.getOp() == BinaryOp::Max, adjoint);
+    return propagateExtremum(a, b, binary.getOp() == BinaryOp::Max,
+                             /*splitTies=*/true, adjoint);
   default: // comparisons and logic: no gradient
     return zero();
   }
 }
 
 Term Differentiator::propagateExtremum(const Expr &a, const Expr &b, bool isMax,
-                                       const Term &adjoint) {
-  // The larger (smaller) operand gets the adjoint; on a tie each gets half,
-  // as torch.maximum / torch.minimum.
+                                       bool splitTies, const Term &adjoint) {
   Term va = value(a), vb = value(b);
+  if (!splitTies) {
+    // torch.fmax / torch.fmin: a tie goes to the first operand.
+    Term first = binary(isMax ? ">=" : "<=", va, vb);
+    return add(propagate(a, containsTarget(a) ? select(first, adjoint, zero())
+                                              : zero()),
+               propagate(b, containsTarget(b) ? select(first, zero(), adjoint)
+                                              : zero()));
+  }
+  // torch.maximum / torch.minimum: the larger (smaller) operand gets the
+  // adjoint; on a tie each gets half.
   Term half = mul(adjoint, lit("0.5"));
   auto share = [&](const Term &self, const Term &other) {
     Term wins = binary(isMax ? ">" : "<", self, other);
@@ -333,7 +342,7 @@ Term Differentiator::propagateBuiltin(const ApplyExpr &apply,
   llvm::StringRef name = apply.getCallee().name;
   if (name == "fmax" || name == "fmin")
     return propagateExtremum(*apply.getArgs()[0], *apply.getArgs()[1],
-                             name == "fmax", adjoint);
+                             name == "fmax", /*splitTies=*/false, adjoint);
   llvm::SmallVector<Term, 4> args;
   for (const ExprPtr &arg : apply.getArgs())
     args.push_back(value(*arg));

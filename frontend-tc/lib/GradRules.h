@@ -37,7 +37,7 @@ private:
   Term propagateBinary(const BinaryExpr &binary, const Term &adjoint);
   Term propagateBuiltin(const ApplyExpr &apply, const Term &adjoint);
   Term propagateExtremum(const Expr &a, const Expr &b, bool isMax,
-                         const Term &adjoint);
+                         bool splitTies, const Term &adjoint);
 
   Rewriter &rewriter;
   DiagnosticEngine &diags;

@@ -310,3 +310,52 @@ bool grad::usesIndexVars(const Expr &expr) {
     return false;
   }
 }
+
+/// The value reads of \p expr: tensor reads outside subscripts and outside
+/// conversions to integers (those carry no gradient).
+void grad::collectValueReads(const Expr &expr,
+                             llvm::SmallVectorImpl<const Expr *> &reads) {
+  auto recurse = [&](const Expr &operand) {
+    collectValueReads(operand, reads);
+  };
+  switch (expr.getKind()) {
+  case Expr::Kind::Ident: {
+    const auto &ident = llvm::cast<IdentExpr>(expr);
+    if (ident.getRef() == IdentExpr::Ref::Tensor)
+      reads.push_back(&expr);
+    else if (ident.getRef() == IdentExpr::Ref::Let)
+      recurse(ident.getLet()->getValue());
+    return;
+  }
+  case Expr::Kind::Unary:
+    return recurse(llvm::cast<UnaryExpr>(expr).getOperand());
+  case Expr::Kind::Binary:
+    recurse(llvm::cast<BinaryExpr>(expr).getLhs());
+    return recurse(llvm::cast<BinaryExpr>(expr).getRhs());
+  case Expr::Kind::Ternary:
+    recurse(llvm::cast<TernaryExpr>(expr).getTrueValue());
+    return recurse(llvm::cast<TernaryExpr>(expr).getFalseValue());
+  case Expr::Kind::Apply: {
+    const auto &apply = llvm::cast<ApplyExpr>(expr);
+    if (apply.isTensorRead()) {
+      reads.push_back(&expr);
+      return;
+    }
+    for (const ExprPtr &arg : apply.getArgs())
+      recurse(*arg);
+    return;
+  }
+  case Expr::Kind::Cast:
+    if (isFloatingPoint(expr.getType()))
+      recurse(llvm::cast<CastExpr>(expr).getOperand());
+    return;
+  default:
+    return;
+  }
+}
+
+llvm::StringRef grad::readTensor(const Expr &read) {
+  if (const auto *apply = llvm::dyn_cast<ApplyExpr>(&read))
+    return apply->getCallee().name;
+  return llvm::cast<IdentExpr>(read).getName();
+}

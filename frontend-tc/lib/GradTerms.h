@@ -90,6 +90,13 @@ private:
 Term printIndexExpr(const poly::IndexExpr &expr,
                     const llvm::StringMap<std::string> &sizeVarOf);
 
+/// The value reads of \p expr: tensor reads outside subscripts and outside
+/// conversions to integers (those carry no gradient).
+void collectValueReads(const Expr &expr,
+                       llvm::SmallVectorImpl<const Expr *> &reads);
+/// The tensor a read (ApplyExpr or 0-d IdentExpr) reads.
+llvm::StringRef readTensor(const Expr &read);
+
 /// Whether \p expr uses an index variable (also through a let).
 bool usesIndexVars(const Expr &expr);
 

@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <map>
 #include <random>
 
 using namespace comprehend;
@@ -47,12 +48,14 @@ llvm::StringMap<Tensor> run(llvm::StringRef text,
   return result ? *result : llvm::StringMap<Tensor>();
 }
 
-/// sum(dOut * O) over the forward's outputs.
-double weightedLoss(llvm::StringRef forward,
-                    const llvm::StringMap<Tensor> &args,
+/// sum(dOut * O) over the outputs of \p forward's last def.
+double weightedLoss(TcSource &forward, const llvm::StringMap<Tensor> &args,
                     const llvm::StringMap<Tensor> &dOut) {
+  auto outputs = evaluate(*forward.program, *findEntry(*forward.program, ""),
+                          args, forward.diags);
+  EXPECT_TRUE(outputs.has_value());
   double loss = 0;
-  for (const auto &output : run(forward, args)) {
+  for (const auto &output : outputs ? *outputs : llvm::StringMap<Tensor>()) {
     const Tensor &weights = dOut.find(output.first())->second;
     for (size_t i = 0; i < output.second.data.size(); ++i)
       loss += weights.data[i] * output.second.data[i];
@@ -81,6 +84,8 @@ void checkGradient(llvm::StringRef forward, const Shapes &shapes,
     backwardArgs["d_" + output.first().str()] = dOut[output.first()];
   }
   llvm::StringMap<Tensor> grads = run(backward->source, backwardArgs);
+  TcSource loaded(forward);
+  ASSERT_NE(loaded.load(), nullptr);
   const double eps = 1e-6;
   for (const std::string &name : backward->outputs) {
     std::string input = name.substr(2);
@@ -91,8 +96,8 @@ void checkGradient(llvm::StringRef forward, const Shapes &shapes,
       llvm::StringMap<Tensor> plus = args, minus = args;
       plus[input].data[i] += eps;
       minus[input].data[i] -= eps;
-      double numeric = (weightedLoss(forward, plus, dOut) -
-                        weightedLoss(forward, minus, dOut)) /
+      double numeric = (weightedLoss(loaded, plus, dOut) -
+                        weightedLoss(loaded, minus, dOut)) /
                        (2 * eps);
       EXPECT_NEAR(grad.data[i], numeric, 1e-6 + 1e-5 * std::abs(numeric))
           << name << "[" << i << "]\n"
@@ -101,19 +106,61 @@ void checkGradient(llvm::StringRef forward, const Shapes &shapes,
   }
 }
 
+/// Every def of examples/, in double precision, at small sizes (size
+/// variables not listed are 2).
+TEST(GradTest, EveryExample) {
+  struct Case {
+    const char *file;
+    std::map<std::string, int64_t> sizes;
+    llvm::StringMap<Tensor> fixed;
+  };
+  llvm::StringMap<Tensor> gatherIndex;
+  gatherIndex["idx"] = Tensor(ScalarType::Int32, {3}, {2, 0, 2});
+  const Case cases[] = {
+      {"batch_matmul.tc", {{"M", 3}}, {}},
+      {"batch_norm.tc", {{"N", 3}}, {}},
+      {"conv1d.tc", {{"N", 5}, {"K", 2}}, {}},
+      {"conv2d.tc", {{"H", 4}, {"W", 3}, {"N", 1}}, {}},
+      {"gather.tc", {{"N", 3}, {"L", 3}}, gatherIndex},
+      {"grouped_conv.tc", {{"H", 3}, {"W", 3}, {"C", 1}, {"N", 1}}, {}},
+      {"kronecker.tc", {}, {}},
+      {"layer_norm.tc", {{"D", 3}}, {}},
+      {"matmul.tc", {{"K", 3}}, {}},
+      {"max_pool.tc", {{"H", 4}, {"W", 4}}, {}},
+      {"mlp.tc", {{"M", 3}}, {}},
+      {"moments.tc", {{"K", 3}}, {}},
+      {"softmax.tc", {{"D", 3}}, {}},
+      {"strided_conv.tc", {{"H", 5}, {"W", 4}, {"N", 1}}, {}},
+      {"transpose.tc", {{"N", 3}}, {}},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.file);
+    std::string text = test::readExample(c.file);
+    ASSERT_FALSE(text.empty());
+    for (size_t at; (at = text.find("float(")) != std::string::npos;)
+      text.replace(at, 5, "double");
+    TcSource source(text);
+    ASSERT_NE(source.load(), nullptr);
+    Shapes shapes;
+    for (const Param &input : findEntry(*source.program, "")->getInputs()) {
+      if (c.fixed.count(input.name.name))
+        continue;
+      auto &shape = shapes[input.name.name];
+      for (const TensorType::Dim &dim : input.type->dims) {
+        auto it = c.sizes.find(dim.sizeVar.str());
+        shape.push_back(dim.sizeVar.empty()   ? dim.constant
+                        : it != c.sizes.end() ? it->second
+                                              : 2);
+      }
+    }
+    checkGradient(text, shapes, c.fixed);
+  }
+}
+
 TEST(GradTest, Matmul) {
   checkGradient("def matmul(double(M, K) A, double(K, N) B) -> (C) {\n"
                 "  C(m, n) +=! A(m, k) * B(k, n)\n}\n",
                 {{"A", {3, 4}}, {"B", {4, 2}}});
-}
-
-TEST(GradTest, ConvolutionWithBias) {
-  checkGradient(
-      "def conv(double(N, C, H, W) I, double(M, C, KH, KW) W1, double(M) B)"
-      " -> (O) {\n"
-      "  O(n, m, h, w) +=! I(n, c, h + kh, w + kw) * W1(m, c, kh, kw)\n"
-      "  O(n, m, h, w) = O(n, m, h, w) + B(m)\n}\n",
-      {{"I", {1, 2, 4, 4}}, {"W1", {2, 2, 2, 3}}, {"B", {2}}});
 }
 
 TEST(GradTest, StridedDilatedConvolution) {
@@ -164,6 +211,39 @@ TEST(GradTest, GatherIsAScatterAdd) {
   checkGradient("def lut(double(R, D) LUT, int32(B, L) I) -> (O) {\n"
                 "  O(b, d) +=! LUT(I(b, l), d)\n}\n",
                 {{"LUT", {3, 2}}}, {{"I", idx}});
+}
+
+TEST(GradTest, CallsUseTheCalleesBackward) {
+  checkGradient(
+      "def fcrelu(double(B, M) I, double(N, M) W, double(N) bias) -> (O) {\n"
+      "  O(b, n) +=! I(b, m) * W(n, m)\n"
+      "  O(b, n) = fmax(O(b, n) + bias(n), 0)\n}\n"
+      "def mlp(double(B, M) I, double(N, M) W1, double(N) B1, double(P, N) "
+      "W2, double(P) B2) -> (O2) {\n"
+      "  O1 = fcrelu(I, W1, B1)\n  O2 = fcrelu(O1, W2, B2)\n}\n",
+      {{"I", {2, 3}},
+       {"W1", {4, 3}},
+       {"B1", {4}},
+       {"W2", {2, 4}},
+       {"B2", {2}}});
+}
+
+TEST(GradTest, MaxSplitsTheAdjointAmongTies) {
+  // torch.amax's rule: each of the k elements equal to the maximum gets
+  // d_O / k.
+  TcSource source("def rowmax(double(M, N) A) -> (O) {\n"
+                  "  O(m) max=! A(m, n)\n}\n");
+  llvm::Expected<BackwardDef> backward =
+      deriveBackward(source.getBuffer(), "", GradOptions(), source.diags);
+  ASSERT_TRUE(static_cast<bool>(backward))
+      << llvm::toString(backward.takeError());
+  llvm::StringMap<Tensor> args;
+  args["A"] = Tensor(ScalarType::Double, {2, 3}, {1, 3, 3, 2, 2, 2});
+  args["O"] = Tensor(ScalarType::Double, {2}, {3, 2});
+  args["d_O"] = Tensor(ScalarType::Double, {2}, {1.0, 6.0});
+  llvm::StringMap<Tensor> grads = run(backward->source, args);
+  ASSERT_TRUE(grads.count("d_A"));
+  EXPECT_EQ(grads["d_A"].data, (std::vector<double>{0, 0.5, 0.5, 2, 2, 2}));
 }
 
 TEST(GradTest, InterfaceNamesAndOrder) {

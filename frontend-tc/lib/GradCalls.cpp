@@ -1,0 +1,186 @@
+//===- GradCalls.cpp - Statements of the body, calls included -------------===//
+//
+// A call `a, b = f(x, y)` is differentiated by calling f's own backward def,
+// derived once per callee and printed above the caller's backward:
+// `g_x, g_y = f_grad(x, y, a, b, d_a, d_b)`, whose results are then added
+// into the adjoints of the arguments.
+//
+//===----------------------------------------------------------------------===//
+#include "GradBuilder.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace comprehend;
+using namespace comprehend::tc;
+using namespace comprehend::tc::grad;
+
+llvm::SmallVector<llvm::StringRef, 4>
+BackwardBuilder::writesOf(unsigned index) const {
+  llvm::SmallVector<llvm::StringRef, 4> tensors;
+  if (stmts[index])
+    tensors.push_back(stmts[index]->getLhs().name);
+  else
+    for (const Ident &result : calls[index]->getResults())
+      tensors.push_back(result.name);
+  return tensors;
+}
+
+llvm::SmallVector<llvm::StringRef, 4>
+BackwardBuilder::readsOf(unsigned index) const {
+  llvm::SmallVector<llvm::StringRef, 4> tensors;
+  if (calls[index]) {
+    for (const Ident &arg : calls[index]->getArgs())
+      tensors.push_back(arg.name);
+    return tensors;
+  }
+  llvm::SmallVector<const Expr *, 8> reads;
+  collectValueReads(stmts[index]->getRhs(), reads);
+  for (const Expr *read : reads)
+    tensors.push_back(readTensor(*read));
+  return tensors;
+}
+
+std::vector<DimRange> BackwardBuilder::versionDims(unsigned index,
+                                                   llvm::StringRef tensor) {
+  std::vector<DimRange> result;
+  if (stmts[index]) {
+    for (const Ident &lhs : stmts[index]->getIndices())
+      result.push_back(varRange(index, lhs.name));
+    return result;
+  }
+  // A call's results have the callee's output shapes, starting at 0.
+  const poly::TensorShape &shape = ranges.shapes.find(tensor)->second;
+  for (const poly::IndexExpr &extent : shape.extentExprs)
+    result.push_back({"0", printIndexExpr(extent, sizeVarOf).text});
+  return result;
+}
+
+std::string BackwardBuilder::printCall(unsigned index,
+                                       Rewriter &rewriter) const {
+  const CallStmt &call = *calls[index];
+  std::vector<std::string> args;
+  for (const Ident &arg : call.getArgs()) {
+    args.push_back(rewriter.tensorName(arg.name));
+    rewriter.reads.push_back({args.back(), {}});
+  }
+  return "  " + llvm::join(results[index], ", ") + " = " +
+         call.getCallee().name.str() + "(" + llvm::join(args, ", ") + ")";
+}
+
+void BackwardBuilder::addForwardDef(const Def &callee) {
+  if (!callees->forwardDefs.insert(callee.getName().name).second)
+    return;
+  for (const std::unique_ptr<Stmt> &stmt : callee.getBody())
+    if (const auto *call = llvm::dyn_cast<CallStmt>(stmt.get()))
+      addForwardDef(*call->getCalleeDef());
+  Location loc = callee.getLoc();
+  callees->defs.push_back(
+      llvm::StringRef(loc.Start.getPointer(),
+                      loc.End.getPointer() - loc.Start.getPointer())
+          .str() +
+      "\n");
+}
+
+LogicalResult BackwardBuilder::deriveCallee(const Def &callee,
+                                            BackwardDef &backward) {
+  if (auto it = callees->byCallee.find(callee.getName().name);
+      it != callees->byCallee.end()) {
+    backward = it->second;
+    return success();
+  }
+  addForwardDef(callee);
+  llvm::StringMap<int64_t> noSizes;
+  std::optional<DefRanges> calleeRanges =
+      inferRanges(program, callee, noSizes, diags);
+  if (!calleeRanges)
+    return failure();
+  std::vector<std::string> wrt;
+  for (const Param &input : callee.getInputs())
+    if (isFloatingPoint(input.type->scalar))
+      wrt.push_back(input.name.name.str());
+  BackwardBuilder nested(program, callee, *calleeRanges, diags);
+  nested.callees = callees;
+  nested.isNested = true;
+  if (!wrt.empty() && failed(nested.build(wrt, backward)))
+    return failure();
+  if (!wrt.empty())
+    callees->defs.push_back(backward.source);
+  callees->byCallee[callee.getName().name] = backward;
+  return success();
+}
+
+std::string BackwardBuilder::zeroAdjoint(const std::string &version) {
+  std::string name = adjointOf(version);
+  hasAdjoint.insert(version);
+  std::vector<std::string> indices, wheres;
+  for (const DimRange &dim : dims[version]) {
+    indices.push_back(indexName(indices.size()));
+    wheres.push_back(indices.back() + " in " + dim.first + ":" + dim.second);
+  }
+  std::string type =
+      getSpelling(def.lookupTensor(tensorOf[version])->type).str();
+  std::string text = "  " + name;
+  if (!indices.empty())
+    text += "(" + llvm::join(indices, ", ") + ")";
+  text += " = " + type + "(0)";
+  if (!wheres.empty())
+    text += " where " + llvm::join(wheres, ", ");
+  body.push_back(text);
+  return name;
+}
+
+LogicalResult BackwardBuilder::differentiateCall(unsigned index) {
+  const CallStmt &call = *calls[index];
+  if (llvm::none_of(results[index], [&](const std::string &version) {
+        return active.contains(version) && hasAdjoint.contains(version);
+      }))
+    return success();
+  BackwardDef calleeGrad;
+  if (failed(deriveCallee(*call.getCalleeDef(), calleeGrad)))
+    return failure();
+  if (calleeGrad.outputs.empty())
+    return success();
+  Rewriter rewriter;
+  rewriter.tensorNames = readVersions[index];
+  std::vector<std::string> args, argVersions;
+  for (const Ident &arg : call.getArgs())
+    argVersions.push_back(rewriter.tensorName(arg.name));
+  args = argVersions;
+  for (const std::string &version : results[index])
+    args.push_back(version);
+  for (const std::string &version : results[index])
+    args.push_back(hasAdjoint.contains(version) ? adjointOf(version)
+                                                : zeroAdjoint(version));
+  for (const std::string &arg : args)
+    readByBody.insert(arg);
+  // One result per differentiated parameter of the callee (d_<param>).
+  std::vector<std::string> grads;
+  std::vector<std::string> targets;
+  for (const std::string &output : calleeGrad.outputs) {
+    llvm::StringRef param = llvm::StringRef(output).drop_front(2);
+    auto position =
+        llvm::find_if(call.getCalleeDef()->getInputs(),
+                      [&](const Param &p) { return p.name.name == param; }) -
+        call.getCalleeDef()->getInputs().begin();
+    targets.push_back(argVersions[position]);
+    grads.push_back(fresh("g_" + targets.back()));
+    dims[grads.back()] = dims[targets.back()];
+  }
+  body.push_back("  " + llvm::join(grads, ", ") + " = " + calleeGrad.name +
+                 "(" + llvm::join(args, ", ") + ")");
+  for (auto [grad, target] : llvm::zip(grads, targets)) {
+    if (!active.contains(target))
+      continue;
+    std::string adjoint = adjointOf(target);
+    bool first = hasAdjoint.insert(target).second;
+    std::vector<std::string> indices;
+    for (unsigned d = 0; d < dims[target].size(); ++d)
+      indices.push_back(indexName(d));
+    std::string subscripts =
+        indices.empty() ? "" : "(" + llvm::join(indices, ", ") + ")";
+    body.push_back("  " + adjoint + subscripts + (first ? " = " : " += ") +
+                   grad + subscripts);
+  }
+  return success();
+}
