@@ -74,8 +74,6 @@ EXAMPLE_SIZES = {
     "transpose": dict(M=3, N=2),
 }
 EXAMPLE_FILES = {"fcrelu": "mlp", "mlp": "mlp"}
-# Example defs whose gradient is not derived (test_underivable_def_...).
-NOT_DERIVED = {"mlp"}
 
 
 def test_every_example_def_is_listed():
@@ -88,7 +86,7 @@ def test_every_example_def_is_listed():
     assert defs == set(EXAMPLE_SIZES)
 
 
-@pytest.mark.parametrize("entry", sorted(set(EXAMPLE_SIZES) - NOT_DERIVED))
+@pytest.mark.parametrize("entry", sorted(EXAMPLE_SIZES))
 def test_gradcheck_example(entry, rng, cache):
     path = os.path.join(EXAMPLES, EXAMPLE_FILES.get(entry, entry) + ".tc")
     function = comprehend.define(as_double(open(path).read()), entry,
@@ -186,17 +184,26 @@ def test_derived_backward_is_tunable(rng, cache):
     assert function.backward_function().config_source == "tuning-cache"
 
 
+PRODUCT = """
+def prod(double(N, K) A) -> (O) {
+  O(n) *=! A(n, k)
+}
+"""
+
+
 def test_underivable_def_raises_at_the_call_and_runs_without_grad(rng,
                                                                   cache):
-    mlp = comprehend.define(as_double(open(os.path.join(
-        EXAMPLES, "mlp.tc")).read()), cache=cache)
-    sizes = EXAMPLE_SIZES["mlp"]
-    inputs = make_inputs(mlp, sizes, rng)
+    function = comprehend.define(PRODUCT, cache=cache)
+    a = torch.from_numpy(rng.uniform(0.5, 2, size=(3, 4))).requires_grad_()
     with pytest.raises(comprehend.CompileError) as info:
-        mlp(*inputs)
-    assert re.search(r"<string>:\d+:\d+: error: calls of other defs are not "
-                     r"differentiated", str(info.value))
-    assert "O1 = fcrelu(I, W1, B1)" in str(info.value)
-    output = mlp(*[t.detach() for t in inputs])
+        function(a)
+    assert str(info.value).startswith(
+        "<string>:3:8: error: product reductions have no derived gradient")
+    assert "O(n) *=! A(n, k)" in str(info.value)
+    with pytest.raises(comprehend.CompileError, match="product reductions"):
+        function.backward_def
+    # The call without grad is as before.
+    output = function(a.detach())
     assert isinstance(output, np.ndarray)
-    assert output.shape == (sizes["B"], sizes["P"])
+    np.testing.assert_allclose(output, a.detach().numpy().prod(axis=1),
+                               rtol=1e-12)
