@@ -167,7 +167,25 @@ void BackwardBuilder::markActive(llvm::ArrayRef<std::string> wrt) {
       if (active.contains(rewriter.tensorName(tensor)))
         for (const std::string &version : results[k])
           active.insert(version);
+    countReaders(k);
   }
+}
+
+void BackwardBuilder::countReaders(unsigned index) {
+  Rewriter printer;
+  printer.tensorNames = readVersions[index];
+  if (calls[index]) {
+    for (const Ident &arg : calls[index]->getArgs())
+      ++readerCount[printer.tensorName(arg.name)];
+    return;
+  }
+  // Reads that print alike form one contribution (differentiate).
+  llvm::SmallVector<const Expr *, 8> reads;
+  collectValueReads(stmts[index]->getRhs(), reads);
+  llvm::StringSet<> distinct;
+  for (const Expr *read : reads)
+    if (distinct.insert(printer.print(*read).text).second)
+      ++readerCount[printer.tensorName(readTensor(*read))];
 }
 
 std::string BackwardBuilder::adjointOf(const std::string &version) {

@@ -48,6 +48,7 @@ private:
   void nameOutputSizes();
   void assignVersions();
   void markActive(llvm::ArrayRef<std::string> wrt);
+  void countReaders(unsigned index);
   LogicalResult differentiate(unsigned index);
   // GradCalls.cpp: statements that call another def.
   llvm::SmallVector<llvm::StringRef, 4> writesOf(unsigned index) const;
@@ -63,6 +64,14 @@ private:
   Term makeSeed(unsigned index, Rewriter &rewriter);
   std::string makeTies(unsigned index);
   DimRange varRange(unsigned index, llvm::StringRef var) const;
+  /// The where clauses of a contribution: the ranges of the indices that
+  /// no read bounds; \p reduces tells whether indices are left to reduce.
+  std::vector<std::string> rangeClauses(unsigned index, const Inversion &inv,
+                                        const Rewriter &rewriter,
+                                        const std::string &version,
+                                        bool &reduces);
+  bool aliasAdjoint(unsigned index, llvm::ArrayRef<std::string> indices,
+                    const std::string &version);
   bool boundedByRead(const Rewriter &rewriter, llvm::StringRef var,
                      const DimRange &range) const;
   std::string printWheres(const ComprehensionStmt &stmt, Rewriter &rewriter);
@@ -108,6 +117,9 @@ private:
   /// Version -> its adjoint's name; versions whose adjoint has a value.
   llvm::StringMap<std::string> adjoints;
   llvm::StringSet<> hasAdjoint;
+  /// Version -> how many reads (of distinct subscripts) or call arguments
+  /// take it.
+  llvm::StringMap<unsigned> readerCount;
   /// min=!/max=! statement -> the tensor counting its ties.
   llvm::DenseMap<unsigned, std::string> tiesOf;
   /// Tensors the backward receives (forward inputs, outputs, d_ outputs).

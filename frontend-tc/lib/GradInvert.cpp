@@ -95,6 +95,54 @@ std::optional<Linear> linearize(const Expr &expr, Rewriter &rewriter) {
   return lhs;
 }
 
+using Coefficient = std::pair<std::string, int64_t>;
+
+/// The variable of \p linear to eliminate: not eliminated yet, not used by
+/// an earlier elimination, the statement's LHS indices first, then the
+/// smallest |coefficient|. Null if none.
+const Coefficient *chooseVariable(const Linear &linear,
+                                  const ComprehensionStmt &stmt,
+                                  const llvm::StringSet<> &eliminated,
+                                  const llvm::StringSet<> &referenced) {
+  auto rank = [&](const Coefficient &entry) {
+    bool isLhs = llvm::any_of(stmt.getIndices(), [&](const Ident &id) {
+      return id.name == entry.first;
+    });
+    return std::make_pair(isLhs ? 0 : 1, std::abs(entry.second));
+  };
+  const Coefficient *chosen = nullptr;
+  for (const Coefficient &entry : linear.coefficients)
+    if (entry.second != 0 && !eliminated.contains(entry.first) &&
+        !referenced.contains(entry.first) &&
+        (!chosen || rank(entry) < rank(*chosen)))
+      chosen = &entry;
+  return chosen;
+}
+
+/// Solves `linear == x` for \p chosen, where x takes the chosen variable's
+/// name: (x - others) / c, with a divisibility mask when |c| > 1. The other
+/// variables it uses are added to \p referenced.
+Term solveFor(const Linear &linear, const Coefficient &chosen,
+              const Rewriter &rewriter, const llvm::StringSet<> &eliminated,
+              llvm::StringSet<> &referenced, std::vector<Term> &masks) {
+  Term others = linear.rest;
+  for (const auto &[var, c] : linear.coefficients) {
+    if (&var == &chosen.first || c == 0)
+      continue;
+    others = add(others, mul(lit(std::to_string(c)), rewriter.index(var)));
+    if (!eliminated.contains(var))
+      referenced.insert(var);
+  }
+  const std::string &var = chosen.first;
+  int64_t c = chosen.second;
+  Term numerator = c < 0 ? sub(others, lit(var)) : sub(lit(var), others);
+  if (std::abs(c) == 1)
+    return numerator;
+  Term divisor = lit(std::to_string(std::abs(c)));
+  masks.push_back(binary("==", binary("%", numerator, divisor), zero()));
+  return div(numerator, divisor);
+}
+
 } // namespace
 
 struct BackwardBuilder::Inversion {
@@ -109,9 +157,7 @@ BackwardBuilder::invert(unsigned index, const Expr &read, Rewriter &rewriter) {
   llvm::ArrayRef<ExprPtr> subscripts;
   if (const auto *apply = llvm::dyn_cast<ApplyExpr>(&read))
     subscripts = apply->getArgs();
-  std::string tensor = rewriter.tensorName(
-      llvm::isa<ApplyExpr>(read) ? llvm::cast<ApplyExpr>(read).getCallee().name
-                                 : llvm::cast<IdentExpr>(read).getName());
+  std::string tensor = rewriter.tensorName(readTensor(read));
   const std::vector<DimRange> &tensorDims = dims[tensor];
   Inversion inv;
   inv.indices.resize(subscripts.size());
@@ -137,44 +183,16 @@ BackwardBuilder::invert(unsigned index, const Expr &read, Rewriter &rewriter) {
     if (!inv.indices[d].empty())
       continue;
     std::optional<Linear> linear = linearize(*subscripts[d], rewriter);
-    const std::pair<std::string, int64_t> *chosen = nullptr;
-    auto rank = [&](const std::pair<std::string, int64_t> &entry) {
-      bool isLhs = llvm::any_of(stmt.getIndices(), [&](const Ident &id) {
-        return id.name == entry.first;
-      });
-      return std::make_pair(isLhs ? 0 : 1, std::abs(entry.second));
-    };
-    if (linear)
-      for (const auto &entry : linear->coefficients)
-        if (entry.second != 0 && !inv.eliminated.contains(entry.first) &&
-            !referenced.contains(entry.first) &&
-            (!chosen || rank(entry) < rank(*chosen)))
-          chosen = &entry;
+    const Coefficient *chosen =
+        linear ? chooseVariable(*linear, stmt, inv.eliminated, referenced)
+               : nullptr;
     if (!chosen) {
       gathered.push_back(d);
       continue;
     }
-    // v = (x - others) / c, where x takes v's name.
-    Term others = linear->rest;
-    for (const auto &[var, c] : linear->coefficients) {
-      if (&var == &chosen->first || c == 0)
-        continue;
-      auto it = rewriter.indexSubst.find(var);
-      Term value = it != rewriter.indexSubst.end() ? it->second : lit(var);
-      others = add(others, mul(lit(std::to_string(c)), value));
-      if (!inv.eliminated.contains(var))
-        referenced.insert(var);
-    }
     const std::string &var = chosen->first;
-    int64_t c = chosen->second;
-    Term numerator = c < 0 ? sub(others, lit(var)) : sub(lit(var), others);
-    Term value = numerator;
-    if (std::abs(c) != 1) {
-      Term divisor = lit(std::to_string(std::abs(c)));
-      inv.masks.push_back(
-          binary("==", binary("%", numerator, divisor), zero()));
-      value = div(numerator, divisor);
-    }
+    Term value = solveFor(*linear, *chosen, rewriter, inv.eliminated,
+                          referenced, inv.masks);
     inv.indices[d] = var;
     rewriter.indexSubst[var] = value;
     inv.eliminated.insert(var);
@@ -222,28 +240,13 @@ BackwardBuilder::addContribution(unsigned index,
                    ? adjoint
                    : select(conjunction(inv.masks), adjoint, zero());
 
-  std::string version = rewriter.tensorName(
-      llvm::isa<ApplyExpr>(targets.front())
-          ? llvm::cast<ApplyExpr>(targets.front())->getCallee().name
-          : llvm::cast<IdentExpr>(targets.front())->getName());
-  std::vector<std::string> wheres;
-  // Masked reads must not bound a variable (range inference would keep
-  // only the points where every read is in bounds): every variable gets
-  // its range from a where clause then.
-  bool bindAll = !inv.masks.empty();
-  const std::vector<DimRange> &versionDims = dims[version];
-  for (auto [name, range] : llvm::zip(inv.indices, versionDims))
-    if (bindAll || !boundedByRead(rewriter, name, range))
-      wheres.push_back(name + " in " + range.first + ":" + range.second);
+  std::string version = rewriter.tensorName(readTensor(*targets.front()));
   bool reduces = false;
-  for (const std::string &var : stmt.getIndexVars()) {
-    if (inv.eliminated.contains(var))
-      continue;
-    reduces = true;
-    DimRange range = varRange(index, var);
-    if (bindAll || !boundedByRead(rewriter, var, range))
-      wheres.push_back(var + " in " + range.first + ":" + range.second);
-  }
+  std::vector<std::string> wheres =
+      rangeClauses(index, inv, rewriter, version, reduces);
+  if (!reduces && inv.masks.empty() && value.text == seed.text &&
+      aliasAdjoint(index, inv.indices, version))
+    return success();
   std::string adjointName = adjointOf(version);
   bool first = hasAdjoint.insert(version).second;
   std::string text = "  " + adjointName;
@@ -257,6 +260,53 @@ BackwardBuilder::addContribution(unsigned index,
   for (const PrintedRead &read : rewriter.reads)
     readByBody.insert(read.tensor);
   return success();
+}
+
+/// An adjoint that is the statement's output adjoint, element for element
+/// (`O = O_1 + B(m)` gives d_O_1 = d_O), and gets nothing else, is that
+/// tensor: no copy.
+bool BackwardBuilder::aliasAdjoint(unsigned index,
+                                   llvm::ArrayRef<std::string> indices,
+                                   const std::string &version) {
+  const ComprehensionStmt &stmt = *stmts[index];
+  if (hasAdjoint.contains(version) || adjoints.count(version) ||
+      readerCount.lookup(version) != 1 ||
+      indices.size() != stmt.getIndices().size())
+    return false;
+  for (auto [name, lhs] : llvm::zip(indices, stmt.getIndices()))
+    if (name != lhs.name)
+      return false;
+  std::string outputAdjoint = adjointOf(written[index]);
+  if (dims[outputAdjoint] != dims[version])
+    return false;
+  adjoints[version] = outputAdjoint;
+  hasAdjoint.insert(version);
+  return true;
+}
+
+std::vector<std::string>
+BackwardBuilder::rangeClauses(unsigned index, const Inversion &inv,
+                              const Rewriter &rewriter,
+                              const std::string &version, bool &reduces) {
+  std::vector<std::string> wheres;
+  // Masked reads must not bound a variable (range inference would keep
+  // only the points where every read is in bounds): every variable gets
+  // its range from a where clause then.
+  bool bindAll = !inv.masks.empty();
+  const std::vector<DimRange> &versionDims = dims[version];
+  for (auto [name, range] : llvm::zip(inv.indices, versionDims))
+    if (bindAll || !boundedByRead(rewriter, name, range))
+      wheres.push_back(name + " in " + range.first + ":" + range.second);
+  reduces = false;
+  for (const std::string &var : stmts[index]->getIndexVars()) {
+    if (inv.eliminated.contains(var))
+      continue;
+    reduces = true;
+    DimRange range = varRange(index, var);
+    if (bindAll || !boundedByRead(rewriter, var, range))
+      wheres.push_back(var + " in " + range.first + ":" + range.second);
+  }
+  return wheres;
 }
 
 bool BackwardBuilder::boundedByRead(const Rewriter &rewriter,

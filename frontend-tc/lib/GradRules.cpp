@@ -32,10 +32,9 @@ Term sign(const Term &x) {
                 select(binary("<", x, zero()), lit("-1.0"), lit("0.0")));
 }
 
-std::vector<Term> unaryPartial(llvm::StringRef name, const Term &x,
-                               const Term &f) {
-  using Rule = Term (*)(const Term &, const Term &);
-  static const std::pair<const char *, Rule> rules[] = {
+/// d f(x) / dx from x and f(x).
+using Rule = Term (*)(const Term &, const Term &);
+const std::pair<const char *, Rule> unaryRules[] = {
       {"exp", [](const Term &, const Term &f) { return f; }},
       {"exp2", [](const Term &, const Term &f) { return mul(f, lit(kLn2)); }},
       {"exp10", [](const Term &, const Term &f) { return mul(f, lit(kLn10)); }},
@@ -143,13 +142,16 @@ std::vector<Term> unaryPartial(llvm::StringRef name, const Term &x,
          return sub(fn("cyl_bessel_i0", x), div(f, x));
        }},
   };
+
+std::vector<Term> unaryPartial(llvm::StringRef name, const Term &x,
+                               const Term &f) {
   // Piecewise constant: the derivative is 0 wherever it exists (PyTorch's
   // floor, ceil, round and trunc give 0 too).
   static const llvm::StringRef piecewiseConstant[] = {"floor", "ceil", "round",
                                                       "trunc", "logb"};
   if (llvm::is_contained(piecewiseConstant, name))
     return {zero()};
-  for (const auto &[ruleName, rule] : rules)
+  for (const auto &[ruleName, rule] : unaryRules)
     if (name == ruleName)
       return {rule(x, f)};
   return {};

@@ -199,29 +199,32 @@ Term Rewriter::print(const Expr &expr) {
                 wrap(b, PrecTernary),
             PrecTernary};
   }
-  case Expr::Kind::Apply: {
-    const auto &apply = llvm::cast<ApplyExpr>(expr);
-    if (apply.isTensorRead()) {
-      if (llvm::is_contained(targets, &expr)) {
-        llvm::SmallVector<Term, 4> indices;
-        for (const std::string &index : targetIndices)
-          indices.push_back(lit(index));
-        reads.push_back({tensorName(apply.getCallee().name), targetIndices});
-        return call(tensorName(apply.getCallee().name), indices);
-      }
-      return printRead(apply.getCallee().name, apply.getArgs());
-    }
-    llvm::SmallVector<Term, 4> args;
-    for (const ExprPtr &arg : apply.getArgs())
-      args.push_back(print(*arg));
-    return call(apply.getCallee().name, args);
-  }
+  case Expr::Kind::Apply:
+    return printApply(llvm::cast<ApplyExpr>(expr));
   case Expr::Kind::Cast: {
     const auto &cast = llvm::cast<CastExpr>(expr);
     return call(getSpelling(cast.getType()), {print(cast.getOperand())});
   }
   }
   return zero();
+}
+
+Term Rewriter::printApply(const ApplyExpr &apply) {
+  if (!apply.isTensorRead()) {
+    llvm::SmallVector<Term, 4> args;
+    for (const ExprPtr &arg : apply.getArgs())
+      args.push_back(print(*arg));
+    return call(apply.getCallee().name, args);
+  }
+  std::string tensor = tensorName(apply.getCallee().name);
+  if (!llvm::is_contained(targets, &apply))
+    return printRead(apply.getCallee().name, apply.getArgs());
+  // The read being inverted: its subscripts are the LHS indices.
+  llvm::SmallVector<Term, 4> indices;
+  for (const std::string &index : targetIndices)
+    indices.push_back(lit(index));
+  reads.push_back({tensor, targetIndices});
+  return call(tensor, indices);
 }
 
 Term Rewriter::printBinary(const BinaryExpr &binary) {

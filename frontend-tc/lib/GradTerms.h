@@ -83,6 +83,7 @@ public:
 
 private:
   Term printBinary(const BinaryExpr &binary);
+  Term printApply(const ApplyExpr &apply);
 };
 
 /// \p expr (a bound from range inference) as TC text; \p sizeVarOf maps an
