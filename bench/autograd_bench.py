@@ -7,7 +7,10 @@ Each case runs `y = f(*inputs); y.backward(g)` with every floating-point
 input requiring grad, once to compile (and check the gradients against
 PyTorch's), then `--repeat` times; the table gives the median wall time per
 forward + backward in ms and PyTorch's time over comprehend's (> 1:
-comprehend is faster). The comprehend side uses the examples/*.tc defs
+comprehend is faster), the same ratio of the fastest runs (which a loaded
+machine disturbs less: PyTorch's OpenMP threads wait for each other at every
+parallel region), and the device time of comprehend's forward and backward
+kernels (profiling events, without transfers and launches). The comprehend side uses the examples/*.tc defs
 (float32) and their derived backward defs, with the tuning cache's
 configurations; `--tune N` first tunes the forward and the backward defs
 with N candidates each into `--cache`.
@@ -80,7 +83,7 @@ def time_ms(function, inputs, grad, repeat):
         start = time.perf_counter()
         forward_backward(function, inputs, grad)
         times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+    return statistics.median(times), min(times)
 
 
 def check_gradients(name, ours, theirs):
@@ -107,11 +110,25 @@ def run_case(case, args):
     theirs = forward_backward(reference, inputs, grad)
     check_gradients(name, ours, theirs)
     time_ms(reference, inputs, grad, 2)  # PyTorch's warm-up
-    comprehend_ms = time_ms(function, inputs, grad, args.repeat)
-    torch_ms = time_ms(reference, inputs, grad, args.repeat)
+    comprehend_ms, comprehend_min = time_ms(function, inputs, grad,
+                                            args.repeat)
+    torch_ms, torch_min = time_ms(reference, inputs, grad, args.repeat)
+    forward_ms, backward_ms = kernel_ms(function, inputs, grad, args.repeat)
     shape_text = " ".join("x".join(map(str, s)) for s in shapes)
     print(f"{name:<13} {shape_text:<32} {comprehend_ms:>10.3f} "
-          f"{torch_ms:>10.3f} {torch_ms / comprehend_ms:>8.2f}", flush=True)
+          f"{torch_ms:>10.3f} {torch_ms / comprehend_ms:>6.2f} "
+          f"{torch_min / comprehend_min:>6.2f} "
+          f"{forward_ms:>8.3f} {backward_ms:>8.3f}", flush=True)
+
+
+def kernel_ms(function, inputs, grad, repeat):
+    """The device time (profiling events, median) of the forward def's
+    kernels and of the backward def's, at the case's sizes."""
+    arrays = [t.detach() for t in inputs]
+    backward_args = arrays + [function(*arrays), grad]
+    return (float(function.time(*arrays, repeat=repeat)),
+            float(function.backward_function().time(*backward_args,
+                                                    repeat=repeat)))
 
 
 def main():
@@ -131,8 +148,10 @@ def main():
         torch.set_num_threads(args.threads)
     print(f"device: {comprehend.devices()[0]['name']}; PyTorch "
           f"{torch.__version__}, {torch.get_num_threads()} threads")
+    print("ms per forward+backward (wall, median); ratio: pytorch / "
+          "comprehend (median, min); fwd, bwd: comprehend's kernel time")
     print(f"{'case':<13} {'input shapes':<32} {'comprehend':>10} "
-          f"{'pytorch':>10} {'ratio':>8}   (ms per forward+backward)")
+          f"{'pytorch':>10} {'ratio':>6} {'min':>6} {'fwd':>8} {'bwd':>8}")
     for case in CASES:
         if re.search(args.filter, case[0]):
             run_case(case, args)
