@@ -51,12 +51,19 @@ LogicalResult BackwardBuilder::checkSupported() {
       return diags.emitError(comp->getOpLoc())
              << "product reductions have no derived gradient: write the "
                 "product as exp of a sum of logs";
-    if (op != ReductionKind::None && !comp->hasInit() &&
-        writtenSoFar.contains(comp->getLhs().name))
+    // `O +=` into the caller's value of O: that value is no input of the
+    // backward, so O can only be the final version.
+    bool lastWrite = llvm::none_of(
+        def.getBody().drop_front(stmts.size()), [&](const auto &later) {
+          const auto *next = llvm::dyn_cast<ComprehensionStmt>(later.get());
+          return next && next->getLhs().name == comp->getLhs().name;
+        });
+    if (op == ReductionKind::Add && !comp->hasInit() &&
+        !writtenSoFar.contains(comp->getLhs().name) && !lastWrite)
       return diags.emitError(comp->getOpLoc())
-             << "a reduction without '!' into '" << comp->getLhs().name
-             << "', which has an earlier value, is not differentiated: "
-                "reduce into a new tensor and add it";
+             << "'" << comp->getLhs().name
+             << "' accumulates into the value the caller passes and is "
+                "written again: its intermediate value is not differentiated";
     if ((op == ReductionKind::Min || op == ReductionKind::Max) &&
         !comp->hasInit())
       return diags.emitError(comp->getOpLoc())
@@ -180,6 +187,8 @@ void BackwardBuilder::countReaders(unsigned index) {
     return;
   }
   // Reads that print alike form one contribution (differentiate).
+  if (std::optional<std::string> previous = updatedVersion(index))
+    ++readerCount[*previous];
   llvm::SmallVector<const Expr *, 8> reads;
   collectValueReads(stmts[index]->getRhs(), reads);
   llvm::StringSet<> distinct;
@@ -297,7 +306,32 @@ LogicalResult BackwardBuilder::differentiate(unsigned index) {
   for (auto &group : groups)
     if (failed(addContribution(index, group.second)))
       return failure();
+  // `O += e` passes its whole adjoint on to the version it adds to.
+  if (std::optional<std::string> previous = updatedVersion(index);
+      previous && active.contains(*previous))
+    addWhole(*previous, adjointOf(version));
   return success();
+}
+
+void BackwardBuilder::addWhole(const std::string &version,
+                               const std::string &adjoint) {
+  // The only contribution, of the same shape: the adjoint is that tensor.
+  if (!params.contains(version) && !hasAdjoint.contains(version) &&
+      !adjoints.count(version) && readerCount.lookup(version) == 1 &&
+      dims[adjoint] == dims[version]) {
+    adjoints[version] = adjoint;
+    hasAdjoint.insert(version);
+    return;
+  }
+  std::string target = adjointOf(version);
+  bool first = hasAdjoint.insert(version).second;
+  std::vector<std::string> indices;
+  for (unsigned d = 0; d < dims[version].size(); ++d)
+    indices.push_back(indexName(d));
+  std::string subscripts =
+      indices.empty() ? "" : "(" + llvm::join(indices, ", ") + ")";
+  body.push_back("  " + target + subscripts + (first ? " = " : " += ") +
+                 adjoint + subscripts);
 }
 
 void BackwardBuilder::emitZeroGradient(const Param &input) {
@@ -344,6 +378,17 @@ void BackwardBuilder::seedOutputAdjoints() {
   }
 }
 
+std::optional<std::string>
+BackwardBuilder::updatedVersion(unsigned index) const {
+  const ComprehensionStmt *stmt = stmts[index];
+  if (!stmt || stmt->hasInit() || stmt->getReduction() != ReductionKind::Add)
+    return std::nullopt;
+  auto it = readVersions[index].find(stmt->getLhs().name);
+  if (it == readVersions[index].end())
+    return std::nullopt;
+  return it->second;
+}
+
 std::vector<std::string> BackwardBuilder::recompute() {
   // Walk backwards: a recomputed statement needs the versions it reads.
   std::vector<bool> needed(stmts.size(), false);
@@ -369,9 +414,22 @@ std::vector<std::string> BackwardBuilder::recompute() {
     std::vector<std::string> names;
     for (const Ident &lhs : stmt.getIndices())
       names.push_back(lhs.name.str());
-    std::string text = "  " + written[k];
+    std::string lhs = written[k];
     if (!names.empty())
-      text += "(" + llvm::join(names, ", ") + ")";
+      lhs += "(" + llvm::join(names, ", ") + ")";
+    std::string text;
+    if (std::optional<std::string> previous = updatedVersion(k)) {
+      // `O += e` on a version: start from a copy of the previous one.
+      std::vector<std::string> indices;
+      for (unsigned d = 0; d < dims[*previous].size(); ++d)
+        indices.push_back(indexName(d));
+      std::string subscripts =
+          indices.empty() ? "" : "(" + llvm::join(indices, ", ") + ")";
+      text = "  " + written[k] + subscripts + " = " + *previous + subscripts +
+             "\n";
+      wanted.insert(*previous);
+    }
+    text += "  " + lhs;
     text += " " + getAssignSpelling(stmt.getReduction(), stmt.hasInit()) + " " +
             rewriter.print(stmt.getRhs()).text;
     text += printWheres(stmt, rewriter);

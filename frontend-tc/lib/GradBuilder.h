@@ -49,6 +49,12 @@ private:
   void assignVersions();
   void markActive(llvm::ArrayRef<std::string> wrt);
   void countReaders(unsigned index);
+  /// Adds \p adjoint (a tensor of \p version's shape) to the adjoint of
+  /// \p version.
+  void addWhole(const std::string &version, const std::string &adjoint);
+  /// For `O += e` (no `!`) on a tensor an earlier statement wrote: the
+  /// version it adds to.
+  std::optional<std::string> updatedVersion(unsigned index) const;
   LogicalResult differentiate(unsigned index);
   // GradCalls.cpp: statements that call another def.
   llvm::SmallVector<llvm::StringRef, 4> writesOf(unsigned index) const;

@@ -38,6 +38,12 @@ BackwardBuilder::readsOf(unsigned index) const {
   collectValueReads(stmts[index]->getRhs(), reads);
   for (const Expr *read : reads)
     tensors.push_back(readTensor(*read));
+  // `O += e` (no `!`) on an earlier O reads it too.
+  const ComprehensionStmt &stmt = *stmts[index];
+  if (!stmt.hasInit() && stmt.getReduction() == ReductionKind::Add &&
+      readVersions.size() > index &&
+      readVersions[index].count(stmt.getLhs().name))
+    tensors.push_back(stmt.getLhs().name);
   return tensors;
 }
 
@@ -156,31 +162,30 @@ LogicalResult BackwardBuilder::differentiateCall(unsigned index) {
     readByBody.insert(arg);
   // One result per differentiated parameter of the callee (d_<param>).
   std::vector<std::string> grads;
-  std::vector<std::string> targets;
+  llvm::SmallVector<std::string, 4> targets;
+  llvm::SmallVector<bool, 4> direct;
   for (const std::string &output : calleeGrad.outputs) {
     llvm::StringRef param = llvm::StringRef(output).drop_front(2);
     auto position =
         llvm::find_if(call.getCalleeDef()->getInputs(),
                       [&](const Param &p) { return p.name.name == param; }) -
         call.getCalleeDef()->getInputs().begin();
-    targets.push_back(argVersions[position]);
-    grads.push_back(fresh("g_" + targets.back()));
-    dims[grads.back()] = dims[targets.back()];
+    const std::string &target = argVersions[position];
+    targets.push_back(target);
+    // The first contribution to an adjoint can be the call's result itself.
+    bool isDirect = active.contains(target) && !hasAdjoint.contains(target) &&
+                    llvm::count(targets, target) == 1;
+    direct.push_back(isDirect);
+    grads.push_back(isDirect ? adjointOf(target) : fresh("g_" + target));
+    dims[grads.back()] = dims[target];
   }
   body.push_back("  " + llvm::join(grads, ", ") + " = " + calleeGrad.name +
                  "(" + llvm::join(args, ", ") + ")");
-  for (auto [grad, target] : llvm::zip(grads, targets)) {
-    if (!active.contains(target))
-      continue;
-    std::string adjoint = adjointOf(target);
-    bool first = hasAdjoint.insert(target).second;
-    std::vector<std::string> indices;
-    for (unsigned d = 0; d < dims[target].size(); ++d)
-      indices.push_back(indexName(d));
-    std::string subscripts =
-        indices.empty() ? "" : "(" + llvm::join(indices, ", ") + ")";
-    body.push_back("  " + adjoint + subscripts + (first ? " = " : " += ") +
-                   grad + subscripts);
+  for (unsigned i = 0; i < grads.size(); ++i) {
+    if (direct[i])
+      hasAdjoint.insert(targets[i]);
+    else if (active.contains(targets[i]))
+      addWhole(targets[i], grads[i]);
   }
   return success();
 }

@@ -269,8 +269,9 @@ bool BackwardBuilder::aliasAdjoint(unsigned index,
                                    llvm::ArrayRef<std::string> indices,
                                    const std::string &version) {
   const ComprehensionStmt &stmt = *stmts[index];
-  if (hasAdjoint.contains(version) || adjoints.count(version) ||
-      readerCount.lookup(version) != 1 ||
+  // The adjoints of the inputs are the backward's outputs, by name.
+  if (params.contains(version) || hasAdjoint.contains(version) ||
+      adjoints.count(version) || readerCount.lookup(version) != 1 ||
       indices.size() != stmt.getIndices().size())
     return false;
   for (auto [name, lhs] : llvm::zip(indices, stmt.getIndices()))

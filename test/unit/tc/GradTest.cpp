@@ -187,6 +187,24 @@ TEST(GradTest, OutputReadByALaterStatement) {
                 {{"I", {2, 5}}});
 }
 
+TEST(GradTest, ScalarTensors) {
+  checkGradient("def f(double(N) A, double a) -> (s, t) {\n"
+                "  s +=! A(i) * a\n"
+                "  t(i) = s * A(i) + a\n}\n",
+                {{"A", {4}}, {"a", {}}});
+}
+
+TEST(GradTest, UpdatesWithoutInit) {
+  // `+=` without `!` on a tensor adds to its earlier version, which gets
+  // the whole adjoint; recomputing the update starts from a copy.
+  checkGradient("def upd(double(N, K) A, double(N) B) -> (O, P) {\n"
+                "  O(i) = B(i) * B(i)\n"
+                "  O(i) += A(i, k) * B(i)\n"
+                "  O(i) = O(i) * O(i)\n"
+                "  P(i) = A(i, 0) + B(i)\n}\n",
+                {{"A", {3, 2}}, {"B", {3}}});
+}
+
 TEST(GradTest, LayerNormWithBuiltins) {
   checkGradient(
       "def ln(double(N, D) X, double(D) g) -> (Y) {\n"
