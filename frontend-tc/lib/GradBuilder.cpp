@@ -325,28 +325,20 @@ void BackwardBuilder::addWhole(const std::string &version,
   }
   std::string target = adjointOf(version);
   bool first = hasAdjoint.insert(version).second;
-  std::vector<std::string> indices;
-  for (unsigned d = 0; d < dims[version].size(); ++d)
-    indices.push_back(indexName(d));
-  std::string subscripts =
-      indices.empty() ? "" : "(" + llvm::join(indices, ", ") + ")";
+  std::string subscripts = wholeSubscripts(version);
   body.push_back("  " + target + subscripts + (first ? " = " : " += ") +
                  adjoint + subscripts);
 }
 
-void BackwardBuilder::emitZeroGradient(const Param &input) {
-  std::vector<std::string> names, wheres;
-  for (const DimRange &dim : dims[input.name.name]) {
-    names.push_back(indexName(names.size()));
-    wheres.push_back(names.back() + " in " + dim.first + ":" + dim.second);
+std::string BackwardBuilder::wholeSubscripts(const std::string &tensor,
+                                             std::vector<std::string> *wheres) {
+  std::vector<std::string> indices;
+  for (const DimRange &dim : dims[tensor]) {
+    indices.push_back(indexName(indices.size()));
+    if (wheres)
+      wheres->push_back(indices.back() + " in " + dim.first + ":" + dim.second);
   }
-  std::string text = "  d_" + input.name.name.str();
-  if (!names.empty())
-    text += "(" + llvm::join(names, ", ") + ")";
-  text += " = " + getSpelling(input.type->scalar).str() + "(0)";
-  if (!wheres.empty())
-    text += " where " + llvm::join(wheres, ", ");
-  body.push_back(text);
+  return indices.empty() ? "" : "(" + llvm::join(indices, ", ") + ")";
 }
 
 /// The adjoint of a final output is d_<O>; an output that later statements
@@ -369,79 +361,9 @@ void BackwardBuilder::seedOutputAdjoints() {
     std::string total = fresh(given + "_total");
     dims[total] = dims[name];
     adjoints[name] = total;
-    std::vector<std::string> indices;
-    for (unsigned d = 0; d < dims[name].size(); ++d)
-      indices.push_back(indexName(d));
-    std::string subscripts =
-        indices.empty() ? "" : "(" + llvm::join(indices, ", ") + ")";
+    std::string subscripts = wholeSubscripts(name.str());
     body.push_back("  " + total + subscripts + " = " + given + subscripts);
   }
-}
-
-std::optional<std::string>
-BackwardBuilder::updatedVersion(unsigned index) const {
-  const ComprehensionStmt *stmt = stmts[index];
-  if (!stmt || stmt->hasInit() || stmt->getReduction() != ReductionKind::Add)
-    return std::nullopt;
-  auto it = readVersions[index].find(stmt->getLhs().name);
-  if (it == readVersions[index].end())
-    return std::nullopt;
-  return it->second;
-}
-
-std::vector<std::string> BackwardBuilder::recompute() {
-  // Walk backwards: a recomputed statement needs the versions it reads.
-  std::vector<bool> needed(stmts.size(), false);
-  llvm::StringSet<> wanted;
-  for (const auto &entry : readByBody)
-    wanted.insert(entry.first());
-  std::vector<std::string> texts(stmts.size());
-  for (unsigned k = stmts.size(); k-- > 0;) {
-    if (llvm::none_of(results[k], [&](const std::string &version) {
-          return !params.contains(version) && wanted.contains(version);
-        }))
-      continue;
-    needed[k] = true;
-    Rewriter rewriter;
-    rewriter.tensorNames = readVersions[k];
-    if (calls[k]) {
-      texts[k] = printCall(k, rewriter);
-      for (const PrintedRead &read : rewriter.reads)
-        wanted.insert(read.tensor);
-      continue;
-    }
-    const ComprehensionStmt &stmt = *stmts[k];
-    std::vector<std::string> names;
-    for (const Ident &lhs : stmt.getIndices())
-      names.push_back(lhs.name.str());
-    std::string lhs = written[k];
-    if (!names.empty())
-      lhs += "(" + llvm::join(names, ", ") + ")";
-    std::string text;
-    if (std::optional<std::string> previous = updatedVersion(k)) {
-      // `O += e` on a version: start from a copy of the previous one.
-      std::vector<std::string> indices;
-      for (unsigned d = 0; d < dims[*previous].size(); ++d)
-        indices.push_back(indexName(d));
-      std::string subscripts =
-          indices.empty() ? "" : "(" + llvm::join(indices, ", ") + ")";
-      text = "  " + written[k] + subscripts + " = " + *previous + subscripts +
-             "\n";
-      wanted.insert(*previous);
-    }
-    text += "  " + lhs;
-    text += " " + getAssignSpelling(stmt.getReduction(), stmt.hasInit()) + " " +
-            rewriter.print(stmt.getRhs()).text;
-    text += printWheres(stmt, rewriter);
-    texts[k] = text;
-    for (const PrintedRead &read : rewriter.reads)
-      wanted.insert(read.tensor);
-  }
-  std::vector<std::string> result;
-  for (unsigned k = 0; k < stmts.size(); ++k)
-    if (needed[k])
-      result.push_back(texts[k]);
-  return result;
 }
 
 std::string
@@ -503,7 +425,7 @@ LogicalResult BackwardBuilder::build(llvm::ArrayRef<std::string> wrt,
       continue;
     result.outputs.push_back("d_" + input.name.name.str());
     if (!hasAdjoint.contains(input.name.name))
-      emitZeroGradient(input);
+      zeroAdjoint(input.name.name.str());
   }
   for (const Param &param :
        llvm::concat<const Param>(def.getInputs(), def.getOutputs()))

@@ -63,6 +63,8 @@ private:
   std::string printCall(unsigned index, Rewriter &rewriter) const;
   LogicalResult differentiateCall(unsigned index);
   LogicalResult deriveCallee(const Def &callee, BackwardDef &backward);
+  /// Sets the adjoint of \p version to zeros (an input without gradient,
+  /// a call result without adjoint); returns its name.
   std::string zeroAdjoint(const std::string &version);
   LogicalResult addContribution(unsigned index,
                                 llvm::ArrayRef<const Expr *> targets);
@@ -83,7 +85,9 @@ private:
   std::string printWheres(const ComprehensionStmt &stmt, Rewriter &rewriter);
   std::string adjointOf(const std::string &version);
   void seedOutputAdjoints();
-  void emitZeroGradient(const Param &input);
+  /// `(i0, i1, ...)` over all of \p tensor; with \p wheres, their ranges.
+  std::string wholeSubscripts(const std::string &tensor,
+                              std::vector<std::string> *wheres = nullptr);
   std::vector<std::string> recompute();
   std::string printHeader(llvm::ArrayRef<std::string> outputs) const;
 

@@ -1,5 +1,8 @@
 //===- GradCalls.cpp - Statements of the body, calls included -------------===//
 //
+// What each statement reads and writes, the recomputation of the versions
+// the adjoints read, and calls.
+//
 // A call `a, b = f(x, y)` is differentiated by calling f's own backward def,
 // derived once per callee and printed above the caller's backward:
 // `g_x, g_y = f_grad(x, y, a, b, d_a, d_b)`, whose results are then added
@@ -119,17 +122,13 @@ LogicalResult BackwardBuilder::deriveCallee(const Def &callee,
 std::string BackwardBuilder::zeroAdjoint(const std::string &version) {
   std::string name = adjointOf(version);
   hasAdjoint.insert(version);
-  std::vector<std::string> indices, wheres;
-  for (const DimRange &dim : dims[version]) {
-    indices.push_back(indexName(indices.size()));
-    wheres.push_back(indices.back() + " in " + dim.first + ":" + dim.second);
-  }
-  std::string type =
-      getSpelling(def.lookupTensor(tensorOf[version])->type).str();
-  std::string text = "  " + name;
-  if (!indices.empty())
-    text += "(" + llvm::join(indices, ", ") + ")";
-  text += " = " + type + "(0)";
+  auto tensor = tensorOf.find(version);
+  ScalarType type =
+      def.lookupTensor(tensor == tensorOf.end() ? version : tensor->second)
+          ->type;
+  std::vector<std::string> wheres;
+  std::string text = "  " + name + wholeSubscripts(version, &wheres) + " = " +
+                     getSpelling(type).str() + "(0)";
   if (!wheres.empty())
     text += " where " + llvm::join(wheres, ", ");
   body.push_back(text);
@@ -188,4 +187,66 @@ LogicalResult BackwardBuilder::differentiateCall(unsigned index) {
       addWhole(targets[i], grads[i]);
   }
   return success();
+}
+
+std::optional<std::string>
+BackwardBuilder::updatedVersion(unsigned index) const {
+  const ComprehensionStmt *stmt = stmts[index];
+  if (!stmt || stmt->hasInit() || stmt->getReduction() != ReductionKind::Add)
+    return std::nullopt;
+  auto it = readVersions[index].find(stmt->getLhs().name);
+  if (it == readVersions[index].end())
+    return std::nullopt;
+  return it->second;
+}
+
+std::vector<std::string> BackwardBuilder::recompute() {
+  // Walk backwards: a recomputed statement needs the versions it reads.
+  std::vector<bool> needed(stmts.size(), false);
+  llvm::StringSet<> wanted;
+  for (const auto &entry : readByBody)
+    wanted.insert(entry.first());
+  std::vector<std::string> texts(stmts.size());
+  for (unsigned k = stmts.size(); k-- > 0;) {
+    if (llvm::none_of(results[k], [&](const std::string &version) {
+          return !params.contains(version) && wanted.contains(version);
+        }))
+      continue;
+    needed[k] = true;
+    Rewriter rewriter;
+    rewriter.tensorNames = readVersions[k];
+    if (calls[k]) {
+      texts[k] = printCall(k, rewriter);
+      for (const PrintedRead &read : rewriter.reads)
+        wanted.insert(read.tensor);
+      continue;
+    }
+    const ComprehensionStmt &stmt = *stmts[k];
+    std::vector<std::string> names;
+    for (const Ident &lhs : stmt.getIndices())
+      names.push_back(lhs.name.str());
+    std::string lhs = written[k];
+    if (!names.empty())
+      lhs += "(" + llvm::join(names, ", ") + ")";
+    std::string text;
+    if (std::optional<std::string> previous = updatedVersion(k)) {
+      // `O += e` on a version: start from a copy of the previous one.
+      std::string subscripts = wholeSubscripts(*previous);
+      text = "  " + written[k] + subscripts + " = " + *previous + subscripts +
+             "\n";
+      wanted.insert(*previous);
+    }
+    text += "  " + lhs;
+    text += " " + getAssignSpelling(stmt.getReduction(), stmt.hasInit()) + " " +
+            rewriter.print(stmt.getRhs()).text;
+    text += printWheres(stmt, rewriter);
+    texts[k] = text;
+    for (const PrintedRead &read : rewriter.reads)
+      wanted.insert(read.tensor);
+  }
+  std::vector<std::string> result;
+  for (unsigned k = 0; k < stmts.size(); ++k)
+    if (needed[k])
+      result.push_back(texts[k]);
+  return result;
 }

@@ -62,8 +62,14 @@ Term grad::add(const Term &a, const Term &b) {
     return b;
   if (isZero(b))
     return a;
+  if (isNegation(a) && a.text == b.text)
+    return neg(add(negated(a), negated(b)));
   if (isNegation(b))
     return binary("-", a, negated(b));
+  // x + x (a product whose factors are the same read): 2 * x. The integer
+  // literal keeps x's element type.
+  if (a.text == b.text)
+    return binary("*", lit("2"), a);
   return binary("+", a, b);
 }
 
