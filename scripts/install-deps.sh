@@ -13,6 +13,7 @@ packages=(
   clang-15 libfuzzer-15-dev
   libclblast-dev libopenblas-dev
   python3-dev python3-numpy python3-pytest pybind11-dev python3-pybind11
+  python3-torch
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -328,3 +328,13 @@ def test_gil_is_released_while_tuning(cache):
     # tuner finished (a tick or two); released, it ticks about once a
     # millisecond (sleep() lets the tuner thread in between).
     assert ticks >= max(5, 0.1 * elapsed / 0.001), (ticks, elapsed)
+
+
+def test_rank_zero_inputs_and_outputs(cache):
+    # A 0-d array stays 0-d (a scalar loss is one).
+    scale = comprehend.define(
+        "def scale(float(N) X, float s) -> (Y, T) {\n"
+        "  Y(i) = s() * X(i)\n  T() +=! Y(i)\n}", cache=cache)
+    y, t = scale(np.arange(4, dtype="f4"), np.float32(2))
+    np.testing.assert_array_equal(y, [0, 2, 4, 6])
+    assert t.shape == () and t == 12

@@ -27,6 +27,7 @@ except ImportError as _error:  # pragma: no cover - depends on the build
 
 from ._ir import IrProgram, Kernel
 from ._tc import Function, Timing, TuneResult
+from ._tc import read_source as _read_source
 
 CompileError = _core.CompileError
 DeviceError = _core.DeviceError
@@ -69,35 +70,29 @@ def devices():
     return _core.list_devices()
 
 
-def _read_source(source, suffix):
-    """``source`` itself, or the text of the file it names."""
-    if (isinstance(source, os.PathLike)
-            or ("\n" not in source and source.endswith(suffix)
-                and os.path.isfile(source))):
-        path = os.fspath(source)
-        with open(path, encoding="utf-8") as file:
-            return file.read(), path
-    return source, "<string>"
-
-
 def _warn(text):
     if text:
         _warnings.warn(text, CompileWarning, stacklevel=3)
 
 
-def define(source, name=None, device=None, *, config=None, cache=None):
+def define(source, name=None, device=None, *, config=None, cache=None,
+           backward=None):
     """A callable Function for def ``name`` of TC ``source`` (text or a path
     to a .tc file; default: the last def, as the CLI picks).
 
     ``device``: see devices(); ``config``: tuning parameters by name
     (docs/tuning.md) instead of the tuning cache's; ``cache``: a tuning cache
-    file instead of the CLI's default. Raises CompileError with the located
-    diagnostics when the source is invalid."""
+    file instead of the CLI's default. ``backward``: the backward def that
+    autograd runs instead of the derived one: the name of a def of
+    ``source``, TC text or a .tc path (its last def), or a Function; it
+    takes this def's inputs, its outputs and the outputs' gradients, and
+    returns the gradients of the floating-point inputs, in order. Raises
+    CompileError with the located diagnostics when the source is invalid."""
     text, path = _read_source(source, ".tc")
     program = _core.TcProgram(text, path)
     _warn(program.warnings)
     return Function(program, name, _device(device), config=config,
-                    cache=cache)
+                    cache=cache, source=(text, path), backward=backward)
 
 
 def load_ir(source_or_path, device=None):

@@ -19,6 +19,12 @@ def as_array(value, what):
         ) from error
 
 
+def contiguous(array):
+    """``array`` in row-major order, copied only when it is not; a 0-d array
+    stays 0-d (np.ascontiguousarray would make it 1-d)."""
+    return array if array.flags.c_contiguous else np.ascontiguousarray(array)
+
+
 def as_writable(value, what):
     """Like as_array, but the result must share memory with ``value`` and be
     writable (an ``out=`` array, or an array a tensor-language kernel

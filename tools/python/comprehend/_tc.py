@@ -1,14 +1,28 @@
 """Tensor Comprehensions as Python callables (``comprehend.define``)."""
 
 import json
+import os
 import statistics
 import threading
 
 import numpy as np
 
-from . import _core
-from ._arrays import as_array, as_writable, check_dtype, format_shape
+from . import _autograd, _core
+from ._arrays import (as_array, as_writable, check_dtype, contiguous,
+                      format_shape)
 from ._progress import make_writer
+
+
+def read_source(source, suffix):
+    """``source`` itself and "<string>", or the text of the file it names
+    and its path."""
+    if (isinstance(source, os.PathLike)
+            or ("\n" not in source and source.endswith(suffix)
+                and os.path.isfile(source))):
+        path = os.fspath(source)
+        with open(path, encoding="utf-8") as file:
+            return file.read(), path
+    return source, "<string>"
 
 
 class Timing:
@@ -73,7 +87,8 @@ class Function:
     new NumPy arrays for the outputs (one array, or a tuple for several), or
     writes them into ``out=``."""
 
-    def __init__(self, program, entry, device, config=None, cache=None):
+    def __init__(self, program, entry, device, config=None, cache=None,
+                 source=None, backward=None):
         self._program = program
         self._signature = program.signature(entry or "")
         self._device = device
@@ -82,6 +97,10 @@ class Function:
         self._kernels = {}
         self._lock = threading.Lock()
         self._last = None
+        # The TC text and its path (the backward is derived from them), and
+        # the backward the caller gave (see comprehend._autograd).
+        self._source = source
+        self._backward = _autograd.BackwardDefs(self, backward)
 
     # -- what the def is ---------------------------------------------------
 
@@ -143,7 +162,7 @@ class Function:
             what = f"input '{param['name']}' of '{self.name}'"
             array = as_array(value, what)
             self._check_dtype(param, array, what)
-            converted.append(np.ascontiguousarray(array))
+            converted.append(contiguous(array))
         return converted
 
     def _check_dtype(self, param, array, what):
@@ -218,7 +237,7 @@ class Function:
                     f"out= array has shape {format_shape(array.shape)}")
             if tensor["incoming"]:
                 if array is not None:
-                    kernel.write(param["name"], np.ascontiguousarray(array))
+                    kernel.write(param["name"], contiguous(array))
                 else:
                     kernel.fill(param["name"], 0)
             outputs.append(tensor)
@@ -233,7 +252,22 @@ class Function:
         allocate) or a dict by output name; results are written there, and
         an output that the def reads before it writes it (``+=`` without
         ``!``) starts from that array's contents (zeros otherwise).
-        ``sizes=``: size variables that no input's shape gives."""
+        ``sizes=``: size variables that no input's shape gives.
+
+        With a PyTorch tensor that requires grad among the inputs (and grad
+        mode on), the outputs are tensors recorded by autograd
+        (comprehend._autograd); otherwise NumPy arrays."""
+        if _autograd.wants_grad(arrays):
+            if out is not None:
+                raise ValueError(
+                    f"'{self.name}': out= is not supported when an input "
+                    "requires grad (autograd records new outputs only)")
+            return _autograd.apply(self, arrays, sizes)
+        results = self._run(arrays, out, sizes)
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def _run(self, arrays, out=None, sizes=None):
+        """Runs the def; the list of its outputs (see __call__)."""
         inputs = self._inputs(arrays)
         outs = self._outs(out)
         kernel = self._kernel(self._bind(inputs, sizes, outs))
@@ -252,7 +286,7 @@ class Function:
                 results.append(given)
             else:
                 results.append(result)
-        return results[0] if len(results) == 1 else tuple(results)
+        return results
 
     def _out_objects(self, out):
         """The caller's own out= objects (returned as given), aligned."""
@@ -341,3 +375,25 @@ class Function:
         (``--emit spirv-asm``), or the binary with ``disassemble=False``."""
         kernel = self._kernel_for(arrays, sizes)
         return kernel.spirv_asm() if disassemble else kernel.spirv()
+
+    # -- gradients (comprehend._autograd) -----------------------------------
+
+    @property
+    def backward_def(self):
+        """The TC text of the backward def: derived from this def (every
+        floating-point input differentiated), or the one given as
+        ``backward=``. Its parameters are this def's inputs, its outputs and
+        d_<O> per output; it returns d_<I> per floating-point input."""
+        return self._backward.source()
+
+    def backward_function(self, wrt=None):
+        """The backward def as a comprehend Function (compiled, cached and
+        tuned like any def). ``wrt``: the input names to differentiate (a
+        derived backward only; default: every floating-point input)."""
+        return self._backward.function(wrt)
+
+    def tune_backward(self, *arrays, sizes=None, wrt=None, **options):
+        """Autotunes the backward def at the sizes of the forward inputs
+        ``arrays`` (or ``sizes=``); the options are tune()'s. Returns a
+        TuneResult."""
+        return self._backward.tune(arrays, sizes, wrt, options)

@@ -116,6 +116,8 @@ private:
 void bindDevices(py::module_ &m);
 void bindTc(py::module_ &m);
 void bindIr(py::module_ &m);
+/// derive_backward: tc::deriveBackward (GradBindings.cpp).
+void bindGrad(py::module_ &m);
 
 /// Opens the device that `spec` selects ("" for the default; an index or a
 /// name substring), without the GIL.

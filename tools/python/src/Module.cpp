@@ -159,4 +159,5 @@ PYBIND11_MODULE(_core, m) {
   bindDevices(m);
   bindTc(m);
   bindIr(m);
+  bindGrad(m);
 }

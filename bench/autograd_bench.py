@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Forward + backward of comprehend defs inside PyTorch's autograd, beside
+the same computation written with PyTorch ops (its own autograd), on the
+same shapes: softmax, layer norm, matmul, batched matmul, conv2d, max-pool.
+
+Each case runs `y = f(*inputs); y.backward(g)` with every floating-point
+input requiring grad, once to compile (and check the gradients against
+PyTorch's), then `--repeat` times; the table gives the median wall time per
+forward + backward in ms and PyTorch's time over comprehend's (> 1:
+comprehend is faster), the same ratio of the fastest runs (which a loaded
+machine disturbs less: PyTorch's OpenMP threads wait for each other at every
+parallel region), and the device time of comprehend's forward and backward
+kernels (profiling events, without transfers and launches). The comprehend side uses the examples/*.tc defs
+(float32) and their derived backward defs, with the tuning cache's
+configurations; `--tune N` first tunes the forward and the backward defs
+with N candidates each into `--cache`.
+
+    PYTHONPATH=build/python POCL_CACHE_DIR=build/pocl-cache \\
+        /usr/bin/python3 bench/autograd_bench.py [--repeat 20] [--tune 20] \\
+        [--cache build/autograd-tuning.json] [--filter softmax] [--threads 2]
+
+Not run by the tests (docs/python.md, "Autograd").
+"""
+
+import argparse
+import os
+import re
+import statistics
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+import comprehend
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "examples")
+
+
+def layer_norm(x, gamma, beta):
+    return F.layer_norm(x, x.shape[-1:], gamma, beta, eps=1e-5)
+
+
+# name, example file, input shapes, the same computation in PyTorch.
+CASES = [
+    ("softmax", "softmax", [(512, 512)], lambda x: torch.softmax(x, 1)),
+    ("layer_norm", "layer_norm", [(512, 512), (512,), (512,)], layer_norm),
+    ("matmul", "matmul", [(256, 256), (256, 256)], lambda a, b: a @ b),
+    ("batch_matmul", "batch_matmul", [(16, 64, 64), (16, 64, 64)],
+     torch.bmm),
+    ("conv2d", "conv2d", [(4, 16, 32, 32), (16, 16, 3, 3), (16,)],
+     F.conv2d),
+    ("max_pool", "max_pool", [(8, 16, 64, 64)],
+     lambda x: F.max_pool2d(x, 2)),
+]
+
+
+def make_inputs(shapes, seed):
+    """Distinct values in [-1, 1): no ties in a pooling window, whose
+    gradient PyTorch's max_pool2d gives to one element and the derived
+    max=! rule splits (docs/autodiff.md)."""
+    generator = torch.Generator().manual_seed(seed)
+    tensors = []
+    for shape in shapes:
+        count = int(np.prod(shape))
+        order = torch.randperm(count, generator=generator)
+        tensors.append((order.float() / count * 2 - 1).reshape(shape))
+    return tensors
+
+
+def forward_backward(function, inputs, grad):
+    for tensor in inputs:
+        tensor.grad = None
+    function(*inputs).backward(grad)
+    return [tensor.grad for tensor in inputs]
+
+
+def time_ms(function, inputs, grad, repeat):
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        forward_backward(function, inputs, grad)
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times), min(times)
+
+
+def check_gradients(name, ours, theirs):
+    for index, (got, want) in enumerate(zip(ours, theirs)):
+        error = ((got - want).abs().max() / want.abs().max().clamp(min=1))
+        if error > 1e-3:
+            sys.exit(f"{name}: gradient {index} differs from PyTorch's "
+                     f"(max relative error {error:.2e})")
+
+
+def run_case(case, args):
+    name, example, shapes, reference = case
+    function = comprehend.define(os.path.join(EXAMPLES, example + ".tc"),
+                                 cache=args.cache)
+    inputs = [t.requires_grad_() for t in make_inputs(shapes, args.seed)]
+    output = reference(*inputs)
+    grad = torch.rand(output.shape, generator=torch.Generator()
+                      .manual_seed(args.seed + 1))
+    if args.tune:
+        arrays = [t.detach() for t in inputs]
+        function.tune(*arrays, evals=args.tune, progress=False)
+        function.tune_backward(*arrays, evals=args.tune, progress=False)
+    ours = forward_backward(function, inputs, grad)
+    theirs = forward_backward(reference, inputs, grad)
+    check_gradients(name, ours, theirs)
+    time_ms(reference, inputs, grad, 2)  # PyTorch's warm-up
+    comprehend_ms, comprehend_min = time_ms(function, inputs, grad,
+                                            args.repeat)
+    torch_ms, torch_min = time_ms(reference, inputs, grad, args.repeat)
+    forward_ms, backward_ms = kernel_ms(function, inputs, grad, args.repeat)
+    shape_text = " ".join("x".join(map(str, s)) for s in shapes)
+    print(f"{name:<13} {shape_text:<32} {comprehend_ms:>10.3f} "
+          f"{torch_ms:>10.3f} {torch_ms / comprehend_ms:>6.2f} "
+          f"{torch_min / comprehend_min:>6.2f} "
+          f"{forward_ms:>8.3f} {backward_ms:>8.3f}", flush=True)
+
+
+def kernel_ms(function, inputs, grad, repeat):
+    """The device time (profiling events, median) of the forward def's
+    kernels and of the backward def's, at the case's sizes."""
+    arrays = [t.detach() for t in inputs]
+    backward_args = arrays + [function(*arrays), grad]
+    return (float(function.time(*arrays, repeat=repeat)),
+            float(function.backward_function().time(*backward_args,
+                                                    repeat=repeat)))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--tune", type=int, default=0, metavar="N",
+                        help="tune forward and backward defs, N candidates")
+    parser.add_argument("--cache", default=None,
+                        help="tuning cache file (default: the CLI's)")
+    parser.add_argument("--filter", default="", help="regex on case names")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=0,
+                        help="PyTorch's threads (default: its own choice; "
+                        "PoCL uses every core)")
+    args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    print(f"device: {comprehend.devices()[0]['name']}; PyTorch "
+          f"{torch.__version__}, {torch.get_num_threads()} threads")
+    print("ms per forward+backward (wall, median); ratio: pytorch / "
+          "comprehend (median, min); fwd, bwd: comprehend's kernel time")
+    print(f"{'case':<13} {'input shapes':<32} {'comprehend':>10} "
+          f"{'pytorch':>10} {'ratio':>6} {'min':>6} {'fwd':>8} {'bwd':>8}")
+    for case in CASES:
+        if re.search(args.filter, case[0]):
+            run_case(case, args)
+
+
+if __name__ == "__main__":
+    main()
