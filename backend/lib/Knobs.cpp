@@ -125,9 +125,9 @@ bool backend::hasGpuLaunchDefaults(const CoreInfo &core) {
   return core.isNvidia();
 }
 
-/// Eight warps: enough to hide a multiprocessor's memory latency with a few
-/// blocks each, and a block of any size up to 1024 keeps its registers
-/// (docs/nvidia.md).
+/// Eight warps: a few such blocks per multiprocessor hide its memory
+/// latency, and each keeps the full register budget (256 threads x 128
+/// registers, half of an A100 multiprocessor's 64K; docs/nvidia.md).
 static constexpr unsigned kGpuLoopWorkItems = 256;
 
 /// `workItems` in whole warps of `core`, between one warp and the maximum.
