@@ -7,6 +7,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 
+#include <algorithm>
+
 using namespace comprehend;
 using namespace comprehend::backend;
 
@@ -46,9 +48,44 @@ std::optional<std::string> backend::checkKnobRange(const BackendKnob &knob,
   return ("'" + knob.name + rule + llvm::Twine(value)).str();
 }
 
+namespace {
+/// Powers of two times `first` up to `last`, with `extra` among them.
+llvm::SmallVector<int64_t, 16> getDoublings(int64_t first, int64_t last,
+                                            int64_t extra) {
+  llvm::SmallVector<int64_t, 16> values;
+  for (int64_t value = first; value <= last; value *= 2)
+    values.push_back(value);
+  if (!llvm::is_contained(values, extra)) {
+    values.push_back(extra);
+    llvm::sort(values);
+  }
+  return values;
+}
+
+/// The GPU launch modes: the first in warps, the second no larger than
+/// leaves room for a warp in the first.
+llvm::SmallVector<KnobDomain, 3>
+getGpuLaunchKnobDomains(const CoreInfo &core, const KernelInfo &defaults) {
+  int64_t warp = core.defaultSubgroupSize();
+  int64_t maximum = core.maxWorkGroupSize;
+  KnobDomain subgroup{kSubgroupSizeKnob, {}, defaults.subgroupSize};
+  subgroup.values.assign(core.subgroupSizes.begin(), core.subgroupSizes.end());
+  return {KnobDomain{kWorkGroupSize0Knob,
+                     getDoublings(warp, maximum, defaults.workGroupSize[0]),
+                     defaults.workGroupSize[0]},
+          KnobDomain{kWorkGroupSize1Knob,
+                     getDoublings(1, std::max<int64_t>(1, maximum / warp),
+                                  defaults.workGroupSize[1]),
+                     defaults.workGroupSize[1]},
+          std::move(subgroup)};
+}
+} // namespace
+
 llvm::SmallVector<KnobDomain, 3>
 backend::getLaunchKnobDomains(const CoreInfo &core,
                               const KernelInfo &defaults) {
+  if (hasGpuLaunchDefaults(core))
+    return getGpuLaunchKnobDomains(core, defaults);
   llvm::SmallVector<int64_t, 16> modes;
   for (int64_t size = 1; size <= int64_t(core.maxWorkGroupSize); size *= 2)
     modes.push_back(size);
@@ -61,20 +98,68 @@ backend::getLaunchKnobDomains(const CoreInfo &core,
 
 llvm::SmallVector<KnobDomain, 4>
 backend::getGemmKnobDomains(const CoreInfo &core) {
-  llvm::SmallVector<int64_t, 16> rows = {0, 4, 8, 16, 32, 48, 64};
-  for (int64_t factor : {1, 2, 3, 4}) {
-    rows.push_back(factor * core.nativeVectorWidth);
-    for (unsigned size : core.subgroupSizes)
-      rows.push_back(factor * size);
+  llvm::SmallVector<int64_t, 16> rows = {0};
+  if (hasGpuLaunchDefaults(core)) {
+    // One to four rows per lane: checkGemmTiling wants whole warps.
+    for (int64_t factor : {1, 2, 3, 4})
+      rows.push_back(factor * core.defaultSubgroupSize());
+  } else {
+    rows.append({4, 8, 16, 32, 48, 64});
+    for (int64_t factor : {1, 2, 3, 4}) {
+      rows.push_back(factor * core.nativeVectorWidth);
+      for (unsigned size : core.subgroupSizes)
+        rows.push_back(factor * size);
+    }
+    llvm::sort(rows);
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
   }
-  llvm::sort(rows);
-  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
   return {KnobDomain{kGemmRowsKnob, rows, 0},
           KnobDomain{kGemmColsKnob, {0, 2, 4, 6, 8, 12, 16}, 0},
           KnobDomain{kGemmKStepKnob, {0, 1, 2, 4, 8, 16}, 0},
           KnobDomain{kGemmKBlockKnob,
                      {0, 32, 64, 128, 256, 512, GemmTiling::kMaxKBlock},
                      0}};
+}
+
+bool backend::hasGpuLaunchDefaults(const CoreInfo &core) {
+  return core.isNvidia();
+}
+
+/// Eight warps: a few such blocks per multiprocessor hide its memory
+/// latency, and each keeps the full register budget (256 threads x 128
+/// registers, half of an A100 multiprocessor's 64K; docs/nvidia.md).
+static constexpr unsigned kGpuLoopWorkItems = 256;
+
+/// `workItems` in whole warps of `core`, between one warp and the maximum.
+static unsigned clampToWarps(const CoreInfo &core, int64_t workItems) {
+  int64_t warp = core.defaultSubgroupSize();
+  int64_t maximum =
+      std::max<int64_t>(warp, int64_t(core.maxWorkGroupSize) / warp * warp);
+  int64_t rounded = (std::max<int64_t>(workItems, 1) + warp - 1) / warp * warp;
+  return static_cast<unsigned>(std::min(rounded, maximum));
+}
+
+unsigned backend::getGpuLoopWorkGroupSize(const CoreInfo &core,
+                                          int64_t points) {
+  int64_t most = kGpuLoopWorkItems;
+  return clampToWarps(core, points > 0 ? std::min(points, most) : most);
+}
+
+unsigned backend::getGpuRowWorkGroupSize(const CoreInfo &core,
+                                         int64_t rowLength) {
+  return rowLength > 0 ? clampToWarps(core, rowLength)
+                       : getGpuLoopWorkGroupSize(core);
+}
+
+unsigned backend::getGpuGemmWorkGroupSize(const CoreInfo &core, int64_t tiles) {
+  int64_t most = getGpuLoopWorkGroupSize(core);
+  int64_t warp = core.defaultSubgroupSize();
+  return tiles > 0 ? clampToWarps(core, std::min(tiles * warp, most))
+                   : static_cast<unsigned>(most);
+}
+
+int64_t backend::getDefaultGroupWork(const CoreInfo &core) {
+  return hasGpuLaunchDefaults(core) ? getGpuLoopWorkGroupSize(core) : 0;
 }
 
 GemmTiling backend::getGemmTiling(const KnobValues &values) {

@@ -64,6 +64,11 @@ llvm::Error api::applyCompileConfiguration(const Configuration &config,
       std::max<int64_t>(1, core.maxWorkGroupSize / smallestSubgroup);
   tc::applyLoweringKnobs(config, core.dedicatedLocalMemory,
                          core.localMemoryBytes, lowering);
+  // Group work 0 (`tc.group_work`'s default): on a GPU core a point per
+  // work-item of the default work-group (docs/nvidia.md, "Defaults and the
+  // tuning space"); elsewhere the lowering's own choice.
+  if (lowering.groupWork == 0)
+    lowering.groupWork = backend::getDefaultGroupWork(core);
   return llvm::Error::success();
 }
 

@@ -76,14 +76,43 @@ struct KnobDomain {
 /// core's maximum, the subgroup size one the core supports; the defaults
 /// are `defaults`, the compiler's choice for the kernel. (Legal: the
 /// work-group product at most the maximum, the first mode a multiple of the
-/// subgroup size.)
+/// subgroup size.) On an NVIDIA core the first mode is a power-of-two
+/// number of warps (32 .. the maximum) and the second at most the maximum
+/// over the warp, each with its default among the values.
 llvm::SmallVector<KnobDomain, 3>
 getLaunchKnobDomains(const CoreInfo &core, const KernelInfo &defaults);
 /// The gemm knobs on `core`, each with the default 0 (the compiler's own
 /// choice, so the default point is exactly the untuned kernel): rows in
 /// whole vectors of the core (one to four) or subgroups, and the longest K
-/// block, no blocking.
+/// block, no blocking. On an NVIDIA core the rows are one to four per lane
+/// of a warp (32 .. 128), the only legal ones.
 llvm::SmallVector<KnobDomain, 4> getGemmKnobDomains(const CoreInfo &core);
+
+//===----------------------------------------------------------------------===//
+// Launch defaults of GPU cores (docs/nvidia.md, "Defaults and the tuning
+// space"): rules from the core's warp and maximum work-group, not yet
+// measured on a GPU. Other cores keep the backend's default (KernelShape.cpp)
+// and the lowering's own group work.
+//===----------------------------------------------------------------------===//
+
+/// Whether `core` takes the GPU launch defaults below (an NVIDIA core).
+bool hasGpuLaunchDefaults(const CoreInfo &core);
+/// Work-items of a loop kernel's work-group (foreach) that spreads `points`
+/// over it: 256 (eight warps), fewer warps where they cover the points, at
+/// most the core's maximum; 256 where the points are unknown (<= 0).
+unsigned getGpuLoopWorkGroupSize(const CoreInfo &core, int64_t points = 0);
+/// Work-items of a kernel that reduces rows of `rowLength` elements over
+/// its work-group: the whole row in warps, between one warp and the core's
+/// maximum; the loop kernel's size where the length is unknown (<= 0).
+unsigned getGpuRowWorkGroupSize(const CoreInfo &core, int64_t rowLength);
+/// Work-items of a gemm kernel whose work-group computes `tiles` register
+/// tiles: a warp per tile, up to eight warps (as many as the loop kernel's
+/// work-group); eight where the count is unknown (<= 0).
+unsigned getGpuGemmWorkGroupSize(const CoreInfo &core, int64_t tiles);
+/// The TC lowering's points per work-group of a loop statement
+/// (LoweringOptions::groupWork) on `core`: one per work-item of the loop
+/// kernel's work-group on a GPU core, else 0 (the lowering's own choice).
+int64_t getDefaultGroupWork(const CoreInfo &core);
 
 /// The gemm tiling `values` ask for (0 fields: the compiler's choice).
 GemmTiling getGemmTiling(const KnobValues &values);
