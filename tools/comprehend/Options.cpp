@@ -13,10 +13,11 @@ cl::SubCommand CompileCommand("compile",
 cl::SubCommand
     RangesCommand("ranges",
                   "Print the inferred index ranges of a .tc file as JSON");
-cl::SubCommand RunCommand("run", "Run a kernel on an OpenCL device");
-cl::SubCommand TuneCommand("tune", "Autotune a kernel on an OpenCL device");
+cl::SubCommand RunCommand("run", "Run a kernel on an OpenCL or CUDA device");
+cl::SubCommand TuneCommand("tune",
+                           "Autotune a kernel on an OpenCL or CUDA device");
 cl::SubCommand DevicesCommand("devices",
-                              "List OpenCL devices and their core info");
+                              "List OpenCL and CUDA devices and their core info");
 
 static cl::OptionCategory category("comprehend options");
 
@@ -105,7 +106,7 @@ cl::opt<std::string> OutDir("out", cl::desc("Write outputs as .npy here"),
 
 cl::opt<std::string>
     Device("device",
-           cl::desc("OpenCL device: index or name substring (default: "
+           cl::desc("Device: index, cuda[:N], opencl[:N] or name substring (default: "
                     "$COMPREHEND_DEVICE, else the first device that runs our "
                     "SPIR-V); for compile, instead of --target"),
            cl::value_desc("N|name"), cl::sub(CompileCommand),

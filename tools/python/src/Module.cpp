@@ -107,7 +107,7 @@ py::dict describeDevice(const runtime::DeviceInfo &info) {
 
 void python::bindDevices(py::module_ &m) {
   py::class_<DeviceHandle, DevicePtr>(m, "Device",
-                                      "An OpenCL device opened for kernels.")
+                                      "An OpenCL or CUDA device opened for kernels.")
       .def(py::init(&openDevice), py::arg("spec") = "")
       .def_property_readonly("info",
                              [](const DeviceHandle &device) {
@@ -138,7 +138,7 @@ void python::bindDevices(py::module_ &m) {
           result.append(describeDevice(info));
         return result;
       },
-      "Every OpenCL device of every platform, with the core info derived "
+      "Every OpenCL and CUDA device, with the core info derived "
       "from it.");
 }
 
