@@ -65,8 +65,7 @@ static Expected<DeviceInfo> queryCudaDevice(const DriverApi &api,
   info.platformVersion = driverVersion;
   info.vendor = "NVIDIA Corporation";
   info.type = "gpu";
-  info.deviceVersion =
-      "sm_" + std::to_string(major) + std::to_string(minor);
+  info.deviceVersion = "sm_" + std::to_string(major) + std::to_string(minor);
   info.driverVersion = driverVersion;
   info.addressBits = 64;
   info.computeUnits = multiprocessors;
@@ -75,9 +74,8 @@ static Expected<DeviceInfo> queryCudaDevice(const DriverApi &api,
   info.maxAllocationBytes = totalMemory;
   info.maxWorkItemSizes = {blockX, blockY, blockZ};
   info.format = ModuleFormat::Ptx;
-  info.core = backend::makeNvidiaCoreInfo(major * 10 + minor, sharedMemory,
-                                          maxThreads, registers,
-                                          multiprocessors);
+  info.core = backend::makeNvidiaCoreInfo(
+      major * 10 + minor, sharedMemory, maxThreads, registers, multiprocessors);
   return info;
 }
 

@@ -166,8 +166,8 @@ static LoadedDriver loadDriver() {
     return driver;
   }
   if (CUresult code = driver.api.cuInit(0))
-    driver.error = formatCudaError("cuInit", code,
-                                   nameCudaError(code, driver.api), "");
+    driver.error =
+        formatCudaError("cuInit", code, nameCudaError(code, driver.api), "");
   return driver;
 }
 

@@ -78,8 +78,7 @@ struct DriverApi {
   CUresult (*cuMemFree)(CUdeviceptr pointer);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr destination, const void *source,
                            size_t bytes);
-  CUresult (*cuMemcpyDtoH)(void *destination, CUdeviceptr source,
-                           size_t bytes);
+  CUresult (*cuMemcpyDtoH)(void *destination, CUdeviceptr source, size_t bytes);
   CUresult (*cuMemsetD8)(CUdeviceptr destination, unsigned char value,
                          size_t count);
   CUresult (*cuModuleLoadDataEx)(CUmodule *module, const void *image,

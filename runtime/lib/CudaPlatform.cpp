@@ -198,8 +198,8 @@ void CudaPlatform::release(uint64_t handle) {
     api.cuMemFree(handle);
 }
 
-llvm::Error CudaPlatform::write(uint64_t handle, const void *data,
-                                size_t bytes, size_t offset) {
+llvm::Error CudaPlatform::write(uint64_t handle, const void *data, size_t bytes,
+                                size_t offset) {
   if (llvm::Error err = makeCurrent())
     return err;
   return checkCuda(api.cuMemcpyHtoD(handle + offset, data, bytes),
@@ -240,13 +240,12 @@ CudaPlatform::buildProgram(llvm::ArrayRef<uint32_t> spirv,
   CUjit_option options[] = {
       CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
       CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
-  void *values[] = {errorLog.data(),
-                    reinterpret_cast<void *>(uintptr_t(errorLog.size())),
-                    infoLog.data(),
-                    reinterpret_cast<void *>(uintptr_t(infoLog.size()))};
+  void *values[] = {
+      errorLog.data(), reinterpret_cast<void *>(uintptr_t(errorLog.size())),
+      infoLog.data(), reinterpret_cast<void *>(uintptr_t(infoLog.size()))};
   CUmodule module = nullptr;
-  CUresult code = api.cuModuleLoadDataEx(&module, ptx->c_str(), 4, options,
-                                         values);
+  CUresult code =
+      api.cuModuleLoadDataEx(&module, ptx->c_str(), 4, options, values);
   if (code != CUDA_SUCCESS) {
     StringRef log = StringRef(errorLog.c_str()).trim();
     return makeCudaError("cuModuleLoadDataEx", code,

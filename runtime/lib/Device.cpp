@@ -104,8 +104,7 @@ static Expected<Device> selectOnPlatform(std::vector<Device> &devices,
         device.getInfo().platformIndex == index)
       return std::move(device);
   return makeInputError(llvm::Twine(origin) + " " + spec +
-                        " is out of range: " +
-                        countDevices(own->size(), name) +
+                        " is out of range: " + countDevices(own->size(), name) +
                         " (see 'comprehend devices')");
 }
 
@@ -146,10 +145,9 @@ Expected<Device> runtime::selectDevice(StringRef spec) {
   unsigned index = 0;
   if (!StringRef(specText).getAsInteger(10, index)) {
     if (index >= devices->size())
-      return makeInputError(llvm::Twine(origin) + " " + specText +
-                            " is out of range: " +
-                            countDevices(devices->size(), "") +
-                            " (see 'comprehend devices')");
+      return makeInputError(
+          llvm::Twine(origin) + " " + specText + " is out of range: " +
+          countDevices(devices->size(), "") + " (see 'comprehend devices')");
     return std::move((*devices)[index]);
   }
   std::string needle = StringRef(specText).lower();

@@ -277,4 +277,3 @@ Expected<std::vector<Device>> runtime::listOpenCLDevices() {
   }
   return devices;
 }
-

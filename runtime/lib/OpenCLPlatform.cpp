@@ -197,9 +197,9 @@ OpenCLPlatform::buildProgram(llvm::ArrayRef<uint32_t> spirv,
 
 llvm::Error OpenCLPlatform::setArgument(Kernel &kernel, unsigned index,
                                         size_t size, const void *data) {
-  std::string call = ("clSetKernelArg(" + kernel.getName() + ", " +
-                      llvm::Twine(index) + ")")
-                         .str();
+  std::string call =
+      ("clSetKernelArg(" + kernel.getName() + ", " + llvm::Twine(index) + ")")
+          .str();
   return checkCL(clSetKernelArg(static_cast<OpenCLKernel &>(kernel).get(),
                                 index, size, data),
                  call);

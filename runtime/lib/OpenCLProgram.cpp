@@ -137,9 +137,9 @@ static std::string getCachePath(const ProgramOptions &options, StringRef key) {
 
 /// Loads a cached binary; any failure just means "not cached".
 static std::unique_ptr<OpenCLProgram> loadCached(cl_context context,
-                                           const Device &device,
-                                           const ProgramOptions &options,
-                                           StringRef key) {
+                                                 const Device &device,
+                                                 const ProgramOptions &options,
+                                                 StringRef key) {
   auto file = llvm::MemoryBuffer::getFile(getCachePath(options, key));
   if (!file)
     return nullptr;

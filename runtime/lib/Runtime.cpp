@@ -208,8 +208,7 @@ llvm::Error Runtime::bindArgument(Kernel &kernel, unsigned index,
     if (!buffer)
       return buffer.takeError();
     bound.temporaries.push_back(std::move(*buffer));
-    return platform->setBufferArgument(kernel, index,
-                                       bound.temporaries.back());
+    return platform->setBufferArgument(kernel, index, bound.temporaries.back());
   };
 
   switch (arg.kind) {

@@ -1,7 +1,7 @@
 //===- RuntimeCommands.cpp - run, tune and devices ------------------------===//
 //
-// `devices` lists the OpenCL and CUDA devices and their core info; `run` compiles a
-// tensor-language file for the selected device (api::IrKernel: every
+// `devices` lists the OpenCL and CUDA devices and their core info; `run`
+// compiles a tensor-language file for the selected device (api::IrKernel: every
 // parameter bound from --arg, else random), launches the entry over --grid
 // work-groups, prints the median kernel time and writes the memref
 // arguments back as .npy files. Exit codes: 1 for bad input (diagnostics,

@@ -253,8 +253,8 @@ TEST_F(LaunchTest, WrongArgumentCountIsAnInputError) {
 TEST_F(LaunchTest, UnsetArgumentsReportTheOpenCLError) {
   // A fresh kernel object whose arguments were never set.
   cl_int err = CL_SUCCESS;
-  cl_kernel raw = clCreateKernel(
-      static_cast<OpenCLProgram *>(program)->get(), "vadd", &err);
+  cl_kernel raw = clCreateKernel(static_cast<OpenCLProgram *>(program)->get(),
+                                 "vadd", &err);
   ASSERT_EQ(err, CL_SUCCESS);
   OpenCLKernel kernel(raw, "vadd", 3);
   auto time = runtime->launch(kernel, {});

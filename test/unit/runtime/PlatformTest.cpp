@@ -78,8 +78,8 @@ TEST_F(PlatformTest, LaunchThroughTheInterfaceIsTimed) {
 TEST_F(PlatformTest, ScalarArgumentsOfTheWrongSizeAreRefused) {
   Kernel &kernel = getKernel("scale2d");
   int32_t narrow = 3; // the kernel takes a long here
-  llvm::Error err = runtime->getPlatform().setArgument(kernel, 1,
-                                                       sizeof(narrow), &narrow);
+  llvm::Error err =
+      runtime->getPlatform().setArgument(kernel, 1, sizeof(narrow), &narrow);
   ASSERT_TRUE(bool(err));
   EXPECT_NE(llvm::toString(std::move(err)).find("CL_INVALID_ARG_SIZE"),
             std::string::npos);
@@ -119,8 +119,8 @@ TEST(DeviceSpecTest, PlatformAndIndexSelectOpenCLDevices) {
   ASSERT_TRUE(bool(first)) << llvm::toString(first.takeError());
   for (const char *spec : {"opencl", "OpenCL:0", "opencl:0"}) {
     auto device = selectDevice(spec);
-    ASSERT_TRUE(bool(device)) << spec << ": "
-                              << llvm::toString(device.takeError());
+    ASSERT_TRUE(bool(device))
+        << spec << ": " << llvm::toString(device.takeError());
     EXPECT_EQ(device->getInfo().platformIndex, 0u);
     EXPECT_EQ(device->getCLDevice(), first->getCLDevice());
   }
@@ -193,8 +193,9 @@ TEST(CudaPlatformTest, WithoutADriverOnlyOpenCLDevicesAreListed) {
     GTEST_SKIP() << "this machine has a CUDA driver";
   }
   std::string message = llvm::toString(cudaDevices.takeError());
-  if (cuda::getDriverLibraryName() == "libcuda.so.1")
+  if (cuda::getDriverLibraryName() == "libcuda.so.1") {
     EXPECT_EQ(message, "no CUDA driver (libcuda.so.1) on this machine");
+  }
   auto devices = listDevices();
   ASSERT_TRUE(bool(devices)) << llvm::toString(devices.takeError());
   for (const Device &device : *devices)

@@ -106,8 +106,8 @@ py::dict describeDevice(const runtime::DeviceInfo &info) {
 } // namespace
 
 void python::bindDevices(py::module_ &m) {
-  py::class_<DeviceHandle, DevicePtr>(m, "Device",
-                                      "An OpenCL or CUDA device opened for kernels.")
+  py::class_<DeviceHandle, DevicePtr>(
+      m, "Device", "An OpenCL or CUDA device opened for kernels.")
       .def(py::init(&openDevice), py::arg("spec") = "")
       .def_property_readonly("info",
                              [](const DeviceHandle &device) {
