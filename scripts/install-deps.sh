@@ -5,7 +5,7 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 packages=(
   build-essential cmake ninja-build git python3 pkg-config
-  llvm-15-dev llvm-15-tools libllvmspirvlib-15-dev
+  llvm-15-dev llvm-15-tools libllvmspirvlib-15-dev libclc-15
   libisl-dev libgmp-dev
   spirv-tools spirv-headers
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo

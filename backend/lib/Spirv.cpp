@@ -9,15 +9,15 @@
 
 using namespace comprehend::backend;
 
-/// Whether \p words declares the Int64Atomics capability.
-static bool usesInt64Atomics(llvm::ArrayRef<uint32_t> words) {
+/// Whether \p words declares \p capability.
+static bool usesCapability(llvm::ArrayRef<uint32_t> words,
+                           spv::Capability capability) {
   // Capabilities come first, right after the five header words.
   for (size_t i = 5; i < words.size();) {
     uint32_t count = words[i] >> spv::WordCountShift;
     if ((words[i] & spv::OpCodeMask) != spv::OpCapability || count == 0)
       return false;
-    if (count > 1 && i + 1 < words.size() &&
-        words[i + 1] == spv::CapabilityInt64Atomics)
+    if (count > 1 && i + 1 < words.size() && words[i + 1] == capability)
       return true;
     i += count;
   }
@@ -28,8 +28,13 @@ static spv_target_env getTargetEnv(llvm::ArrayRef<uint32_t> words,
                                    const CoreInfo &core) {
   // SPIRV-Tools' OpenCL environments reject Int64Atomics (it comes from the
   // OpenCL extension cl_khr_int64_base_atomics, which they cannot be told
-  // about); such modules are checked against plain SPIR-V instead.
-  if (usesInt64Atomics(words))
+  // about); such modules are checked against plain SPIR-V instead. So are
+  // OpenCL 1.2-shaped modules with subgroup collectives (Groups, OpenCL
+  // 2.0's), which only NVIDIA cores get: they go through LLVMSPIRVLib to
+  // PTX, never to an OpenCL 1.2 driver.
+  if (usesCapability(words, spv::CapabilityInt64Atomics) ||
+      (core.spirv.openCL12Shaped &&
+       usesCapability(words, spv::CapabilityGroups)))
     return core.spirv.openCL12Shaped ? SPV_ENV_UNIVERSAL_1_0
                                      : SPV_ENV_UNIVERSAL_1_2;
   return core.spirv.openCL12Shaped ? SPV_ENV_OPENCL_1_2 : SPV_ENV_OPENCL_2_2;

@@ -1,4 +1,4 @@
-//===- BackendCommands.cpp - `compile --emit lowered-ir|spirv|spirv-asm` --===//
+//===- BackendCommands.cpp - `compile --emit lowered-ir|spirv|...|ptx` ----===//
 #include "Commands.h"
 #include "Input.h"
 #include "Options.h"
@@ -9,6 +9,7 @@
 
 #include "comprehend/backend/Compiler.h"
 #include "comprehend/backend/CoreInfo.h"
+#include "comprehend/backend/Ptx.h"
 #include "comprehend/backend/Spirv.h"
 #include "comprehend/ir/Printer.h"
 #include "comprehend/ir/Program.h"
@@ -75,8 +76,38 @@ std::optional<backend::CoreInfo> getCompileTarget(int &exitCode) {
       llvm::errs() << ' ' << name;
     llvm::errs() << '\n';
     exitCode = ExitUsage;
+    return core;
+  }
+  if (Emit == EmitKind::Ptx && !core->isNvidia()) {
+    llvm::errs() << "comprehend compile: --emit ptx needs an NVIDIA target "
+                    "(--target nvidia-sm80); '"
+                 << core->name << "' is not one\n";
+    exitCode = ExitUsage;
+    return std::nullopt;
   }
   return core;
+}
+
+/// Prints the PTX of \p spirv; a missing libclc is an installation
+/// problem (exit 3), anything else a compiler bug.
+static int emitPtxText(llvm::ArrayRef<uint32_t> spirv,
+                       const backend::CoreInfo &core, llvm::raw_ostream &os) {
+  llvm::Expected<std::string> ptx = backend::emitPtx(spirv, core);
+  if (ptx) {
+    os << *ptx;
+    return ExitSuccess;
+  }
+  int exitCode = ExitInvalidInput;
+  llvm::handleAllErrors(ptx.takeError(), [&](const backend::PtxError &error) {
+    bool missing = error.getKind() == backend::PtxError::Kind::MissingLibclc;
+    exitCode = missing ? ExitRuntime : ExitInvalidInput;
+    llvm::errs() << "comprehend compile: "
+                 << (missing ? "error" : "compiler bug") << ": "
+                 << error.message()
+                 << (missing ? "; set COMPREHEND_LIBCLC_NVPTX to its path" : "")
+                 << '\n';
+  });
+  return exitCode;
 }
 
 int emitBackendOutput(ir::Program &program, const backend::CoreInfo &core,
@@ -129,6 +160,12 @@ int emitBackendOutput(ir::Program &program, const backend::CoreInfo &core,
                       compiled->spirv.size() * sizeof(uint32_t));
     output.keep();
     return ExitSuccess;
+  }
+  if (Emit == EmitKind::Ptx) {
+    int code = emitPtxText(compiled->spirv, core, output.os());
+    if (code == ExitSuccess)
+      output.keep();
+    return code;
   }
   llvm::Expected<std::string> text = backend::disassembleSpirv(compiled->spirv);
   if (!text) {

@@ -51,13 +51,14 @@ cl::opt<std::string> Sizes("sizes",
                            cl::sub(RangesCommand), cl::sub(RunCommand),
                            cl::sub(TuneCommand), cl::cat(category));
 
-cl::opt<std::string>
-    Target("target",
-           cl::desc("Target core preset (pocl-cpu, generic-sg8, "
-                    "generic-sg16, generic-sg32); --device instead compiles "
-                    "for an OpenCL device's core, as run does"),
-           cl::value_desc("core"), cl::init("pocl-cpu"),
-           cl::sub(CompileCommand), cl::cat(category));
+cl::opt<std::string> Target(
+    "target",
+    cl::desc(
+        "Target core preset (pocl-cpu, generic-sg8, "
+        "generic-sg16, generic-sg32, nvidia-sm80); --device instead compiles "
+        "for an OpenCL device's core, as run does"),
+    cl::value_desc("core"), cl::init("pocl-cpu"), cl::sub(CompileCommand),
+    cl::cat(category));
 
 cl::opt<EmitKind> Emit(
     "emit", cl::desc("What to emit"),
@@ -66,6 +67,8 @@ cl::opt<EmitKind> Emit(
                           "the program after the backend passes"),
                clEnumValN(EmitKind::Spirv, "spirv", "SPIR-V binary"),
                clEnumValN(EmitKind::SpirvAsm, "spirv-asm", "SPIR-V assembly"),
+               clEnumValN(EmitKind::Ptx, "ptx",
+                          "PTX for an NVIDIA target (e.g. nvidia-sm80)"),
                clEnumValN(EmitKind::Schedule, "schedule",
                           "the mapped isl schedule and AST (.tc only)")),
     cl::init(EmitKind::IR), cl::sub(CompileCommand), cl::cat(category));

@@ -22,7 +22,7 @@ enum ExitCode : int {
   ExitRuntime = 3, ///< device or runtime error
 };
 
-enum class EmitKind { IR, LoweredIR, Spirv, SpirvAsm, Schedule };
+enum class EmitKind { IR, LoweredIR, Spirv, SpirvAsm, Ptx, Schedule };
 enum class InputLang { Auto, IR, TC };
 
 extern llvm::cl::SubCommand CheckCommand;
