@@ -34,3 +34,8 @@ try:
     config.available_features.add("cuda-driver")
 except OSError:
     pass
+# A fake CUDA driver (test/unit/runtime/FakeCudaDriver.cpp) for the CUDA
+# platform's listing and selection on machines without a GPU.
+config.substitutions.append(("%fake-cuda-driver", os.path.join(
+    config.comprehend_binary_dir, "test", "unit", "runtime",
+    "libfake-cuda-driver.so")))
