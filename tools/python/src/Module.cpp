@@ -77,6 +77,7 @@ namespace {
 py::dict describeDevice(const runtime::DeviceInfo &info) {
   py::dict device;
   device["index"] = info.index;
+  device["api"] = runtime::getPlatformKindName(info.platform).str();
   device["name"] = info.name;
   device["platform"] = info.platformName;
   device["platform_version"] = info.platformVersion;
