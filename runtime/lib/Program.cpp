@@ -30,10 +30,14 @@ llvm::Error Program::getMissingKernelError(StringRef name) const {
   auto names = getKernelNames();
   if (!names)
     return names.takeError();
+  std::string list = "none";
+  if (!names->empty()) {
+    list = "'";
+    list += llvm::join(*names, "', '");
+    list += "'";
+  }
   return makeInputError("no kernel '" + name + "' in the module; it has " +
-                        (names->empty()
-                             ? std::string("none")
-                             : "'" + llvm::join(*names, "', '") + "'"));
+                        list);
 }
 
 std::string
