@@ -181,6 +181,20 @@ Runtime::bindArguments(Kernel &kernel,
   return bound;
 }
 
+/// The extent (DynamicShape, GroupShape) or the stride (DynamicStride,
+/// GroupStride) of mode `arg.mode`.
+static Expected<int64_t> getModeValue(const backend::KernelArg &arg,
+                                      llvm::ArrayRef<int64_t> shape,
+                                      llvm::ArrayRef<int64_t> strides) {
+  using Kind = backend::KernelArg::Kind;
+  bool isShape = arg.kind == Kind::DynamicShape || arg.kind == Kind::GroupShape;
+  llvm::ArrayRef<int64_t> sizes = isShape ? shape : strides;
+  if (arg.mode >= sizes.size())
+    return makeInputError("parameter " + llvm::Twine(arg.paramIndex) +
+                          " has no mode " + llvm::Twine(arg.mode));
+  return sizes[arg.mode];
+}
+
 llvm::Error Runtime::bindArgument(Kernel &kernel, unsigned index,
                                   const backend::KernelArg &arg,
                                   llvm::ArrayRef<ArgValue> values,
@@ -191,17 +205,23 @@ llvm::Error Runtime::bindArgument(Kernel &kernel, unsigned index,
   const auto *scalar = std::get_if<ScalarArg>(&value);
   const auto *tensor = std::get_if<TensorArg>(&value);
   const auto *group = std::get_if<GroupArg>(&value);
-  auto wrongKind = [&](llvm::StringRef expected) {
+  bool wantsGroup =
+      arg.kind == Kind::GroupPointer || arg.kind == Kind::GroupShape ||
+      arg.kind == Kind::GroupStride || arg.kind == Kind::GroupSize ||
+      arg.kind == Kind::GroupOffset;
+  bool wantsScalar = arg.kind == Kind::Scalar;
+  if (wantsScalar  ? !scalar
+      : wantsGroup ? !group
+                   : !tensor || (arg.kind == Kind::Pointer && !tensor->buffer))
     return makeInputError("parameter " + llvm::Twine(arg.paramIndex) +
                           " of kernel '" + kernel.getName() + "' must be a " +
-                          expected);
-  };
-  auto noMode = [&] {
-    return makeInputError("parameter " + llvm::Twine(arg.paramIndex) +
-                          " has no mode " + llvm::Twine(arg.mode));
-  };
-  auto setI64 = [&](int64_t v) {
-    return platform->setArgument(kernel, index, sizeof(v), &v);
+                          (wantsScalar  ? "scalar"
+                           : wantsGroup ? "group"
+                                        : "memref"));
+  auto setI64 = [&](Expected<int64_t> v) -> llvm::Error {
+    if (!v)
+      return v.takeError();
+    return platform->setArgument(kernel, index, sizeof(int64_t), &*v);
   };
   // A temporary buffer bound as a pointer argument and kept in `bound`.
   auto setTemporary = [&](Expected<Buffer> buffer) -> llvm::Error {
@@ -213,8 +233,6 @@ llvm::Error Runtime::bindArgument(Kernel &kernel, unsigned index,
 
   switch (arg.kind) {
   case Kind::Scalar:
-    if (!scalar)
-      return wrongKind("scalar");
     if (arg.sizeInBytes != scalar->getSize())
       return makeInputError("parameter " + llvm::Twine(arg.paramIndex) +
                             " of kernel '" + kernel.getName() + "' takes " +
@@ -223,23 +241,11 @@ llvm::Error Runtime::bindArgument(Kernel &kernel, unsigned index,
     return platform->setArgument(kernel, index, scalar->getSize(),
                                  scalar->bytes.data());
   case Kind::Pointer:
-    if (!tensor || !tensor->buffer)
-      return wrongKind("memref");
     return platform->setBufferArgument(kernel, index, *tensor->buffer);
   case Kind::DynamicShape:
-  case Kind::DynamicStride: {
-    if (!tensor)
-      return wrongKind("memref");
-    auto sizes = arg.kind == Kind::DynamicShape
-                     ? llvm::SmallVector<int64_t, 4>(tensor->shape)
-                     : tensor->getStrides();
-    if (arg.mode >= sizes.size())
-      return noMode();
-    return setI64(sizes[arg.mode]);
-  }
+  case Kind::DynamicStride:
+    return setI64(getModeValue(arg, tensor->shape, tensor->getStrides()));
   case Kind::GroupPointer: {
-    if (!group)
-      return wrongKind("group");
     auto it = tables.find(arg.paramIndex);
     if (it != tables.end())
       return platform->setBufferArgument(kernel, index,
@@ -249,25 +255,17 @@ llvm::Error Runtime::bindArgument(Kernel &kernel, unsigned index,
   }
   case Kind::GroupShape:
   case Kind::GroupStride: {
-    if (!group)
-      return wrongKind("group");
-    auto sizes = arg.kind == Kind::GroupShape
-                     ? llvm::SmallVector<int64_t, 4>(group->shape)
-                     : group->getStrides();
-    if (arg.mode >= sizes.size())
-      return noMode();
+    auto size = getModeValue(arg, group->shape, group->getStrides());
+    if (!size)
+      return size.takeError();
     std::vector<int64_t> repeated(std::max<int64_t>(group->getSize(), 1),
-                                  sizes[arg.mode]);
+                                  *size);
     return setTemporary(
         upload(repeated.data(), repeated.size() * sizeof(int64_t)));
   }
   case Kind::GroupSize:
-    if (!group)
-      return wrongKind("group");
     return setI64(group->getSize());
   case Kind::GroupOffset:
-    if (!group)
-      return wrongKind("group");
     return setI64(group->offset);
   }
   return llvm::Error::success();
