@@ -21,6 +21,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <random>
+#include <set>
 
 using namespace comprehend;
 using namespace comprehend::runtime;
@@ -131,6 +132,53 @@ func @args(%s: f32, %A: memref<f32x?x8>, %G: group<memref<f32x4>x?>,
 }
 )";
 
+/// Checks the bytes the fake driver received for argument `i` against the
+/// value the calling convention binds to it.
+void checkLaunchedArgument(const backend::KernelArg &arg, size_t i,
+                           const std::vector<uint8_t> &bytes,
+                           llvm::ArrayRef<ArgValue> values,
+                           const Buffer &bufferA, const Buffer &bufferG) {
+  using Kind = backend::KernelArg::Kind;
+  ASSERT_EQ(bytes.size(), arg.kind == Kind::Scalar ? arg.sizeInBytes : 8u)
+      << "argument " << i;
+  uint64_t word = 0;
+  std::memcpy(&word, bytes.data(), std::min<size_t>(bytes.size(), 8));
+  switch (arg.kind) {
+  case Kind::Scalar: {
+    const auto &scalar = std::get<ScalarArg>(values[arg.paramIndex]);
+    EXPECT_EQ(bytes,
+              std::vector<uint8_t>(scalar.bytes.begin(),
+                                   scalar.bytes.begin() + scalar.getSize()))
+        << "argument " << i;
+    break;
+  }
+  case Kind::Pointer:
+    EXPECT_EQ(word, bufferA.getHandle());
+    break;
+  case Kind::DynamicShape:
+  case Kind::DynamicStride: {
+    const auto &tensor = std::get<TensorArg>(values[arg.paramIndex]);
+    EXPECT_EQ(int64_t(word), arg.kind == Kind::DynamicShape
+                                 ? tensor.shape[arg.mode]
+                                 : tensor.getStrides()[arg.mode]);
+    break;
+  }
+  case Kind::GroupPointer: {
+    // The address table holds each member's address: the fake device's
+    // memory is the host's, so the table reads directly.
+    const auto *table = reinterpret_cast<const uint64_t *>(word);
+    for (uint64_t member = 0; member < 3; ++member)
+      EXPECT_EQ(table[member], bufferG.getHandle() + member * 16);
+    break;
+  }
+  case Kind::GroupSize:
+    EXPECT_EQ(word, 3u);
+    break;
+  default:
+    ADD_FAILURE() << "unexpected argument kind at " << i;
+  }
+}
+
 TEST(FakeCudaTest, LaunchesPassTheCallingConvention) {
   auto runtime = Runtime::create("cuda");
   ASSERT_TRUE(bool(runtime)) << llvm::toString(runtime.takeError());
@@ -169,49 +217,16 @@ TEST(FakeCudaTest, LaunchesPassTheCallingConvention) {
                                                    info.workGroupSize[1], 1}));
   EXPECT_EQ(launch.sharedMemBytes, 0u);
   ASSERT_EQ(launch.params.size(), info.args.size());
-  using Kind = backend::KernelArg::Kind;
+  std::set<backend::KernelArg::Kind> kinds;
   for (size_t i = 0; i < info.args.size(); ++i) {
-    const backend::KernelArg &arg = info.args[i];
-    const std::vector<uint8_t> &bytes = launch.params[i];
-    ASSERT_EQ(bytes.size(), arg.kind == Kind::Scalar ? arg.sizeInBytes : 8u)
-        << "argument " << i;
-    uint64_t word = 0;
-    std::memcpy(&word, bytes.data(), std::min<size_t>(bytes.size(), 8));
-    switch (arg.kind) {
-    case Kind::Scalar: {
-      const auto &scalar = std::get<ScalarArg>(values[arg.paramIndex]);
-      EXPECT_EQ(bytes,
-                std::vector<uint8_t>(scalar.bytes.begin(),
-                                     scalar.bytes.begin() + scalar.getSize()))
-          << "argument " << i;
-      break;
-    }
-    case Kind::Pointer:
-      EXPECT_EQ(word, bufferA->getHandle());
-      break;
-    case Kind::DynamicShape:
-    case Kind::DynamicStride: {
-      const auto &tensor = std::get<TensorArg>(values[arg.paramIndex]);
-      EXPECT_EQ(int64_t(word), arg.kind == Kind::DynamicShape
-                                   ? tensor.shape[arg.mode]
-                                   : tensor.getStrides()[arg.mode]);
-      break;
-    }
-    case Kind::GroupPointer: {
-      // The address table holds each member's address: the fake device's
-      // memory is the host's, so the table reads directly.
-      const auto *table = reinterpret_cast<const uint64_t *>(word);
-      for (uint64_t member = 0; member < 3; ++member)
-        EXPECT_EQ(table[member], bufferG->getHandle() + member * 16);
-      break;
-    }
-    case Kind::GroupSize:
-      EXPECT_EQ(word, 3u);
-      break;
-    default:
-      ADD_FAILURE() << "unexpected argument kind at " << i;
-    }
+    checkLaunchedArgument(info.args[i], i, launch.params[i], values, *bufferA,
+                          *bufferG);
+    kinds.insert(info.args[i].kind);
   }
+  using Kind = backend::KernelArg::Kind;
+  for (Kind kind : {Kind::Scalar, Kind::Pointer, Kind::DynamicShape,
+                    Kind::GroupPointer, Kind::GroupSize})
+    EXPECT_TRUE(kinds.count(kind)) << "no argument of kind " << int(kind);
 }
 
 TEST(FakeCudaTest, DriverErrorsAreNamedWithTheJitLog) {
