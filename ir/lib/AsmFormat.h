@@ -1,8 +1,9 @@
 //===- AsmFormat.h - The `format` strings of the instruction table -*- C++
 //-*-===//
 //
-// The parser and printer interpret each instruction's `format` (IR.md "Format
-// directives") at run time. A format is split once into elements:
+// The parser and printer interpret each instruction's `format` (the
+// directives below; docs/design.md "Adding an instruction") at run time. A
+// format is split once into elements:
 //
 //   $name                 a property, operand group or region of the
 //                         descriptor (resolved by name)

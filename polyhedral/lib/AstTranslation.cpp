@@ -1,13 +1,11 @@
 //===- AstTranslation.cpp - isl's AST to the mapper's AST -----------------===//
 #include "AstTranslation.h"
 
+#include "Mapping.h"
+#include "ScheduleTreeSupport.h"
+
 #include "llvm/ADT/STLExtras.h"
 
-#include <isl/ast.h>
-#include <isl/id.h>
-#include <isl/val.h>
-
-#include <cstdlib>
 #include <functional>
 
 using namespace comprehend::poly;
@@ -20,11 +18,12 @@ struct Untranslatable {
   std::string reason;
 };
 
-std::string idName(isl_id *id) {
-  const char *name = isl_id_get_name(id);
-  std::string result = name ? name : "";
-  isl_id_free(id);
-  return result;
+/// The name of an identifier expression (a loop iterator, a parameter or a
+/// statement).
+std::string idName(const isl::ast_expr &expr) {
+  if (!expr.isa<isl::ast_expr_id>())
+    throw Untranslatable{"an expression that is not an identifier"};
+  return expr.as<isl::ast_expr_id>().id().name();
 }
 
 /// A constant-folding evaluator: the value of \p expr when it uses no
@@ -88,15 +87,21 @@ public:
              llvm::ArrayRef<ScopStatement> statements)
       : params(params), statements(statements) {}
 
-  IndexExpr expr(isl_ast_expr *expr);
-  AstCondition condition(isl_ast_expr *expr);
-  void node(isl_ast_node *node, std::vector<AstNode> &out,
+  IndexExpr expr(const isl::ast_expr &expr);
+  AstCondition condition(const isl::ast_expr &expr);
+  void node(const isl::ast_node &node, std::vector<AstNode> &out,
             AstNode::Mapping pending, unsigned depth);
 
 private:
-  void forNode(isl_ast_node *node, std::vector<AstNode> &out,
+  IndexExpr operation(const isl::ast_expr_op &op);
+  void forNode(const isl::ast_node_for &node, std::vector<AstNode> &out,
                AstNode::Mapping pending, unsigned depth);
-  AstNode userNode(isl_ast_node *node);
+  /// Whether the loop \p loop (bounds set) goes to \p pending.
+  bool isMapped(const AstNode &loop, AstNode::Mapping pending,
+                unsigned depth) const;
+  void markNode(const isl::ast_node_mark &node, std::vector<AstNode> &out);
+  void ifNode(const isl::ast_node_if &node, std::vector<AstNode> &out);
+  AstNode userNode(const isl::ast_node_user &node);
 
   llvm::ArrayRef<std::string> params;
   llvm::ArrayRef<ScopStatement> statements;
@@ -106,114 +111,98 @@ private:
   llvm::SmallVector<std::string, 3> markedIterators;
 };
 
-IndexExpr Translator::expr(isl_ast_expr *e) {
-  // Takes ownership of e.
-  struct Guard {
-    isl_ast_expr *e;
-    ~Guard() { isl_ast_expr_free(e); }
-  } guard{e};
-  switch (isl_ast_expr_get_type(e)) {
-  case isl_ast_expr_int: {
-    isl_val *val = isl_ast_expr_get_val(e);
-    int64_t value = isl_val_get_num_si(val);
-    isl_val_free(val);
-    return IndexExpr::constant(value);
-  }
-  case isl_ast_expr_id: {
-    std::string name = idName(isl_ast_expr_get_id(e));
+IndexExpr Translator::expr(const isl::ast_expr &e) {
+  if (e.isa<isl::ast_expr_int>())
+    return IndexExpr::constant(e.as<isl::ast_expr_int>().val().get_num_si());
+  if (e.isa<isl::ast_expr_id>()) {
+    std::string name = idName(e);
     if (llvm::is_contained(params, name))
       return IndexExpr::param(name);
     return IndexExpr::var(name);
   }
-  case isl_ast_expr_op:
-    break;
-  default:
+  if (!e.isa<isl::ast_expr_op>())
     throw Untranslatable{"unknown AST expression"};
-  }
-  int numArgs = isl_ast_expr_op_get_n_arg(e);
-  auto arg = [&](int i) { return expr(isl_ast_expr_op_get_arg(e, i)); };
-  auto fold2 = [&](Kind kind) {
-    IndexExpr result = arg(0);
-    for (int i = 1; i < numArgs; ++i)
-      result = IndexExpr::binary(kind, std::move(result), arg(i));
-    return result;
-  };
-  switch (isl_ast_expr_op_get_type(e)) {
-  case isl_ast_expr_op_add:
-    return fold2(Kind::Add);
-  case isl_ast_expr_op_sub:
-    return fold2(Kind::Sub);
-  case isl_ast_expr_op_mul:
-    return fold2(Kind::Mul);
-  case isl_ast_expr_op_min:
-    return fold2(Kind::Min);
-  case isl_ast_expr_op_max:
-    return fold2(Kind::Max);
-  case isl_ast_expr_op_minus:
-    return IndexExpr::neg(arg(0));
-  // Exact division, floor division and division of a non-negative number:
-  // all agree with floor division where isl uses them.
-  case isl_ast_expr_op_div:
-  case isl_ast_expr_op_fdiv_q:
-  case isl_ast_expr_op_pdiv_q:
-    return fold2(Kind::FloorDiv);
-  // Remainders: pdiv_r of a non-negative number; zdiv_r only in
-  // comparisons with 0, where floor and truncating remainders agree.
-  case isl_ast_expr_op_pdiv_r:
-  case isl_ast_expr_op_zdiv_r:
-    return fold2(Kind::Mod);
-  default:
-    throw Untranslatable{"an AST expression without IndexExpr form"};
-  }
+  return operation(e.as<isl::ast_expr_op>());
 }
 
-AstCondition Translator::condition(isl_ast_expr *e) {
-  struct Guard {
-    isl_ast_expr *e;
-    ~Guard() { isl_ast_expr_free(e); }
-  } guard{e};
-  if (isl_ast_expr_get_type(e) != isl_ast_expr_op)
-    throw Untranslatable{"a guard that is not a comparison"};
-  AstCondition result;
-  auto compare = [&](AstCondition::Kind kind) {
-    result.kind = kind;
-    result.lhs = fold(expr(isl_ast_expr_op_get_arg(e, 0)));
-    result.rhs = fold(expr(isl_ast_expr_op_get_arg(e, 1)));
-    return result;
-  };
-  auto junction = [&](AstCondition::Kind kind) {
-    result.kind = kind;
-    for (int i = 0, n = isl_ast_expr_op_get_n_arg(e); i < n; ++i)
-      result.operands.push_back(condition(isl_ast_expr_op_get_arg(e, i)));
-    return result;
-  };
+/// The IndexExpr kind that folds the arguments of \p op left to right.
+std::optional<Kind> foldedKind(const isl::ast_expr_op &op) {
+  if (op.isa<isl::ast_expr_op_add>())
+    return Kind::Add;
+  if (op.isa<isl::ast_expr_op_sub>())
+    return Kind::Sub;
+  if (op.isa<isl::ast_expr_op_mul>())
+    return Kind::Mul;
+  if (op.isa<isl::ast_expr_op_min>())
+    return Kind::Min;
+  if (op.isa<isl::ast_expr_op_max>())
+    return Kind::Max;
+  // Exact division, floor division and division of a non-negative number:
+  // all agree with floor division where isl uses them.
+  if (op.isa<isl::ast_expr_op_div>() || op.isa<isl::ast_expr_op_fdiv_q>() ||
+      op.isa<isl::ast_expr_op_pdiv_q>())
+    return Kind::FloorDiv;
+  // Remainders: pdiv_r of a non-negative number; zdiv_r only in
+  // comparisons with 0, where floor and truncating remainders agree.
+  if (op.isa<isl::ast_expr_op_pdiv_r>() || op.isa<isl::ast_expr_op_zdiv_r>())
+    return Kind::Mod;
+  return std::nullopt;
+}
+
+IndexExpr Translator::operation(const isl::ast_expr_op &op) {
+  if (op.isa<isl::ast_expr_op_minus>())
+    return IndexExpr::neg(expr(op.arg(0)));
+  std::optional<Kind> kind = foldedKind(op);
+  if (!kind)
+    throw Untranslatable{"an AST expression without IndexExpr form"};
+  IndexExpr result = expr(op.arg(0));
+  for (unsigned i = 1, e = op.n_arg(); i < e; ++i)
+    result = IndexExpr::binary(*kind, std::move(result), expr(op.arg(i)));
+  return result;
+}
+
+/// The comparison \p op makes, if it is one.
+std::optional<AstCondition::Kind> comparisonKind(const isl::ast_expr_op &op) {
   using CK = AstCondition::Kind;
-  switch (isl_ast_expr_op_get_type(e)) {
-  case isl_ast_expr_op_and:
-  case isl_ast_expr_op_and_then:
-    return junction(CK::And);
-  case isl_ast_expr_op_or:
-  case isl_ast_expr_op_or_else:
-    return junction(CK::Or);
-  case isl_ast_expr_op_eq:
-    return compare(CK::Eq);
-  case isl_ast_expr_op_le:
-    return compare(CK::Le);
-  case isl_ast_expr_op_lt:
-    return compare(CK::Lt);
-  case isl_ast_expr_op_ge:
-    return compare(CK::Ge);
-  case isl_ast_expr_op_gt:
-    return compare(CK::Gt);
-  default:
+  if (op.isa<isl::ast_expr_op_eq>())
+    return CK::Eq;
+  if (op.isa<isl::ast_expr_op_le>())
+    return CK::Le;
+  if (op.isa<isl::ast_expr_op_lt>())
+    return CK::Lt;
+  if (op.isa<isl::ast_expr_op_ge>())
+    return CK::Ge;
+  if (op.isa<isl::ast_expr_op_gt>())
+    return CK::Gt;
+  return std::nullopt;
+}
+
+AstCondition Translator::condition(const isl::ast_expr &e) {
+  if (!e.isa<isl::ast_expr_op>())
     throw Untranslatable{"a guard that is not a comparison"};
+  auto op = e.as<isl::ast_expr_op>();
+  using CK = AstCondition::Kind;
+  AstCondition result;
+  if (std::optional<CK> kind = comparisonKind(op)) {
+    result.kind = *kind;
+    result.lhs = fold(expr(op.arg(0)));
+    result.rhs = fold(expr(op.arg(1)));
+    return result;
   }
+  if (op.isa<isl::ast_expr_op_and>() || op.isa<isl::ast_expr_op_and_then>())
+    result.kind = CK::And;
+  else if (op.isa<isl::ast_expr_op_or>() || op.isa<isl::ast_expr_op_or_else>())
+    result.kind = CK::Or;
+  else
+    throw Untranslatable{"a guard that is not a comparison"};
+  for (unsigned i = 0, n = op.n_arg(); i < n; ++i)
+    result.operands.push_back(condition(op.arg(i)));
+  return result;
 }
 
 /// The exclusive upper bound of \p iterator from a loop condition
 /// `iterator <= e`, `iterator < e` or a conjunction of those.
-static IndexExpr upperBound(const AstCondition &cond,
-                            llvm::StringRef iterator) {
+IndexExpr upperBound(const AstCondition &cond, llvm::StringRef iterator) {
   using CK = AstCondition::Kind;
   if (cond.kind == CK::And) {
     IndexExpr result = upperBound(cond.operands[0], iterator);
@@ -231,33 +220,14 @@ static IndexExpr upperBound(const AstCondition &cond,
   throw Untranslatable{"a loop condition that is not an upper bound"};
 }
 
-static bool uses(const IndexExpr &expr, llvm::ArrayRef<std::string> names) {
+bool uses(const IndexExpr &expr, llvm::ArrayRef<std::string> names) {
   return llvm::any_of(expr.getVariables(), [&](const std::string &var) {
     return llvm::is_contained(names, var);
   });
 }
 
-void Translator::forNode(isl_ast_node *node, std::vector<AstNode> &out,
-                         AstNode::Mapping pending, unsigned depth) {
-  AstNode loop;
-  loop.kind = AstNode::Kind::For;
-  isl_ast_expr *iterator = isl_ast_node_for_get_iterator(node);
-  loop.iterator = idName(isl_ast_expr_get_id(iterator));
-  isl_ast_expr_free(iterator);
-  loop.lo = fold(expr(isl_ast_node_for_get_init(node)));
-  if (isl_ast_node_for_is_degenerate(node)) {
-    loop.hi =
-        fold(IndexExpr::binary(Kind::Add, loop.lo, IndexExpr::constant(1)));
-  } else {
-    loop.hi = fold(
-        upperBound(condition(isl_ast_node_for_get_cond(node)), loop.iterator));
-  }
-  isl_ast_expr *inc = isl_ast_node_for_get_inc(node);
-  IndexExpr step = fold(expr(inc));
-  if (step.getKind() != Kind::Constant || step.getValue() <= 0)
-    throw Untranslatable{"a loop without a positive constant step"};
-  loop.step = step.getValue();
-
+bool Translator::isMapped(const AstNode &loop, AstNode::Mapping pending,
+                          unsigned depth) const {
   // A mapped loop needs step 1; a group loop constant bounds; a work-item
   // loop bounds that do not depend on the other work-item loops.
   bool mapped = pending != AstNode::Mapping::Sequential && loop.step == 1 &&
@@ -266,129 +236,142 @@ void Translator::forNode(isl_ast_node *node, std::vector<AstNode> &out,
     mapped = depth < 3 && evaluate(loop.lo) && evaluate(loop.hi);
   if (mapped && pending == AstNode::Mapping::WorkItem)
     mapped = !uses(loop.lo, chainIterators) && !uses(loop.hi, chainIterators);
+  return mapped;
+}
+
+/// Whether \p loop (sequential, body translated) carries only the
+/// dependences of a reduction: its body updates one LHS element throughout.
+bool isReductionLoop(const AstNode &loop,
+                     llvm::ArrayRef<ScopStatement> statements) {
+  if (loop.mapping != AstNode::Mapping::Sequential ||
+      loop.children.size() != 1 ||
+      loop.children[0].kind != AstNode::Kind::Instance || loop.children[0].init)
+    return false;
+  const AstNode &instance = loop.children[0];
+  const ScopStatement &stmt = statements[instance.statement];
+  return stmt.reduction && llvm::none_of(stmt.lhsPositions, [&](unsigned pos) {
+           return uses(instance.args[pos], {loop.iterator});
+         });
+}
+
+void Translator::forNode(const isl::ast_node_for &node,
+                         std::vector<AstNode> &out, AstNode::Mapping pending,
+                         unsigned depth) {
+  AstNode loop;
+  loop.kind = AstNode::Kind::For;
+  loop.iterator = idName(node.iterator());
+  loop.lo = fold(expr(node.init()));
+  if (node.is_degenerate()) {
+    loop.hi =
+        fold(IndexExpr::binary(Kind::Add, loop.lo, IndexExpr::constant(1)));
+  } else {
+    loop.hi = fold(upperBound(condition(node.cond()), loop.iterator));
+  }
+  IndexExpr step = fold(expr(node.inc()));
+  if (step.getKind() != Kind::Constant || step.getValue() <= 0)
+    throw Untranslatable{"a loop without a positive constant step"};
+  loop.step = step.getValue();
+
+  bool mapped = isMapped(loop, pending, depth);
   if (mapped) {
     loop.mapping = pending;
     loop.mappedDim = depth;
     if (pending == AstNode::Mapping::WorkItem)
       chainIterators.push_back(loop.iterator);
   }
-  isl_ast_node *body = isl_ast_node_for_get_body(node);
+  isl::ast_node body = node.body();
   // The chain of mapped loops continues only through directly nested loops.
-  bool chain = mapped && isl_ast_node_get_type(body) == isl_ast_node_for;
+  bool chain = mapped && body.isa<isl::ast_node_for>();
   this->node(body, loop.children,
              chain ? pending : AstNode::Mapping::Sequential, depth + 1);
   if (mapped && pending == AstNode::Mapping::WorkItem && !chain)
     chainIterators.clear();
-
-  // A reduction loop: its body updates one LHS element throughout.
-  if (loop.mapping == AstNode::Mapping::Sequential &&
-      loop.children.size() == 1 &&
-      loop.children[0].kind == AstNode::Kind::Instance &&
-      !loop.children[0].init) {
-    const AstNode &instance = loop.children[0];
-    const ScopStatement &stmt = statements[instance.statement];
-    loop.reduction =
-        stmt.reduction && llvm::none_of(stmt.lhsPositions, [&](unsigned pos) {
-          return uses(instance.args[pos], {loop.iterator});
-        });
-  }
+  loop.reduction = isReductionLoop(loop, statements);
   out.push_back(std::move(loop));
 }
 
-AstNode Translator::userNode(isl_ast_node *node) {
-  isl_ast_expr *call = isl_ast_node_user_get_expr(node);
-  struct Guard {
-    isl_ast_expr *e;
-    ~Guard() { isl_ast_expr_free(e); }
-  } guard{call};
-  if (isl_ast_expr_get_type(call) != isl_ast_expr_op ||
-      isl_ast_expr_op_get_type(call) != isl_ast_expr_op_call)
+AstNode Translator::userNode(const isl::ast_node_user &node) {
+  isl::ast_expr call = node.expr();
+  if (!call.isa<isl::ast_expr_op>() ||
+      !call.as<isl::ast_expr_op>().isa<isl::ast_expr_op_call>())
     throw Untranslatable{"a statement that is not a call"};
-  isl_ast_expr *callee = isl_ast_expr_op_get_arg(call, 0);
-  std::string name = idName(isl_ast_expr_get_id(callee));
-  isl_ast_expr_free(callee);
-  unsigned index = std::strtoul(name.c_str() + 1, nullptr, 10);
-  if (name.empty() || name[0] != 'S' || index >= statements.size())
-    throw Untranslatable{"an unknown statement '" + name + "'"};
+  auto op = call.as<isl::ast_expr_op>();
+  isl::ast_expr callee = op.arg(0);
+  std::optional<unsigned> index;
+  if (callee.isa<isl::ast_expr_id>())
+    index = readStatementTag(callee.as<isl::ast_expr_id>().id());
+  if (!index || *index >= statements.size())
+    throw Untranslatable{"an unknown statement '" + idName(callee) + "'"};
   AstNode instance;
   instance.kind = AstNode::Kind::Instance;
-  instance.statement = index; // rewritten to the def's statement later
-  for (int i = 1, n = isl_ast_expr_op_get_n_arg(call); i < n; ++i)
-    instance.args.push_back(fold(expr(isl_ast_expr_op_get_arg(call, i))));
-  instance.init = statements[index].init;
+  instance.statement = *index; // rewritten to the def's statement later
+  for (unsigned i = 1, n = op.n_arg(); i < n; ++i)
+    instance.args.push_back(fold(expr(op.arg(i))));
+  instance.init = statements[*index].init;
   return instance;
 }
 
-void Translator::node(isl_ast_node *node, std::vector<AstNode> &out,
-                      AstNode::Mapping pending, unsigned depth) {
-  struct Guard {
-    isl_ast_node *n;
-    ~Guard() { isl_ast_node_free(n); }
-  } guard{node};
-  switch (isl_ast_node_get_type(node)) {
-  case isl_ast_node_for:
-    return forNode(node, out, pending, depth);
-  case isl_ast_node_block: {
-    isl_ast_node_list *children = isl_ast_node_block_get_children(node);
-    for (int i = 0, n = isl_ast_node_list_n_ast_node(children); i < n; ++i)
-      this->node(isl_ast_node_list_get_ast_node(children, i), out,
-                 AstNode::Mapping::Sequential, 0);
-    isl_ast_node_list_free(children);
-    return;
-  }
-  case isl_ast_node_if: {
-    AstNode guardNode;
-    guardNode.kind = AstNode::Kind::If;
-    guardNode.condition = condition(isl_ast_node_if_get_cond(node));
-    this->node(isl_ast_node_if_get_then_node(node), guardNode.children,
+void Translator::ifNode(const isl::ast_node_if &node,
+                        std::vector<AstNode> &out) {
+  AstNode guardNode;
+  guardNode.kind = AstNode::Kind::If;
+  guardNode.condition = condition(node.cond());
+  this->node(node.then_node(), guardNode.children, AstNode::Mapping::Sequential,
+             0);
+  if (node.has_else_node())
+    this->node(node.else_node(), guardNode.elseChildren,
                AstNode::Mapping::Sequential, 0);
-    if (isl_ast_node_if_has_else_node(node) == isl_bool_true)
-      this->node(isl_ast_node_if_get_else_node(node), guardNode.elseChildren,
-                 AstNode::Mapping::Sequential, 0);
-    out.push_back(std::move(guardNode));
+  out.push_back(std::move(guardNode));
+}
+
+void Translator::markNode(const isl::ast_node_mark &node,
+                          std::vector<AstNode> &out) {
+  isl::id id = node.id();
+  std::optional<LoopMark> mark = readLoopMark(id);
+  if (!mark)
+    throw Untranslatable{"an unknown mark '" + id.name() + "'"};
+  markedIterators.clear();
+  // isl's AST names the loop of schedule dimension d `c<d>`.
+  for (unsigned member = 0; member < mark->members; ++member)
+    markedIterators.push_back(("c" + llvm::Twine(mark->depth + member)).str());
+  if (mark->mapping == AstNode::Mapping::WorkItem)
+    chainIterators.clear();
+  if (mark->mapping != AstNode::Mapping::Group) {
+    this->node(node.node(), out, mark->mapping, 0);
     return;
   }
-  case isl_ast_node_mark: {
-    // `<kind>_<depth>_<members>` (see markName in Schedule.cpp).
-    std::string mark = idName(isl_ast_node_mark_get_id(node));
-    auto [rest, membersText] = llvm::StringRef(mark).rsplit('_');
-    auto [kind, depthText] = rest.rsplit('_');
-    unsigned depth = 0, members = 0;
-    if (depthText.getAsInteger(10, depth) ||
-        membersText.getAsInteger(10, members))
-      throw Untranslatable{"an unknown mark '" + mark + "'"};
-    AstNode::Mapping mapping = kind == "group" ? AstNode::Mapping::Group
-                               : kind == "work_items"
-                                   ? AstNode::Mapping::WorkItem
-                                   : AstNode::Mapping::Sequential;
-    markedIterators.clear();
-    for (unsigned member = 0; member < members; ++member)
-      markedIterators.push_back("c" + std::to_string(depth + member));
-    if (mapping == AstNode::Mapping::WorkItem)
-      chainIterators.clear();
-    if (mapping != AstNode::Mapping::Group) {
-      this->node(isl_ast_node_mark_get_node(node), out, mapping, 0);
-      return;
-    }
-    // Everything below a group mark is one kernel, also when isl dropped
-    // the group loops (a single group) and left a block of several parts.
-    std::vector<AstNode> kernel;
-    this->node(isl_ast_node_mark_get_node(node), kernel, mapping, 0);
-    if (kernel.size() == 1) {
-      out.push_back(std::move(kernel.front()));
-      return;
-    }
-    AstNode &block = out.emplace_back();
-    block.kind = AstNode::Kind::Block;
-    block.children = std::move(kernel);
+  // Everything below a group mark is one kernel, also when isl dropped
+  // the group loops (a single group) and left a block of several parts.
+  std::vector<AstNode> kernel;
+  this->node(node.node(), kernel, mark->mapping, 0);
+  if (kernel.size() == 1) {
+    out.push_back(std::move(kernel.front()));
     return;
   }
-  case isl_ast_node_user:
-    out.push_back(userNode(node));
+  AstNode &block = out.emplace_back();
+  block.kind = AstNode::Kind::Block;
+  block.children = std::move(kernel);
+}
+
+void Translator::node(const isl::ast_node &node, std::vector<AstNode> &out,
+                      AstNode::Mapping pending, unsigned depth) {
+  if (node.isa<isl::ast_node_for>())
+    return forNode(node.as<isl::ast_node_for>(), out, pending, depth);
+  if (node.isa<isl::ast_node_block>()) {
+    isl::ast_node_list children = node.as<isl::ast_node_block>().children();
+    for (unsigned i = 0, n = children.size(); i < n; ++i)
+      this->node(children.at(i), out, AstNode::Mapping::Sequential, 0);
     return;
-  default:
-    throw Untranslatable{"an unknown AST node"};
   }
+  if (node.isa<isl::ast_node_if>())
+    return ifNode(node.as<isl::ast_node_if>(), out);
+  if (node.isa<isl::ast_node_mark>())
+    return markNode(node.as<isl::ast_node_mark>(), out);
+  if (node.isa<isl::ast_node_user>()) {
+    out.push_back(userNode(node.as<isl::ast_node_user>()));
+    return;
+  }
+  throw Untranslatable{"an unknown AST node"};
 }
 
 /// Renames scop statements to the def's statements.
@@ -434,16 +417,14 @@ void dropStrayGroups(AstNode &node, bool leading) {
     dropStrayGroups(child, false);
 }
 
-} // namespace
-
+/// One kernel per top-level node of \p ast.
 llvm::Expected<llvm::SmallVector<MappedKernel, 2>>
-comprehend::poly::translateAst(const isl::ast_node &ast,
-                               llvm::ArrayRef<std::string> params,
-                               llvm::ArrayRef<ScopStatement> statements) {
+translateAst(const isl::ast_node &ast, llvm::ArrayRef<std::string> params,
+             llvm::ArrayRef<ScopStatement> statements) {
   Translator translator(params, statements);
   std::vector<AstNode> top;
   try {
-    translator.node(ast.copy(), top, AstNode::Mapping::Sequential, 0);
+    translator.node(ast, top, AstNode::Mapping::Sequential, 0);
   } catch (const Untranslatable &error) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "cannot translate isl's AST: " +
@@ -473,4 +454,24 @@ comprehend::poly::translateAst(const isl::ast_node &ast,
     kernels.push_back(std::move(part));
   }
   return kernels;
+}
+
+} // namespace
+
+llvm::Expected<MappedSchedule>
+comprehend::poly::buildAst(const isl::schedule &schedule,
+                           const isl::set &context,
+                           llvm::ArrayRef<std::string> params,
+                           llvm::ArrayRef<ScopStatement> statements) {
+  isl::ast_build build = isl::ast_build::from_context(context);
+  isl::ast_node ast = build.node_from(schedule);
+  MappedSchedule result;
+  result.scheduleTree = scheduleBlockText(schedule);
+  result.astText = ast.to_C_str();
+  llvm::Expected<llvm::SmallVector<MappedKernel, 2>> kernels =
+      translateAst(ast, params, statements);
+  if (!kernels)
+    return kernels.takeError();
+  result.kernels = std::move(*kernels);
+  return result;
 }

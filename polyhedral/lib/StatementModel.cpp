@@ -13,12 +13,19 @@ std::string comprehend::poly::statementTupleName(unsigned index) {
   return ("S" + llvm::Twine(index)).str();
 }
 
-/// `[params] -> { S<index>[iterators] }` with named dimensions (for dumps).
+std::optional<unsigned> comprehend::poly::readStatementTag(const isl::id &id) {
+  std::optional<StatementTag> tag = id.try_user<StatementTag>();
+  return tag ? std::optional<unsigned>(tag->index) : std::nullopt;
+}
+
+/// `[params] -> { S<index>[iterators] }` with named dimensions (for dumps);
+/// the tuple's id carries the StatementTag.
 static isl::space statementSpace(const isl::space &paramSpace, unsigned index,
                                  const ScheduledStatement &stmt) {
+  isl::id tuple(paramSpace.ctx(), statementTupleName(index),
+                StatementTag{index});
   isl_space *space = makeSetSpace(paramSpace, stmt.iterators.size()).release();
-  space = isl_space_set_tuple_name(space, isl_dim_set,
-                                   statementTupleName(index).c_str());
+  space = isl_space_set_tuple_id(space, isl_dim_set, tuple.release());
   for (unsigned dim = 0; dim < stmt.iterators.size(); ++dim)
     space = isl_space_set_dim_name(space, isl_dim_set, dim,
                                    stmt.iterators[dim].c_str());
@@ -164,18 +171,4 @@ isl::map comprehend::poly::lhsProjection(const isl::set &domain,
   for (unsigned dim = 0; dim < positions.size(); ++dim)
     map = isl_map_equate(map, isl_dim_in, positions[dim], isl_dim_out, dim);
   return isl::manage(map).intersect_domain(domain);
-}
-
-isl::map comprehend::poly::equalLhsDims(const isl::set &sourceDomain,
-                                        const ScheduledStatement &source,
-                                        const isl::set &targetDomain,
-                                        const ScheduledStatement &target,
-                                        unsigned numDims) {
-  llvm::SmallVector<unsigned, 4> from = lhsPositions(source, numDims);
-  llvm::SmallVector<unsigned, 4> to = lhsPositions(target, numDims);
-  isl_map *map = isl_map_universe(isl_space_map_from_domain_and_range(
-      sourceDomain.space().release(), targetDomain.space().release()));
-  for (unsigned dim = 0; dim < from.size() && dim < to.size(); ++dim)
-    map = isl_map_equate(map, isl_dim_in, from[dim], isl_dim_out, to[dim]);
-  return isl::manage(map);
 }

@@ -40,6 +40,14 @@ struct StatementModel {
 /// The isl tuple name of statement \p index.
 std::string statementTupleName(unsigned index);
 
+/// What the id of statement k's tuple carries as user data, so that isl's
+/// AST names the statement of an instance without its name being parsed.
+struct StatementTag {
+  unsigned index = 0;
+};
+/// The statement index that \p id carries, if it is a statement's tuple id.
+std::optional<unsigned> readStatementTag(const isl::id &id);
+
 /// Builds the model of \p stmts; fails when a bound or a write subscript is
 /// not quasi-affine.
 llvm::Expected<StatementModel>
@@ -50,13 +58,6 @@ buildStatementModel(const IslContext &ctx, llvm::ArrayRef<std::string> params,
 /// first \p numDims LHS indices of \p stmt among its iterators.
 isl::map lhsProjection(const isl::set &domain, const ScheduledStatement &stmt,
                        unsigned numDims);
-
-/// `{ S<a>[x] -> S<b>[y] : x_pa(l) = y_pb(l) for l < numDims }` for the
-/// leading LHS indices of two statements.
-isl::map equalLhsDims(const isl::set &sourceDomain,
-                      const ScheduledStatement &source,
-                      const isl::set &targetDomain,
-                      const ScheduledStatement &target, unsigned numDims);
 
 } // namespace comprehend::poly
 

@@ -36,6 +36,7 @@ int main(int argc, char **argv) {
       {&CheckCommand, runCheck},   {&CompileCommand, runCompile},
       {&RangesCommand, runRanges}, {&RunCommand, runRun},
       {&TuneCommand, runTune},     {&DevicesCommand, runDevices},
+      {&GradCommand, runGrad},
   };
   for (const CommandEntry &entry : commands) {
     if (!*entry.command)

@@ -19,6 +19,8 @@ cl::SubCommand TuneCommand("tune",
 cl::SubCommand
     DevicesCommand("devices",
                    "List OpenCL and CUDA devices and their core info");
+cl::SubCommand GradCommand("grad",
+                           "Print the derived backward def of a .tc def");
 
 static cl::OptionCategory category("comprehend options");
 
@@ -26,7 +28,8 @@ cl::opt<std::string> InputFilename(cl::Positional, cl::desc("<input file>"),
                                    cl::sub(CheckCommand),
                                    cl::sub(CompileCommand),
                                    cl::sub(RangesCommand), cl::sub(RunCommand),
-                                   cl::sub(TuneCommand), cl::cat(category));
+                                   cl::sub(TuneCommand), cl::sub(GradCommand),
+                                   cl::cat(category));
 
 cl::opt<InputLang>
     Lang("lang", cl::desc("Input language (default: from the file extension)"),
@@ -43,7 +46,14 @@ cl::opt<std::string> OutputFilename("o", cl::desc("Output file (default: -)"),
 cl::opt<std::string> Entry("entry", cl::desc("Function (def) to use"),
                            cl::value_desc("name"), cl::sub(CompileCommand),
                            cl::sub(RangesCommand), cl::sub(RunCommand),
-                           cl::sub(TuneCommand), cl::cat(category));
+                           cl::sub(TuneCommand), cl::sub(GradCommand),
+                           cl::cat(category));
+
+cl::opt<std::string>
+    Wrt("wrt",
+        cl::desc("Inputs to differentiate, e.g. --wrt A,B (default: every "
+                 "floating-point input)"),
+        cl::value_desc("A,B"), cl::sub(GradCommand), cl::cat(category));
 
 cl::opt<std::string> Sizes("sizes",
                            cl::desc("Size variables, e.g. --sizes M=64,N=32"),

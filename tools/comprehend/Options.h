@@ -31,6 +31,7 @@ extern llvm::cl::SubCommand RangesCommand;
 extern llvm::cl::SubCommand RunCommand;
 extern llvm::cl::SubCommand TuneCommand;
 extern llvm::cl::SubCommand DevicesCommand;
+extern llvm::cl::SubCommand GradCommand;
 
 extern llvm::cl::opt<std::string> InputFilename;
 extern llvm::cl::opt<InputLang> Lang;
@@ -56,6 +57,7 @@ extern llvm::cl::opt<bool> Exhaustive;
 extern llvm::cl::opt<std::string> CachePath;
 extern llvm::cl::opt<bool> WarningsAsErrors;
 extern llvm::cl::opt<bool> DumpAst;
+extern llvm::cl::opt<std::string> Wrt;
 
 /// Hides the options libLLVM registers (its code generators' flags) from
 /// `comprehend --help`; they still parse, as in every LLVM tool.
@@ -71,6 +73,7 @@ int runRanges();
 int runRun();
 int runTune();
 int runDevices();
+int runGrad(); // GradCommand.cpp
 
 } // namespace comprehend::tools
 

@@ -131,36 +131,10 @@ private:
 
   std::optional<ir::ConstantValue> fold(ir::Instruction &inst) {
     InstKind kind = inst.getKind();
+    if (kind == InstKind::Size || kind == InstKind::SubgroupSize ||
+        kind == InstKind::NumSubgroups)
+      return foldQuery(inst);
     const ir::Type *resultType = inst.getResult(0)->getType();
-    switch (kind) {
-    case InstKind::Size: {
-      ir::SizeInst size(&inst);
-      const ir::Type *tensorType = size.getTensor()->getType();
-      auto mode = static_cast<unsigned>(size.getMode());
-      auto *memref = llvm::dyn_cast<ir::MemRefType>(tensorType);
-      if (memref && !memref->isDynamicShape(mode))
-        return ir::ConstantValue(memref->getShape(mode));
-      auto *group = llvm::dyn_cast<ir::GroupType>(tensorType);
-      if (group && !ir::isDynamic(group->getSize()))
-        return ir::ConstantValue(group->getSize());
-      return std::nullopt;
-    }
-    case InstKind::SubgroupSize:
-      if (std::optional<int64_t> size = function->getSubgroupSize())
-        return ir::ConstantValue(*size);
-      return std::nullopt;
-    case InstKind::NumSubgroups: {
-      std::optional<int64_t> size = function->getSubgroupSize();
-      std::optional<std::array<int64_t, 2>> wgs = function->getWorkGroupSize();
-      if (!size || !wgs)
-        return std::nullopt;
-      int64_t counts[3] = {(*wgs)[0] / *size, (*wgs)[1], 1};
-      return ir::ConstantValue(
-          counts[static_cast<unsigned>(ir::NumSubgroupsInst(&inst).getMode())]);
-    }
-    default:
-      break;
-    }
     auto *scalarType = llvm::dyn_cast<ir::ScalarType>(resultType);
     bool isBool = llvm::isa<ir::BoolType>(resultType);
     if ((!scalarType && !isBool) || inst.getNumOperands() == 0 ||
@@ -175,28 +149,66 @@ private:
     }
     auto *operandType =
         llvm::dyn_cast<ir::ScalarType>(inst.getOperands().front()->getType());
+    if (kind == InstKind::Cast)
+      return foldCast(operandType, scalarType, operands[0]);
+    if (isBool)
+      return foldToBool(kind, operandType, operands);
+    return foldArithmetic(kind, scalarType, operandType, operands);
+  }
 
-    if (kind == InstKind::Cast) {
-      if (!operandType || !isFoldableKind(operandType->getScalarKind()) ||
-          !isFoldableKind(scalarType->getScalarKind()))
-        return std::nullopt;
-      ScalarKind to = scalarType->getScalarKind();
-      if (const auto *integer = std::get_if<int64_t>(&operands[0]))
-        return ir::isInteger(to)
-                   ? ir::ConstantValue(wrap(*integer, to))
-                   : ir::ConstantValue(roundTo(to, double(*integer)));
-      double real = std::get<double>(operands[0]);
-      if (!ir::isInteger(to))
-        return ir::ConstantValue(roundTo(to, real));
-      if (!std::isfinite(real) || std::fabs(real) >= 9.2e18)
-        return std::nullopt;
-      return ir::ConstantValue(wrap(static_cast<int64_t>(real), to));
+  /// Sizes the types or the function's attributes fix.
+  std::optional<ir::ConstantValue> foldQuery(ir::Instruction &inst) {
+    if (auto size = llvm::dyn_cast<ir::SizeInst>(&inst)) {
+      const ir::Type *tensorType = size.getTensor()->getType();
+      auto mode = static_cast<unsigned>(size.getMode());
+      auto *memref = llvm::dyn_cast<ir::MemRefType>(tensorType);
+      if (memref && !memref->isDynamicShape(mode))
+        return ir::ConstantValue(memref->getShape(mode));
+      auto *group = llvm::dyn_cast<ir::GroupType>(tensorType);
+      if (group && !ir::isDynamic(group->getSize()))
+        return ir::ConstantValue(group->getSize());
+      return std::nullopt;
     }
+    std::optional<int64_t> size = function->getSubgroupSize();
+    if (inst.getKind() == InstKind::SubgroupSize)
+      return size ? std::optional<ir::ConstantValue>(*size) : std::nullopt;
+    std::optional<std::array<int64_t, 2>> wgs = function->getWorkGroupSize();
+    if (!size || !wgs)
+      return std::nullopt;
+    int64_t counts[3] = {(*wgs)[0] / *size, (*wgs)[1], 1};
+    return ir::ConstantValue(
+        counts[static_cast<unsigned>(ir::NumSubgroupsInst(&inst).getMode())]);
+  }
 
-    auto toConstant = [](auto result) {
-      return result ? std::optional<ir::ConstantValue>(*result) : std::nullopt;
-    };
-    if (isBool && operands.size() == 2 && operandType) {
+  static std::optional<ir::ConstantValue>
+  foldCast(const ir::ScalarType *operandType, const ir::ScalarType *resultType,
+           const ir::ConstantValue &operand) {
+    if (!operandType || !isFoldableKind(operandType->getScalarKind()) ||
+        !isFoldableKind(resultType->getScalarKind()))
+      return std::nullopt;
+    ScalarKind to = resultType->getScalarKind();
+    if (const auto *integer = std::get_if<int64_t>(&operand))
+      return ir::isInteger(to)
+                 ? ir::ConstantValue(wrap(*integer, to))
+                 : ir::ConstantValue(roundTo(to, double(*integer)));
+    double real = std::get<double>(operand);
+    if (!ir::isInteger(to))
+      return ir::ConstantValue(roundTo(to, real));
+    if (!std::isfinite(real) || std::fabs(real) >= 9.2e18)
+      return std::nullopt;
+    return ir::ConstantValue(wrap(static_cast<int64_t>(real), to));
+  }
+
+  template <class T>
+  static std::optional<ir::ConstantValue> toConstant(std::optional<T> result) {
+    return result ? std::optional<ir::ConstantValue>(*result) : std::nullopt;
+  }
+
+  /// Comparisons of scalars, and operations on bools.
+  static std::optional<ir::ConstantValue>
+  foldToBool(InstKind kind, const ir::ScalarType *operandType,
+             llvm::ArrayRef<ir::ConstantValue> operands) {
+    if (operands.size() == 2 && operandType) {
       if (!isFoldableKind(operandType->getScalarKind()))
         return std::nullopt;
       if (ir::isInteger(operandType->getScalarKind()))
@@ -205,15 +217,18 @@ private:
       return toConstant(ir::foldCompare(kind, std::get<double>(operands[0]),
                                         std::get<double>(operands[1])));
     }
-    if (isBool) {
-      bool a = std::get<bool>(operands[0]);
-      if (operands.size() == 1)
-        return toConstant(ir::foldBoolUnary(kind, a));
-      return toConstant(
-          ir::foldBoolBinary(kind, a, std::get<bool>(operands[1])));
-    }
+    bool a = std::get<bool>(operands[0]);
+    if (operands.size() == 1)
+      return toConstant(ir::foldBoolUnary(kind, a));
+    return toConstant(ir::foldBoolBinary(kind, a, std::get<bool>(operands[1])));
+  }
 
-    ScalarKind scalar = scalarType->getScalarKind();
+  /// Arithmetic on scalars of the result's kind.
+  static std::optional<ir::ConstantValue>
+  foldArithmetic(InstKind kind, const ir::ScalarType *resultType,
+                 const ir::ScalarType *operandType,
+                 llvm::ArrayRef<ir::ConstantValue> operands) {
+    ScalarKind scalar = resultType->getScalarKind();
     if (!isFoldableKind(scalar) || !operandType ||
         operandType->getScalarKind() != scalar)
       return std::nullopt;

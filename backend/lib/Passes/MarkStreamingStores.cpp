@@ -107,15 +107,17 @@ private:
           constant ? std::get_if<int64_t>(&*constant) : nullptr;
       return integer ? powerOfTwoDivisor(*integer) : 1;
     }
+    if (auto cast = llvm::dyn_cast<ir::CastInst>(inst))
+      return get(cast.getA());
+    auto binary = llvm::dyn_cast<ir::ArithBinaryView>(inst);
+    if (!binary)
+      return 1;
     switch (inst->getKind()) {
     case ir::InstKind::Add:
     case ir::InstKind::Sub:
-      return std::gcd(get(inst->getOperand(0)), get(inst->getOperand(1)));
+      return std::gcd(get(binary.getA()), get(binary.getB()));
     case ir::InstKind::Mul:
-      return multiplyDivisors(get(inst->getOperand(0)),
-                              get(inst->getOperand(1)));
-    case ir::InstKind::Cast:
-      return get(inst->getOperand(0));
+      return multiplyDivisors(get(binary.getA()), get(binary.getB()));
     default:
       return 1;
     }

@@ -164,6 +164,27 @@ private:
                                     InstKind kind, LoweringBuilder &b);
   const ir::VectorType *vectorOf(const ir::Type *type) const;
 
+  /// Where the vector part starts, and how many iterations it has: a
+  /// constant, or `trips` at run time.
+  struct VectorBounds {
+    ir::Value *lo = nullptr, *trips = nullptr;
+    std::optional<int64_t> constantTrips;
+  };
+  /// lo plus the iterations rounded down to a multiple of \p step (a
+  /// constant where the bounds are).
+  ir::Value *endOfWholeSteps(LoweringBuilder &b, const VectorBounds &bounds,
+                             ir::Value *step);
+  /// Each reduction's vector accumulator at the start of the vector loops.
+  llvm::SmallVector<ir::Value *, 2> vectorInits(LoweringBuilder &b);
+  /// The vector loops up to \p vectorEnd; returns the last one.
+  ir::ForInst emitVectorLoops(LoweringBuilder &b, const VectorBounds &bounds,
+                              ir::Value *vectorEnd, ir::Value *vectorWidth);
+  /// Turns the scalar loop into the remainder from \p vectorEnd; returns
+  /// whether it keeps `simd`.
+  bool makeRemainder(LoweringBuilder &b, ir::ForInst vectorLoop,
+                     ir::Value *vectorEnd,
+                     std::optional<int64_t> constantTrips);
+
   ir::ForInst loop;
   ir::Region &body;
   unsigned nativeWidth;
@@ -407,11 +428,12 @@ LoopVectorizer::emitVectorIteration(LoweringBuilder &b, ir::Value *iterator,
       map[result] = b.cloneWithOperands(inst, operands, result->getType());
       continue;
     }
-    if (inst.getKind() == InstKind::Div && isUniform(inst.getOperand(1)) &&
+    auto div = llvm::dyn_cast<ir::DivInst>(&inst);
+    if (div && isUniform(div.getB()) &&
         llvm::cast<ir::ScalarType>(result->getType())->isFloating()) {
-      map[result] = b.createBinary(inst.getLoc(), InstKind::Mul,
-                                   asVector(inst.getOperand(0), b),
-                                   reciprocalVector(inst.getOperand(1), b));
+      map[result] =
+          b.createBinary(inst.getLoc(), InstKind::Mul, asVector(div.getA(), b),
+                         reciprocalVector(div.getB(), b));
       continue;
     }
     for (auto [operand, original] : llvm::zip(operands, inst.getOperands()))
@@ -484,30 +506,22 @@ LoopVectorizer::combinePairwise(llvm::MutableArrayRef<ir::Value *> values,
   return values.front();
 }
 
-bool LoopVectorizer::vectorize() {
-  ir::Context &ctx = body.getParameter(0)->getType()->getContext();
-  LoweringBuilder b(ctx, loop.getLoc());
-  b.setInsertionPoint(loop.getInstruction());
-  ir::Value *lo = loop.getFrom(), *hi = loop.getTo();
-  ir::Value *vectorWidth = b.index(width);
-  std::optional<int64_t> constantTrips = getConstantTrips();
-  ir::Value *trips =
-      constantTrips ? nullptr
-                    : b.create<ir::SubInst>(b.getLoc(), hi, lo).getResult();
-  // lo plus the iterations rounded down to a multiple of step (a constant
-  // where the bounds are).
-  auto endOfWholeSteps = [&](ir::Value *step) -> ir::Value * {
-    if (constantTrips) {
-      int64_t stepSize = *getIntegerConstant(step);
-      return b.index(*getIntegerConstant(lo) +
-                     *constantTrips / stepSize * stepSize);
-    }
-    return b.add(
-        lo, b.mul(b.create<ir::DivInst>(b.getLoc(), trips, step).getResult(),
-                  step));
-  };
-  ir::Value *vectorEnd = endOfWholeSteps(vectorWidth);
+ir::Value *LoopVectorizer::endOfWholeSteps(LoweringBuilder &b,
+                                           const VectorBounds &bounds,
+                                           ir::Value *step) {
+  if (bounds.constantTrips) {
+    int64_t stepSize = *getIntegerConstant(step);
+    return b.index(*getIntegerConstant(bounds.lo) +
+                   *bounds.constantTrips / stepSize * stepSize);
+  }
+  return b.add(
+      bounds.lo,
+      b.mul(b.create<ir::DivInst>(b.getLoc(), bounds.trips, step).getResult(),
+            step));
+}
 
+llvm::SmallVector<ir::Value *, 2>
+LoopVectorizer::vectorInits(LoweringBuilder &b) {
   // max and min may start every lane from the initial value; add and mul
   // start from their identity and take it in after the lanes are combined.
   llvm::SmallVector<ir::Value *, 2> vectorInit;
@@ -526,35 +540,43 @@ bool LoopVectorizer::vectorize() {
                               b.getLoc(), vectorOf(init->getType()), start)
                              .getResult());
   }
+  return vectorInit;
+}
+
+ir::ForInst LoopVectorizer::emitVectorLoops(LoweringBuilder &b,
+                                            const VectorBounds &bounds,
+                                            ir::Value *vectorEnd,
+                                            ir::Value *vectorWidth) {
+  llvm::SmallVector<ir::Value *, 2> vectorInit = vectorInits(b);
   // Blocks of kReductionUnroll vector iterations with accumulators of their
   // own, combined; then single vector iterations up to vectorEnd.
-  ir::ForInst vectorLoop;
   int64_t block = int64_t{kReductionUnroll} * width;
-  if (reductions.empty()) {
-    vectorLoop = emitVectorLoop(b, lo, vectorEnd, vectorWidth, 1, {});
-  } else if (constantTrips && *constantTrips < block) {
-    // Not one block: the single vector iterations only.
-    vectorLoop = emitVectorLoop(b, lo, vectorEnd, vectorWidth, 1, vectorInit);
-  } else {
-    ir::Value *blockWidth = b.index(block);
-    ir::Value *blockEnd = endOfWholeSteps(blockWidth);
-    llvm::SmallVector<ir::Value *, 8> blockInit;
+  if (reductions.empty())
+    return emitVectorLoop(b, bounds.lo, vectorEnd, vectorWidth, 1, {});
+  // Not one block: the single vector iterations only.
+  if (bounds.constantTrips && *bounds.constantTrips < block)
+    return emitVectorLoop(b, bounds.lo, vectorEnd, vectorWidth, 1, vectorInit);
+  ir::Value *blockWidth = b.index(block);
+  ir::Value *blockEnd = endOfWholeSteps(b, bounds, blockWidth);
+  llvm::SmallVector<ir::Value *, 8> blockInit;
+  for (unsigned iteration = 0; iteration < kReductionUnroll; ++iteration)
+    blockInit.append(vectorInit);
+  ir::ForInst blocks = emitVectorLoop(b, bounds.lo, blockEnd, blockWidth,
+                                      kReductionUnroll, blockInit);
+  llvm::SmallVector<ir::Value *, 2> combined;
+  for (unsigned k = 0; k < reductions.size(); ++k) {
+    llvm::SmallVector<ir::Value *, 4> partials;
     for (unsigned iteration = 0; iteration < kReductionUnroll; ++iteration)
-      blockInit.append(vectorInit);
-    ir::ForInst blocks = emitVectorLoop(b, lo, blockEnd, blockWidth,
-                                        kReductionUnroll, blockInit);
-    llvm::SmallVector<ir::Value *, 2> combined;
-    for (unsigned k = 0; k < reductions.size(); ++k) {
-      llvm::SmallVector<ir::Value *, 4> partials;
-      for (unsigned iteration = 0; iteration < kReductionUnroll; ++iteration)
-        partials.push_back(
-            blocks.getResults()[iteration * reductions.size() + k]);
-      combined.push_back(combinePairwise(partials, reductions[k].kind, b));
-    }
-    vectorLoop =
-        emitVectorLoop(b, blockEnd, vectorEnd, vectorWidth, 1, combined);
+      partials.push_back(
+          blocks.getResults()[iteration * reductions.size() + k]);
+    combined.push_back(combinePairwise(partials, reductions[k].kind, b));
   }
+  return emitVectorLoop(b, blockEnd, vectorEnd, vectorWidth, 1, combined);
+}
 
+bool LoopVectorizer::makeRemainder(LoweringBuilder &b, ir::ForInst vectorLoop,
+                                   ir::Value *vectorEnd,
+                                   std::optional<int64_t> constantTrips) {
   // The scalar loop finishes the iterations from vectorEnd on, starting
   // from the combined lanes.
   llvm::SmallVector<ir::Value *, 2> remainderInit;
@@ -568,7 +590,7 @@ bool LoopVectorizer::vectorize() {
     remainderInit.push_back(total);
   }
   ir::Instruction &scalar = *loop.getInstruction();
-  llvm::SmallVector<ir::Value *, 6> operands = {vectorEnd, hi};
+  llvm::SmallVector<ir::Value *, 6> operands = {vectorEnd, loop.getTo()};
   if (loop.getStep())
     operands.push_back(loop.getStep());
   operands.append(remainderInit);
@@ -582,8 +604,24 @@ bool LoopVectorizer::vectorize() {
   for (const ir::NamedAttribute &entry : loop.getAttributes()->getEntries())
     if (entry.name != "simd")
       kept.push_back(entry);
-  loop.setAttributes(ir::DictionaryAttr::get(ctx, kept));
+  loop.setAttributes(ir::DictionaryAttr::get(b.getContext(), kept));
   return false;
+}
+
+bool LoopVectorizer::vectorize() {
+  ir::Context &ctx = body.getParameter(0)->getType()->getContext();
+  LoweringBuilder b(ctx, loop.getLoc());
+  b.setInsertionPoint(loop.getInstruction());
+  VectorBounds bounds;
+  bounds.lo = loop.getFrom();
+  ir::Value *vectorWidth = b.index(width);
+  bounds.constantTrips = getConstantTrips();
+  if (!bounds.constantTrips)
+    bounds.trips =
+        b.create<ir::SubInst>(b.getLoc(), loop.getTo(), bounds.lo).getResult();
+  ir::Value *vectorEnd = endOfWholeSteps(b, bounds, vectorWidth);
+  ir::ForInst vectorLoop = emitVectorLoops(b, bounds, vectorEnd, vectorWidth);
+  return makeRemainder(b, vectorLoop, vectorEnd, bounds.constantTrips);
 }
 
 /// The `simd` loops of \p region that run per work-item (vector

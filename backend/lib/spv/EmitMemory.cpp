@@ -113,25 +113,128 @@ MemRefDesc FunctionEmitter::loadFromGroup(const GroupDesc &group, Id index) {
 // Instructions
 //===----------------------------------------------------------------------===//
 
+/// The view of \p subview: offsets move the pointer, modes of static size 0
+/// are dropped (rank reduction).
+MemRefDesc FunctionEmitter::describeSubview(ir::SubviewInst subview) {
+  const MemRefDesc &source = getMemRef(subview.getOperand());
+  llvm::ArrayRef<int64_t> staticOffsets = subview.getStaticOffsets();
+  llvm::ArrayRef<int64_t> staticSizes = subview.getStaticSizes();
+  llvm::ArrayRef<ir::Value *> dynOffsets = subview.getOffsets();
+  llvm::ArrayRef<ir::Value *> dynSizes = subview.getSizes();
+  llvm::SmallVector<Id, 4> offsets;
+  MemRefDesc desc;
+  desc.type = llvm::cast<ir::MemRefType>(subview.getResult()->getType());
+  for (size_t mode = 0; mode < staticOffsets.size(); ++mode) {
+    if (ir::isDynamic(staticOffsets[mode])) {
+      offsets.push_back(getValue(dynOffsets.front()));
+      dynOffsets = dynOffsets.drop_front();
+    } else {
+      offsets.push_back(constI64(staticOffsets[mode]));
+    }
+    Id size;
+    if (ir::isDynamic(staticSizes[mode])) {
+      size = getValue(dynSizes.front());
+      dynSizes = dynSizes.drop_front();
+    } else if (staticSizes[mode] == 0) {
+      continue; // rank reduction
+    } else {
+      size = constI64(staticSizes[mode]);
+    }
+    desc.shape.push_back(size);
+    desc.stride.push_back(source.stride[mode]);
+  }
+  desc.pointer = getElementPointer(source, offsets);
+  return desc;
+}
+
+/// The view of \p expand: its mode split into the expand shape.
+MemRefDesc FunctionEmitter::describeExpand(ir::ExpandInst expand) {
+  const MemRefDesc &source = getMemRef(expand.getOperand());
+  unsigned mode = static_cast<unsigned>(expand.getMode());
+  llvm::ArrayRef<int64_t> staticShape = expand.getStaticExpandShape();
+  llvm::ArrayRef<ir::Value *> dynShape = expand.getExpandShape();
+  MemRefDesc desc;
+  desc.type = llvm::cast<ir::MemRefType>(expand.getResult()->getType());
+  desc.pointer = source.pointer;
+  for (unsigned i = 0; i < mode; ++i) {
+    desc.shape.push_back(source.shape[i]);
+    desc.stride.push_back(source.stride[i]);
+  }
+  Id stride = source.stride[mode];
+  for (int64_t size : staticShape) {
+    Id sizeId;
+    if (ir::isDynamic(size)) {
+      sizeId = getValue(dynShape.front());
+      dynShape = dynShape.drop_front();
+    } else {
+      sizeId = constI64(size);
+    }
+    desc.shape.push_back(sizeId);
+    desc.stride.push_back(stride);
+    stride = mulI64(stride, sizeId);
+  }
+  for (unsigned i = mode + 1; i < source.shape.size(); ++i) {
+    desc.shape.push_back(source.shape[i]);
+    desc.stride.push_back(source.stride[i]);
+  }
+  return desc;
+}
+
+/// The view of \p fuse: modes `from` to `to` as one.
+MemRefDesc FunctionEmitter::describeFuse(ir::FuseInst fuse) {
+  const MemRefDesc &source = getMemRef(fuse.getOperand());
+  unsigned from = static_cast<unsigned>(fuse.getFrom());
+  unsigned to = static_cast<unsigned>(fuse.getTo());
+  MemRefDesc desc;
+  desc.type = llvm::cast<ir::MemRefType>(fuse.getResult()->getType());
+  desc.pointer = source.pointer;
+  for (unsigned i = 0; i < source.shape.size(); ++i) {
+    if (i > from && i <= to)
+      continue;
+    Id size = source.shape[i];
+    if (i == from)
+      for (unsigned j = from + 1; j <= to; ++j)
+        size = mulI64(size, source.shape[j]);
+    desc.shape.push_back(size);
+    desc.stride.push_back(source.stride[i]);
+  }
+  return desc;
+}
+
+LogicalResult FunctionEmitter::emitLoad(ir::LoadInst load) {
+  ir::Value *tensor = load.getTensor();
+  auto indices = flatten(load.getIndices());
+  if (llvm::isa<ir::GroupType>(tensor->getType())) {
+    memrefs[load.getResult()] =
+        loadFromGroup(getGroup(tensor), indices.front());
+    return success();
+  }
+  const MemRefDesc &memref = getMemRef(tensor);
+  setValue(load.getResult(),
+           loadElement(memref, linearOffset(memref, indices)));
+  return success();
+}
+
+void FunctionEmitter::emitBarrier(ir::BarrierInst barrier) {
+  Word semantics = 0;
+  if (barrier.isGlobal())
+    semantics |= ::spv::MemorySemanticsCrossWorkgroupMemoryMask;
+  if (barrier.isLocal())
+    semantics |= ::spv::MemorySemanticsWorkgroupMemoryMask;
+  if (semantics)
+    semantics |= ::spv::MemorySemanticsSequentiallyConsistentMask;
+  emitOp(::spv::OpControlBarrier,
+         {constI32(::spv::ScopeWorkgroup), constI32(::spv::ScopeWorkgroup),
+          constI32(semantics)});
+}
+
 LogicalResult FunctionEmitter::emitMemoryInst(ir::Instruction &inst) {
   Id i64 = types.getIndexType();
   switch (inst.getKind()) {
   case InstKind::Alloca:
     return emitAlloca(ir::AllocaInst(&inst));
-  case InstKind::Load: {
-    ir::LoadInst load(&inst);
-    ir::Value *tensor = load.getTensor();
-    auto indices = flatten(load.getIndices());
-    if (llvm::isa<ir::GroupType>(tensor->getType())) {
-      memrefs[inst.getResult(0)] =
-          loadFromGroup(getGroup(tensor), indices.front());
-      return success();
-    }
-    const MemRefDesc &memref = getMemRef(tensor);
-    setValue(inst.getResult(0),
-             loadElement(memref, linearOffset(memref, indices)));
-    return success();
-  }
+  case InstKind::Load:
+    return emitLoad(ir::LoadInst(&inst));
   case InstKind::Store: {
     ir::StoreInst store(&inst);
     const MemRefDesc &memref = getMemRef(store.getTensor());
@@ -160,107 +263,18 @@ LogicalResult FunctionEmitter::emitMemoryInst(ir::Instruction &inst) {
                        {address, constI64(0)}));
     return success();
   }
-  case InstKind::Subview: {
-    ir::SubviewInst subview(&inst);
-    const MemRefDesc &source = getMemRef(subview.getOperand());
-    llvm::ArrayRef<int64_t> staticOffsets = subview.getStaticOffsets();
-    llvm::ArrayRef<int64_t> staticSizes = subview.getStaticSizes();
-    llvm::ArrayRef<ir::Value *> dynOffsets = subview.getOffsets();
-    llvm::ArrayRef<ir::Value *> dynSizes = subview.getSizes();
-    llvm::SmallVector<Id, 4> offsets;
-    MemRefDesc desc;
-    desc.type = llvm::cast<ir::MemRefType>(inst.getResult(0)->getType());
-    for (size_t mode = 0; mode < staticOffsets.size(); ++mode) {
-      if (ir::isDynamic(staticOffsets[mode])) {
-        offsets.push_back(getValue(dynOffsets.front()));
-        dynOffsets = dynOffsets.drop_front();
-      } else {
-        offsets.push_back(constI64(staticOffsets[mode]));
-      }
-      Id size;
-      if (ir::isDynamic(staticSizes[mode])) {
-        size = getValue(dynSizes.front());
-        dynSizes = dynSizes.drop_front();
-      } else if (staticSizes[mode] == 0) {
-        continue; // rank reduction
-      } else {
-        size = constI64(staticSizes[mode]);
-      }
-      desc.shape.push_back(size);
-      desc.stride.push_back(source.stride[mode]);
-    }
-    desc.pointer = getElementPointer(source, offsets);
-    memrefs[inst.getResult(0)] = std::move(desc);
+  case InstKind::Subview:
+    memrefs[inst.getResult(0)] = describeSubview(ir::SubviewInst(&inst));
     return success();
-  }
-  case InstKind::Expand: {
-    ir::ExpandInst expand(&inst);
-    const MemRefDesc &source = getMemRef(expand.getOperand());
-    unsigned mode = static_cast<unsigned>(expand.getMode());
-    llvm::ArrayRef<int64_t> staticShape = expand.getStaticExpandShape();
-    llvm::ArrayRef<ir::Value *> dynShape = expand.getExpandShape();
-    MemRefDesc desc;
-    desc.type = llvm::cast<ir::MemRefType>(inst.getResult(0)->getType());
-    desc.pointer = source.pointer;
-    for (unsigned i = 0; i < mode; ++i) {
-      desc.shape.push_back(source.shape[i]);
-      desc.stride.push_back(source.stride[i]);
-    }
-    Id stride = source.stride[mode];
-    for (int64_t size : staticShape) {
-      Id sizeId;
-      if (ir::isDynamic(size)) {
-        sizeId = getValue(dynShape.front());
-        dynShape = dynShape.drop_front();
-      } else {
-        sizeId = constI64(size);
-      }
-      desc.shape.push_back(sizeId);
-      desc.stride.push_back(stride);
-      stride = mulI64(stride, sizeId);
-    }
-    for (unsigned i = mode + 1; i < source.shape.size(); ++i) {
-      desc.shape.push_back(source.shape[i]);
-      desc.stride.push_back(source.stride[i]);
-    }
-    memrefs[inst.getResult(0)] = std::move(desc);
+  case InstKind::Expand:
+    memrefs[inst.getResult(0)] = describeExpand(ir::ExpandInst(&inst));
     return success();
-  }
-  case InstKind::Fuse: {
-    ir::FuseInst fuse(&inst);
-    const MemRefDesc &source = getMemRef(fuse.getOperand());
-    unsigned from = static_cast<unsigned>(fuse.getFrom());
-    unsigned to = static_cast<unsigned>(fuse.getTo());
-    MemRefDesc desc;
-    desc.type = llvm::cast<ir::MemRefType>(inst.getResult(0)->getType());
-    desc.pointer = source.pointer;
-    for (unsigned i = 0; i < source.shape.size(); ++i) {
-      if (i > from && i <= to)
-        continue;
-      Id size = source.shape[i];
-      if (i == from)
-        for (unsigned j = from + 1; j <= to; ++j)
-          size = mulI64(size, source.shape[j]);
-      desc.shape.push_back(size);
-      desc.stride.push_back(source.stride[i]);
-    }
-    memrefs[inst.getResult(0)] = std::move(desc);
+  case InstKind::Fuse:
+    memrefs[inst.getResult(0)] = describeFuse(ir::FuseInst(&inst));
     return success();
-  }
-  case InstKind::Barrier: {
-    ir::BarrierInst barrier(&inst);
-    Word semantics = 0;
-    if (barrier.isGlobal())
-      semantics |= ::spv::MemorySemanticsCrossWorkgroupMemoryMask;
-    if (barrier.isLocal())
-      semantics |= ::spv::MemorySemanticsWorkgroupMemoryMask;
-    if (semantics)
-      semantics |= ::spv::MemorySemanticsSequentiallyConsistentMask;
-    emitOp(::spv::OpControlBarrier,
-           {constI32(::spv::ScopeWorkgroup), constI32(::spv::ScopeWorkgroup),
-            constI32(semantics)});
+  case InstKind::Barrier:
+    emitBarrier(ir::BarrierInst(&inst));
     return success();
-  }
   default:
     return emitAtomic(inst);
   }

@@ -115,7 +115,8 @@ Id FunctionEmitter::getBuiltin(::spv::BuiltIn builtin) {
   auto [it, inserted] = module.builtins.try_emplace(builtin, 0);
   if (inserted) {
     // Imported through LinkageAttributes: LLVMSPIRVLib's reverse translation
-    // needs it (DESIGN.md, measured PoCL facts).
+    // needs it (a measured PoCL fact; runtime/include/comprehend/runtime/
+    // SpirBridge.h says what the bridge accepts).
     Id vec3 = builder.getVectorType(types.getIndexType(), 3);
     Id pointer = builder.getPointerType(::spv::StorageClassInput, vec3);
     it->second = builder.addGlobalVariable(pointer, ::spv::StorageClassInput);

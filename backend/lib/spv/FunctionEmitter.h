@@ -119,6 +119,21 @@ private:
   void emitParameters(llvm::SmallVectorImpl<Id> &paramTypes,
                       std::vector<KernelArg> &args);
   Id addParameter(Id type, std::vector<KernelArg> &args, KernelArg arg);
+  /// The kernel's parameters so far, and the name of the IR parameter
+  /// being added.
+  struct ParameterList {
+    llvm::SmallVectorImpl<Id> &types;
+    std::vector<KernelArg> &args;
+    llvm::StringRef name;
+  };
+  /// Adds a parameter of \p type for \p arg, named after the IR parameter.
+  Id addNamedParameter(ParameterList &params, Id type, KernelArg arg);
+  void emitBoolParameter(ParameterList &params, const ir::Value *param,
+                         unsigned index);
+  void emitMemRefParameter(ParameterList &params, const ir::Value *param,
+                           unsigned index);
+  void emitGroupParameter(ParameterList &params, const ir::Value *param,
+                          unsigned index);
 
   //===--------------------------------------------------------------------===//
   // Control flow (EmitControlFlow.cpp)
@@ -138,6 +153,12 @@ private:
   // Memory (EmitMemory.cpp)
   //===--------------------------------------------------------------------===//
   LogicalResult emitMemoryInst(ir::Instruction &inst);
+  LogicalResult emitLoad(ir::LoadInst load);
+  void emitBarrier(ir::BarrierInst barrier);
+  /// The descriptors of the views a subview, expand or fuse makes.
+  MemRefDesc describeSubview(ir::SubviewInst subview);
+  MemRefDesc describeExpand(ir::ExpandInst expand);
+  MemRefDesc describeFuse(ir::FuseInst fuse);
   /// Pointer to element \p indices of \p memref.
   Id getElementPointer(const MemRefDesc &memref, llvm::ArrayRef<Id> indices);
   Id getElementPointer(const MemRefDesc &memref, Id linearOffset);

@@ -371,91 +371,89 @@ std::optional<BlasMatch> matchBlas(const DefContext &def,
   return match;
 }
 
-} // namespace
-
-bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext,
-                           bool dryRun) {
-  std::optional<BlasMatch> match = matchBlas(def, stmtContext);
-  if (!match)
-    return false;
-  if (dryRun)
-    return true;
-  const ComprehensionStmt &stmt = stmtContext.stmt;
-  ReductionKind reduction = stmt.getReduction();
-  const Product &product = match->product;
-  const BlasForm &form = match->form;
-  const TensorBinding *lhs = match->lhs;
-  llvm::ArrayRef<llvm::StringRef> lhsVars = match->lhsVars;
-  unsigned numBatch = match->numBatch;
-
-  ir::Builder &b = def.builder;
-  Location loc = stmt.getLoc();
-  VarList batchVars = VarList(lhsVars).take_front(numBatch);
-  VarList coreVars = VarList(lhsVars).drop_front(numBatch);
-
-  // Output memref modes 0 and 1 (the last TC indices) cut into blocks, one
-  // per work-group, on the group axes the batch leaves free.
+/// The output variables cut into blocks, one per work-group, with their
+/// block sizes: output memref modes 0 and 1 (the last TC indices), on the
+/// group axes the batch leaves free.
+llvm::SmallVector<std::pair<llvm::StringRef, int64_t>, 2>
+chooseBlockVars(DefContext &def, const StmtContext &stmtContext,
+                const BlasMatch &match) {
+  VarList lhsVars = match.lhsVars;
+  VarList coreVars = lhsVars.drop_front(match.numBatch);
   int64_t work = 1;
   for (const IndexRange &range : stmtContext.ranges)
     work *= range.hi - range.lo;
-  GroupMapping groups;
   llvm::SmallVector<std::pair<llvm::StringRef, int64_t>, 2> blocks;
   unsigned numModes = std::min<size_t>(2, coreVars.size());
   std::array<int64_t, 2> extents = {1, 1};
   for (unsigned mode = 0; mode < numModes; ++mode)
-    extents[mode] = lhs->shape[lhsVars.size() - 1 - mode];
+    extents[mode] = match.lhs->shape[lhsVars.size() - 1 - mode];
   // tc.block_rows/cols matter where a searched block would split a mode.
   def.knobsUsed.blocks |= std::max(extents[0], extents[1]) > kSmallestBlock;
-  std::array<int64_t, 2> sizes =
-      chooseBlocks({def.blockRows, def.blockCols}, extents, work, numBatch > 0);
+  std::array<int64_t, 2> sizes = chooseBlocks(
+      {def.blockRows, def.blockCols}, extents, work, match.numBatch > 0);
   for (unsigned mode = 0; mode < numModes; ++mode)
-    if (sizes[mode] < extents[mode] && numBatch + blocks.size() < 3)
+    if (sizes[mode] < extents[mode] && match.numBatch + blocks.size() < 3)
       blocks.push_back({coreVars[coreVars.size() - 1 - mode], sizes[mode]});
-  unsigned axis = 0;
-  for (auto [var, block] : blocks) {
-    int64_t extent = lhs->shape[llvm::find(lhsVars, var) - lhsVars.begin()];
-    ir::Value *group =
-        b.create<ir::GroupIdInst>(loc, static_cast<ir::Comp3>(axis))
-            ->getResult(0);
-    def.grid[axis++] = (extent + block - 1) / block;
-    ir::Value *offset =
-        b.create<ir::MulInst>(loc, group, b.createIndexConstant(loc, block))
-            ->getResult(0);
-    groups.blockVars.push_back(var);
-    groups.blockOffsets.push_back(offset);
-    if (extent % block == 0) {
-      groups.blockStaticSizes.push_back(block);
-      groups.blockSizes.push_back(nullptr);
-      continue;
-    }
-    // The last block is clipped: min(block, extent - offset).
-    ir::Value *rest =
-        b.create<ir::SubInst>(loc, b.createIndexConstant(loc, extent), offset)
-            ->getResult(0);
-    groups.blockStaticSizes.push_back(ir::kDynamic);
-    groups.blockSizes.push_back(
-        b.create<ir::MinInst>(loc, rest, b.createIndexConstant(loc, block))
-            ->getResult(0));
+  return blocks;
+}
+
+/// Adds block \p var of size \p block (of \p extent) on group axis
+/// \p axis to \p groups: its offset, and its size, clipped at the edge.
+void addBlock(ir::Builder &b, Location loc, llvm::StringRef var, int64_t block,
+              int64_t extent, unsigned axis, GroupMapping &groups) {
+  ir::Value *group =
+      b.create<ir::GroupIdInst>(loc, static_cast<ir::Comp3>(axis))
+          ->getResult(0);
+  ir::Value *offset =
+      b.create<ir::MulInst>(loc, group, b.createIndexConstant(loc, block))
+          ->getResult(0);
+  groups.blockVars.push_back(var);
+  groups.blockOffsets.push_back(offset);
+  if (extent % block == 0) {
+    groups.blockStaticSizes.push_back(block);
+    groups.blockSizes.push_back(nullptr);
+    return;
   }
-  for (unsigned d = 0; d < numBatch; ++d) {
-    groups.batchVars.push_back(batchVars[d]);
+  // The last block is clipped: min(block, extent - offset).
+  ir::Value *rest =
+      b.create<ir::SubInst>(loc, b.createIndexConstant(loc, extent), offset)
+          ->getResult(0);
+  groups.blockStaticSizes.push_back(ir::kDynamic);
+  groups.blockSizes.push_back(
+      b.create<ir::MinInst>(loc, rest, b.createIndexConstant(loc, block))
+          ->getResult(0));
+}
+
+/// The work-groups of the BLAS instruction of \p match: blocks of the
+/// output first, then one axis per batch index; sets the def's grid.
+GroupMapping mapOntoGroups(DefContext &def, const StmtContext &stmtContext,
+                           const BlasMatch &match) {
+  ir::Builder &b = def.builder;
+  const ComprehensionStmt &stmt = stmtContext.stmt;
+  VarList lhsVars = match.lhsVars;
+  const TensorBinding *lhs = match.lhs;
+  GroupMapping groups;
+  unsigned axis = 0;
+  for (auto [var, block] : chooseBlockVars(def, stmtContext, match)) {
+    int64_t extent = lhs->shape[llvm::find(lhsVars, var) - lhsVars.begin()];
+    addBlock(b, stmt.getLoc(), var, block, extent, axis, groups);
+    def.grid[axis++] = (extent + block - 1) / block;
+  }
+  for (unsigned d = 0; d < match.numBatch; ++d) {
+    groups.batchVars.push_back(lhsVars[d]);
     groups.batchGroups.push_back(
         b.create<ir::GroupIdInst>(stmt.getIndices()[d].loc,
                                   static_cast<ir::Comp3>(axis))
             ->getResult(0));
     def.grid[axis++] = lhs->shape[d];
   }
-  llvm::SmallVector<ir::Value *, 2> operands;
-  for (unsigned index : form.operands) {
-    const Read &read = product.reads[index];
-    operands.push_back(getOperand(def, loc, *read.binding, read.vars, groups));
-  }
-  ir::Value *c = getOperand(def, loc, *lhs, lhsVars, groups);
-  const ir::Type *elementType = getIrType(b.getContext(), lhs->type);
-  ir::Value *alpha = b.createConstant(loc, product.alpha, elementType);
-  bool zeroBeta = stmt.hasInit() || reduction == ReductionKind::None;
-  ir::Value *beta = b.createConstant(loc, zeroBeta ? 0.0 : 1.0, elementType);
+  return groups;
+}
 
+/// The BLAS instruction of \p form on \p operands into \p c.
+void createBlasInst(ir::Builder &b, Location loc, const BlasForm &form,
+                    ir::Value *alpha, llvm::ArrayRef<ir::Value *> operands,
+                    ir::Value *beta, ir::Value *c) {
   using Kind = BlasForm::Kind;
   switch (form.kind) {
   case Kind::Gemm:
@@ -481,5 +479,33 @@ bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext,
                             /*atomic=*/false, form.transposeA);
     break;
   }
+}
+
+} // namespace
+
+bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext,
+                           bool dryRun) {
+  std::optional<BlasMatch> match = matchBlas(def, stmtContext);
+  if (!match)
+    return false;
+  if (dryRun)
+    return true;
+  const ComprehensionStmt &stmt = stmtContext.stmt;
+  const Product &product = match->product;
+  const TensorBinding *lhs = match->lhs;
+  ir::Builder &b = def.builder;
+  Location loc = stmt.getLoc();
+  GroupMapping groups = mapOntoGroups(def, stmtContext, *match);
+  llvm::SmallVector<ir::Value *, 2> operands;
+  for (unsigned index : match->form.operands) {
+    const Read &read = product.reads[index];
+    operands.push_back(getOperand(def, loc, *read.binding, read.vars, groups));
+  }
+  ir::Value *c = getOperand(def, loc, *lhs, match->lhsVars, groups);
+  const ir::Type *elementType = getIrType(b.getContext(), lhs->type);
+  ir::Value *alpha = b.createConstant(loc, product.alpha, elementType);
+  bool zeroBeta = stmt.hasInit() || stmt.getReduction() == ReductionKind::None;
+  ir::Value *beta = b.createConstant(loc, zeroBeta ? 0.0 : 1.0, elementType);
+  createBlasInst(b, loc, match->form, alpha, operands, beta, c);
   return true;
 }

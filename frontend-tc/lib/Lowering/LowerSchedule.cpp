@@ -24,6 +24,8 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <functional>
+
 using namespace comprehend;
 using namespace comprehend::tc;
 using namespace comprehend::tc::lowering;
@@ -61,6 +63,26 @@ struct Footprint {
   }
 };
 
+/// Work-item coordinates inside an spmd region.
+struct SubgroupIds {
+  ir::Value *subgroup, *lane, *subgroupSize, *numSubgroups;
+};
+
+/// What the phases of a parallel reduction share.
+struct ParallelReduction {
+  /// The reduction loop.
+  const AstNode *node = nullptr;
+  ReductionKind kind = ReductionKind::None;
+  Location loc, lhsLoc;
+  const TensorBinding *lhs = nullptr;
+  /// The local buffer of one partial per subgroup.
+  ir::Value *buffer = nullptr;
+  /// The loop's bounds.
+  ir::Value *lo = nullptr, *hi = nullptr;
+  /// Emits the reduction's identity.
+  std::function<ir::Value *()> identity;
+};
+
 class ScheduleLowerer {
 public:
   ScheduleLowerer(DefContext &def, llvm::ArrayRef<StmtContext> stmts)
@@ -79,6 +101,15 @@ private:
   LogicalResult lowerReduction(const AstNode &node);
   /// A reduction loop at the group level, spread over its work-items.
   LogicalResult lowerParallelReduction(const AstNode &node);
+  /// Its first phase: every work-item's partial, reduced over its subgroup
+  /// into the local buffer; a barrier.
+  LogicalResult reduceIntoSubgroupBuffer(const ParallelReduction &r);
+  /// The partial of one work-item (inside the spmd region).
+  ir::Value *workItemPartial(const ParallelReduction &r,
+                             const SubgroupIds &ids);
+  /// Its second phase: the first subgroup combines the buffer and one
+  /// work-item updates the LHS element; a barrier.
+  void combineSubgroupBuffer(const ParallelReduction &r);
   /// Emits `for iterator = lo, hi, step` over reduction \p loopNode,
   /// carrying \p init and combining the right-hand side of its statement
   /// instance into it; returns the loop's result (the insertion point after
@@ -665,136 +696,147 @@ static ir::Value *subgroupReduce(ir::Builder &b, Location loc,
   }
 }
 
+static SubgroupIds subgroupIds(ir::Builder &b, Location l) {
+  auto toIndex = [&](ir::Value *value) {
+    return b.create<ir::CastInst>(l, b.getIndexType(), value)->getResult(0);
+  };
+  SubgroupIds result;
+  result.subgroup =
+      toIndex(b.create<ir::SubgroupLinearIdInst>(l)->getResult(0));
+  result.lane = toIndex(b.create<ir::SubgroupLocalIdInst>(l)->getResult(0));
+  result.subgroupSize =
+      toIndex(b.create<ir::SubgroupSizeInst>(l)->getResult(0));
+  ir::Value *x =
+      toIndex(b.create<ir::NumSubgroupsInst>(l, ir::Comp3::X)->getResult(0));
+  ir::Value *y =
+      toIndex(b.create<ir::NumSubgroupsInst>(l, ir::Comp3::Y)->getResult(0));
+  result.numSubgroups = b.create<ir::MulInst>(l, x, y)->getResult(0);
+  return result;
+}
+
+/// `if (lhs == rhs) { ... }`; leaves the insertion point in its then-region.
+static void beginIfEqual(ir::Builder &b, Location l, ir::Value *lhs,
+                         ir::Value *rhs) {
+  auto branch =
+      b.create<ir::IfInst>(l, llvm::ArrayRef<const ir::Type *>(),
+                           b.create<ir::EqualInst>(l, lhs, rhs)->getResult(0));
+  b.setInsertionPointToEnd(branch.getThen());
+}
+
+ir::Value *ScheduleLowerer::workItemPartial(const ParallelReduction &r,
+                                            const SubgroupIds &ids) {
+  Location l = r.loc;
+  auto add = [&](ir::Value *x, ir::Value *y) {
+    return b.create<ir::AddInst>(l, x, y)->getResult(0);
+  };
+  ir::Value *workItem = add(
+      b.create<ir::MulInst>(l, ids.subgroup, ids.subgroupSize)->getResult(0),
+      ids.lane);
+  ir::Value *workItems =
+      b.create<ir::MulInst>(l, ids.numSubgroups, ids.subgroupSize)
+          ->getResult(0);
+  if (!def.contiguousPartials)
+    return accumulate(*r.node, add(r.lo, workItem), r.hi, workItems,
+                      r.identity());
+  // A chunk of consecutive iterations per work-item: its loop walks
+  // memory contiguously, on vector lanes.
+  ir::Value *count = b.create<ir::SubInst>(l, r.hi, r.lo)->getResult(0);
+  ir::Value *lastItem =
+      b.create<ir::SubInst>(l, workItems, constant(1))->getResult(0);
+  ir::Value *chunk =
+      b.create<ir::DivInst>(l, add(count, lastItem), workItems)->getResult(0);
+  ir::Value *start =
+      add(r.lo, b.create<ir::MulInst>(l, workItem, chunk)->getResult(0));
+  ir::Value *end =
+      b.create<ir::MinInst>(l, r.hi, add(start, chunk))->getResult(0);
+  return accumulate(*r.node, start, end, nullptr, r.identity());
+}
+
+LogicalResult
+ScheduleLowerer::reduceIntoSubgroupBuffer(const ParallelReduction &r) {
+  Location l = r.loc;
+  ir::Region *outer = b.getInsertionRegion();
+  auto partials = b.create<ir::ParallelInst>(l);
+  b.setInsertionPointToEnd(partials.getBody());
+  SubgroupIds ids = subgroupIds(b, l);
+  ir::Value *partial = workItemPartial(r, ids);
+  if (!partial) {
+    b.setInsertionPointToEnd(*outer);
+    return failure();
+  }
+  ir::Value *mine = subgroupReduce(b, l, r.kind, partial);
+  beginIfEqual(b, l, ids.lane, constant(0));
+  b.create<ir::StoreInst>(l, mine, r.buffer,
+                          llvm::ArrayRef<ir::Value *>{ids.subgroup});
+  b.setInsertionPointToEnd(*outer);
+  b.create<ir::BarrierInst>(l, /*global=*/false, /*local=*/true);
+  return success();
+}
+
+void ScheduleLowerer::combineSubgroupBuffer(const ParallelReduction &r) {
+  Location l = r.loc;
+  ir::Region *outer = b.getInsertionRegion();
+  auto total = b.create<ir::ParallelInst>(l);
+  b.setInsertionPointToEnd(total.getBody());
+  SubgroupIds ids = subgroupIds(b, l);
+  beginIfEqual(b, l, ids.subgroup, constant(0));
+  ir::Region *combineRegion = b.getInsertionRegion();
+  auto gather =
+      b.create<ir::ForInst>(l, ids.lane, ids.numSubgroups, ids.subgroupSize,
+                            llvm::ArrayRef<ir::Value *>{r.identity()});
+  b.setInsertionPointToEnd(gather.getBody());
+  ir::Value *part =
+      b.create<ir::LoadInst>(
+           l, r.buffer,
+           llvm::ArrayRef<ir::Value *>{gather.getBody().getParameter(0)})
+          ->getResult(0);
+  b.create<ir::YieldInst>(
+      l, llvm::ArrayRef<ir::Value *>{
+             combine(b, l, r.kind, gather.getBody().getParameter(1), part)});
+  b.setInsertionPointToEnd(*combineRegion);
+  ir::Value *sum = subgroupReduce(b, l, r.kind, gather->getResult(0));
+  beginIfEqual(b, l, ids.lane, constant(0));
+  const AstNode &instance = r.node->children.front();
+  llvm::SmallVector<ir::Value *, 4> subscripts =
+      lhsSubscripts(instance, *r.lhs);
+  ir::Value *old =
+      b.create<ir::LoadInst>(l, r.lhs->memref, subscripts)->getResult(0);
+  b.create<ir::StoreInst>(r.lhsLoc, combine(b, l, r.kind, old, sum),
+                          r.lhs->memref, subscripts);
+  b.setInsertionPointToEnd(*outer);
+  // The buffer is free for the next reduction once everyone has read it.
+  b.create<ir::BarrierInst>(l, /*global=*/false, /*local=*/true);
+}
+
 LogicalResult ScheduleLowerer::lowerParallelReduction(const AstNode &node) {
   // Each work-item accumulates every work-group-size-th iteration (a
   // chunk of consecutive ones with DefContext::contiguousPartials), the
   // subgroups reduce their work-items' partials and leave one per subgroup
   // in local memory; after a barrier the first subgroup combines those and
   // one work-item updates the LHS element.
-  const AstNode &instance = node.children.front();
-  const StmtContext &stmtContext = stmts[instance.statement];
+  const StmtContext &stmtContext = stmts[node.children.front().statement];
   const ComprehensionStmt &stmt = stmtContext.stmt;
-  ReductionKind kind = stmt.getReduction();
-  Location l = stmt.getLoc();
   def.scope = stmtContext.scope;
-  const TensorBinding *lhs = def.lookup(stmt.getLhs().name);
-  if (!lhs)
+  ParallelReduction r;
+  r.node = &node;
+  r.kind = stmt.getReduction();
+  r.loc = stmt.getLoc();
+  r.lhsLoc = stmt.getLhs().loc;
+  r.lhs = def.lookup(stmt.getLhs().name);
+  if (!r.lhs)
     return failure();
-  ir::Value *buffer = reductionBuffers.lookup(static_cast<unsigned>(lhs->kind));
-  ir::Value *lo = index(node.lo), *hi = index(node.hi);
-  if (!buffer || !lo || !hi)
+  r.buffer = reductionBuffers.lookup(static_cast<unsigned>(r.lhs->kind));
+  r.lo = index(node.lo);
+  r.hi = index(node.hi);
+  if (!r.buffer || !r.lo || !r.hi)
     return failure();
-  ir::Region *outer = b.getInsertionRegion();
-  auto toIndex = [&](ir::Value *value) {
-    return b.create<ir::CastInst>(l, b.getIndexType(), value)->getResult(0);
-  };
-  // Work-item coordinates inside an spmd region.
-  struct Ids {
-    ir::Value *subgroup, *lane, *subgroupSize, *numSubgroups;
-  };
-  auto ids = [&]() {
-    Ids result;
-    result.subgroup =
-        toIndex(b.create<ir::SubgroupLinearIdInst>(l)->getResult(0));
-    result.lane = toIndex(b.create<ir::SubgroupLocalIdInst>(l)->getResult(0));
-    result.subgroupSize =
-        toIndex(b.create<ir::SubgroupSizeInst>(l)->getResult(0));
-    ir::Value *x =
-        toIndex(b.create<ir::NumSubgroupsInst>(l, ir::Comp3::X)->getResult(0));
-    ir::Value *y =
-        toIndex(b.create<ir::NumSubgroupsInst>(l, ir::Comp3::Y)->getResult(0));
-    result.numSubgroups = b.create<ir::MulInst>(l, x, y)->getResult(0);
-    return result;
-  };
   ExprLowerer identityLowerer(def, stmtContext);
-  auto identity = [&]() {
-    return identityLowerer.constant(l, lhs->type, getIdentity(kind, lhs->type));
+  r.identity = [&, type = r.lhs->type, kind = r.kind]() {
+    return identityLowerer.constant(r.loc, type, getIdentity(kind, type));
   };
-
-  // Partials.
-  auto partials = b.create<ir::ParallelInst>(l);
-  b.setInsertionPointToEnd(partials.getBody());
-  Ids first = ids();
-  ir::Value *workItem =
-      b.create<ir::AddInst>(
-           l,
-           b.create<ir::MulInst>(l, first.subgroup, first.subgroupSize)
-               ->getResult(0),
-           first.lane)
-          ->getResult(0);
-  ir::Value *workItems =
-      b.create<ir::MulInst>(l, first.numSubgroups, first.subgroupSize)
-          ->getResult(0);
-  auto add = [&](ir::Value *x, ir::Value *y) {
-    return b.create<ir::AddInst>(l, x, y)->getResult(0);
-  };
-  ir::Value *partial;
-  if (def.contiguousPartials) {
-    // A chunk of consecutive iterations per work-item: its loop walks
-    // memory contiguously, on vector lanes.
-    ir::Value *count = b.create<ir::SubInst>(l, hi, lo)->getResult(0);
-    ir::Value *lastItem =
-        b.create<ir::SubInst>(l, workItems, constant(1))->getResult(0);
-    ir::Value *chunk =
-        b.create<ir::DivInst>(l, add(count, lastItem), workItems)->getResult(0);
-    ir::Value *start =
-        add(lo, b.create<ir::MulInst>(l, workItem, chunk)->getResult(0));
-    ir::Value *end =
-        b.create<ir::MinInst>(l, hi, add(start, chunk))->getResult(0);
-    partial = accumulate(node, start, end, nullptr, identity());
-  } else {
-    partial = accumulate(node, add(lo, workItem), hi, workItems, identity());
-  }
-  if (!partial) {
-    b.setInsertionPointToEnd(*outer);
+  if (failed(reduceIntoSubgroupBuffer(r)))
     return failure();
-  }
-  ir::Value *mine = subgroupReduce(b, l, kind, partial);
-  ir::Value *zero = constant(0);
-  auto firstLane = b.create<ir::IfInst>(
-      l, llvm::ArrayRef<const ir::Type *>(),
-      b.create<ir::EqualInst>(l, first.lane, zero)->getResult(0));
-  b.setInsertionPointToEnd(firstLane.getThen());
-  b.create<ir::StoreInst>(l, mine, buffer,
-                          llvm::ArrayRef<ir::Value *>{first.subgroup});
-  b.setInsertionPointToEnd(*outer);
-  b.create<ir::BarrierInst>(l, /*global=*/false, /*local=*/true);
-
-  // Combine.
-  auto total = b.create<ir::ParallelInst>(l);
-  b.setInsertionPointToEnd(total.getBody());
-  Ids second = ids();
-  auto firstSubgroup = b.create<ir::IfInst>(
-      l, llvm::ArrayRef<const ir::Type *>(),
-      b.create<ir::EqualInst>(l, second.subgroup, constant(0))->getResult(0));
-  b.setInsertionPointToEnd(firstSubgroup.getThen());
-  ir::Region *combineRegion = b.getInsertionRegion();
-  auto gather = b.create<ir::ForInst>(l, second.lane, second.numSubgroups,
-                                      second.subgroupSize,
-                                      llvm::ArrayRef<ir::Value *>{identity()});
-  b.setInsertionPointToEnd(gather.getBody());
-  ir::Value *part =
-      b.create<ir::LoadInst>(
-           l, buffer,
-           llvm::ArrayRef<ir::Value *>{gather.getBody().getParameter(0)})
-          ->getResult(0);
-  b.create<ir::YieldInst>(
-      l, llvm::ArrayRef<ir::Value *>{
-             combine(b, l, kind, gather.getBody().getParameter(1), part)});
-  b.setInsertionPointToEnd(*combineRegion);
-  ir::Value *sum = subgroupReduce(b, l, kind, gather->getResult(0));
-  auto writer = b.create<ir::IfInst>(
-      l, llvm::ArrayRef<const ir::Type *>(),
-      b.create<ir::EqualInst>(l, second.lane, constant(0))->getResult(0));
-  b.setInsertionPointToEnd(writer.getThen());
-  llvm::SmallVector<ir::Value *, 4> subscripts = lhsSubscripts(instance, *lhs);
-  ir::Value *old =
-      b.create<ir::LoadInst>(l, lhs->memref, subscripts)->getResult(0);
-  b.create<ir::StoreInst>(stmt.getLhs().loc, combine(b, l, kind, old, sum),
-                          lhs->memref, subscripts);
-  b.setInsertionPointToEnd(*outer);
-  // The buffer is free for the next reduction once everyone has read it.
-  b.create<ir::BarrierInst>(l, /*global=*/false, /*local=*/true);
+  combineSubgroupBuffer(r);
   return success();
 }
 

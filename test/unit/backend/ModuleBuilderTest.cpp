@@ -37,8 +37,8 @@ void addKernelModeSetting(ModuleBuilder &builder) {
 }
 
 /// Builds `kernel void scale(global float *a) { a[gid] = fma(a[gid], 2, 1); }`
-/// the way the DESIGN.md notes say PoCL needs it: the built-in imported with
-/// a LinkageAttributes decoration.
+/// the way PoCL needs it (runtime/include/comprehend/runtime/SpirBridge.h):
+/// the built-in imported with a LinkageAttributes decoration.
 std::vector<uint32_t> buildScaleKernel() {
   ModuleBuilder builder;
   addKernelModeSetting(builder);

@@ -59,6 +59,34 @@ PtxError::Kind getKind(llvm::Error error, std::string &message,
   return kind;
 }
 
+/// The module header of the hand-written SPIR-V below.
+const char *const kSpirvHeader = R"(
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Linkage
+               OpCapability Int64
+               OpMemoryModel Physical64 OpenCL)";
+
+/// How emitPtx for nvidia-sm80 failed on a module.
+struct Failure {
+  PtxError::Kind kind = PtxError::Kind::Internal;
+  std::string message, function;
+};
+
+/// Assembles SPIR-V \p text and emits PTX from it, which must fail.
+Failure emitAssembled(const std::string &text) {
+  spvtools::SpirvTools tools(SPV_ENV_OPENCL_1_2);
+  std::vector<uint32_t> spirv;
+  EXPECT_TRUE(tools.Assemble(text, &spirv)) << text;
+  Failure failure;
+  llvm::Expected<std::string> ptx =
+      emitPtx(spirv, *CoreInfo::getPreset("nvidia-sm80"));
+  EXPECT_FALSE(bool(ptx));
+  if (!ptx)
+    failure.kind = getKind(ptx.takeError(), failure.message, failure.function);
+  return failure;
+}
+
 const char *kKernels = R"(
 func @rows(%A: memref<f32x128>, %S: memref<f32x128>)
     attributes {work_group_size = [64, 2], subgroup_size = 32} {
@@ -176,12 +204,7 @@ TEST(PtxTest, MissingLibclcIsNamed) {
 /// never PTX that the driver rejects at load time.
 TEST(PtxTest, UnresolvedCallIsAnError) {
   // A kernel that hands its buffer to an imported function.
-  const char *text = R"(
-               OpCapability Addresses
-               OpCapability Kernel
-               OpCapability Linkage
-               OpCapability Int64
-               OpMemoryModel Physical64 OpenCL
+  std::string text = std::string(kSpirvHeader) + R"(
                OpEntryPoint Kernel %kernel "fill"
                OpDecorate %fill LinkageAttributes "comprehend_missing_fn" Import
        %void = OpTypeVoid
@@ -198,17 +221,39 @@ TEST(PtxTest, UnresolvedCallIsAnError) {
                OpReturn
                OpFunctionEnd
 )";
-  spvtools::SpirvTools tools(SPV_ENV_OPENCL_1_2);
-  std::vector<uint32_t> spirv;
-  ASSERT_TRUE(tools.Assemble(text, &spirv));
-  std::string message, function;
-  llvm::Expected<std::string> ptx =
-      emitPtx(spirv, *CoreInfo::getPreset("nvidia-sm80"));
-  ASSERT_FALSE(bool(ptx));
-  EXPECT_EQ(getKind(ptx.takeError(), message, function),
-            PtxError::Kind::UnresolvedFunction);
-  EXPECT_EQ(function, "comprehend_missing_fn");
+  Failure failure = emitAssembled(text);
+  EXPECT_EQ(failure.kind, PtxError::Kind::UnresolvedFunction);
+  const std::string &message = failure.message;
+  EXPECT_EQ(failure.function, "comprehend_missing_fn");
   EXPECT_NE(message.find("'comprehend_missing_fn'"), std::string::npos)
+      << message;
+}
+
+/// SPIR's constant address space (2) has no equal number in NVPTX; a
+/// module with it is refused, not miscompiled (the emitter never makes one
+/// for an OpenCL 1.2-shaped core).
+TEST(PtxTest, ConstantAddressSpaceIsRefused) {
+  std::string text = std::string(kSpirvHeader) + R"(
+               OpEntryPoint Kernel %kernel "copy_constant"
+       %void = OpTypeVoid
+      %float = OpTypeFloat 32
+        %one = OpConstant %float 1
+   %constPtr = OpTypePointer UniformConstant %float
+  %globalPtr = OpTypePointer CrossWorkgroup %float
+      %table = OpVariable %constPtr UniformConstant %one
+     %kernTy = OpTypeFunction %void %globalPtr
+     %kernel = OpFunction %void None %kernTy
+        %out = OpFunctionParameter %globalPtr
+      %entry = OpLabel
+      %value = OpLoad %float %table
+               OpStore %out %value
+               OpReturn
+               OpFunctionEnd
+)";
+  Failure failure = emitAssembled(text);
+  EXPECT_EQ(failure.kind, PtxError::Kind::Unsupported);
+  const std::string &message = failure.message;
+  EXPECT_NE(message.find("address space 2 (SPIR constant)"), std::string::npos)
       << message;
 }
 

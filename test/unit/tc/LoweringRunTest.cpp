@@ -380,10 +380,10 @@ TEST_F(LoweringRunTest, OtherExamples) {
 
 TEST_F(LoweringRunTest, ColumnReductions) {
   // Reductions down the columns take runs of columns whose loop sinks below
-  // the loop over the rows (Schedule.cpp, mapRunsAcrossInnerLoops) on
-  // vector cores; batch norm's rsqrt(var(c) + eps) and `exp(w(k))` become
-  // temporaries (HoistToTemporaries.cpp). Runs of 5 and 16 leave
-  // remainders at 37 columns, tiles of 7 runs that do not divide.
+  // the loop over the rows (polyhedral/lib/Mapping.cpp,
+  // mapRunsAcrossInnerLoops) on vector cores; batch norm's rsqrt(var(c) + eps)
+  // and `exp(w(k))` become temporaries (HoistToTemporaries.cpp). Runs of 5 and
+  // 16 leave remainders at 37 columns, tiles of 7 runs that do not divide.
   const char *text = R"TC(
 def colsum(float(N, K) A) -> (s) {
   s(k) +=! A(i, k)

@@ -23,7 +23,8 @@ std::unique_ptr<Program> loadProgram(DiagnosticEngine &diags, unsigned bufferId,
 /// empty (a file's last def usually calls the others). Null if none.
 const Def *findEntry(const Program &program, llvm::StringRef name);
 
-/// Writes the `comprehend ranges` JSON object of DESIGN.md for \p def:
+/// Writes the `comprehend ranges` JSON object (docs/tc.md, "`ranges`
+/// output") for \p def:
 /// entry, the given sizes, output shapes (with an `offset` list when an
 /// output's inferred lower bound is not 0) and each statement's ranges (call
 /// statements list the callee and its results instead).

@@ -115,7 +115,7 @@ struct InstDescriptor {
   llvm::ArrayRef<OperandDescriptor> results;
   llvm::ArrayRef<PropertyDescriptor> properties;
   llvm::ArrayRef<RegionDescriptor> regions;
-  /// The format string (see IR.md "Format directives").
+  /// The format string (its directives: ir/lib/AsmFormat.h).
   llvm::StringRef format;
   bool isPure;
   bool isTerminator;

@@ -2,7 +2,7 @@
 //
 // Infers, statement by statement in textual order, the maximal rectangular
 // range of every index variable such that no tensor is read out of bounds,
-// in TC's rounds (see shared/reference/tc-frontend-notes.md, section 8):
+// in the rounds of TC's forwardBoundsInference (docs/range-inference.md):
 // where-clauses seed and override, then each round solves every variable
 // that is the only unresolved variable of some subscript constraint
 // (intersecting all such constraints), then eliminates the solved variables

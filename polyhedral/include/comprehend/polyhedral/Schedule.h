@@ -7,7 +7,8 @@
 // loops (or, when a group handles one point, the parallel bands below) to the
 // work-items of a group, and isl's AST generator turns the mapped tree into
 // code. The code comes back as our own AST (loops, guards, statement
-// instances with IndexExpr subscripts): isl never leaves polyhedral/lib.
+// instances with IndexExpr subscripts): isl never leaves polyhedral/lib,
+// where each of those stages has a file of its own (Schedule.cpp runs them).
 //
 // A statement with a reduction operator is two statements of the scop, as in
 // TC: an init instance `I<k>[lhs indices]` (only for `op=!`) and the update

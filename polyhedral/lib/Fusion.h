@@ -1,0 +1,63 @@
+//===- Fusion.h - isl's schedule of a scop and how much it fuses -*- C++
+//-*-===//
+//
+// Private to polyhedral/lib. Stage 2 of the mapper (Schedule.h): isl's
+// scheduler computes a schedule tree for the scop (Scop.h) under a fusion
+// strategy; where isl fused too much or too little for the mapping, the tree
+// is reshaped here: a sequential band sunk into the parts below it, all
+// statements fused under their first LHS index, or the statements below a
+// band given loop nests of their own in textual order.
+//
+//===----------------------------------------------------------------------===//
+#ifndef COMPREHEND_POLYHEDRAL_LIB_FUSION_H
+#define COMPREHEND_POLYHEDRAL_LIB_FUSION_H
+
+#include "Scop.h"
+
+#include "comprehend/polyhedral/Schedule.h"
+
+#include <optional>
+
+namespace comprehend::poly {
+
+/// isl's schedule of a scop, reshaped for the mapping.
+struct FusedSchedule {
+  isl::schedule schedule;
+  /// Whether a decision depended on ScheduleOptions::groupWork.
+  bool usedGroupWork = false;
+};
+
+/// isl's schedule of \p scop for parameters in \p context under
+/// `options.fusion`. Where isl fused a band without a parallel member over a
+/// sequence (a reduction into a scalar, then a map over the reduced input
+/// after it), the band is sunk into each part of the sequence, its members
+/// parallel where that part's own dependences allow, so that the parts map
+/// as kernels of their own. Where isl left several kernels under maximal
+/// fusion, one kernel whose groups each run one value of every statement's
+/// first LHS index replaces them when the dependences allow it and the work
+/// below the groups has parallelism for the work-items: that saves launches
+/// and the global round trips of temporaries between them, but gives fewer
+/// groups than a kernel isl fused by itself.
+FusedSchedule scheduleAndFuse(const Scop &scop, const isl::set &context,
+                              const ScheduleOptions &options);
+
+/// Below a band of one point per group, the statements in textual order,
+/// each with a band over its iterators that the band does not fix.
+struct TextualInner {
+  /// The band, now above the textual order; nullopt when that order
+  /// violates a dependence.
+  std::optional<isl::schedule_node> node;
+  /// Whether the work below has parallel loops or reductions of at least
+  /// `groupWork` iterations for the work-items.
+  bool worthIt = false;
+  /// Whether that answer depended on `groupWork`.
+  bool usedGroupWork = false;
+};
+
+/// The textual inner schedule below \p band.
+TextualInner textualInner(const Scop &scop, const isl::schedule_node_band &band,
+                          int64_t groupWork);
+
+} // namespace comprehend::poly
+
+#endif // COMPREHEND_POLYHEDRAL_LIB_FUSION_H

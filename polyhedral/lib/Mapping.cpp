@@ -1,0 +1,272 @@
+//===- Mapping.cpp - Tiling a scheduled scop onto groups and items --------===//
+#include "Mapping.h"
+
+#include "Fusion.h"
+#include "ScheduleTreeSupport.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace comprehend::poly;
+
+isl::id comprehend::poly::makeLoopMark(AstNode::Mapping mapping,
+                                       const isl::schedule_node_band &band) {
+  LoopMark mark{mapping, scheduleDepth(band), band.n_member()};
+  std::string kind =
+      mapping == AstNode::Mapping::Group ? "group" : "work_items";
+  // isl reads an id's name as an identifier.
+  std::string name = kind + "_" + std::to_string(mark.depth) + "_" +
+                     std::to_string(mark.members);
+  return isl::id(band.ctx(), name, mark);
+}
+
+std::optional<LoopMark> comprehend::poly::readLoopMark(const isl::id &id) {
+  return id.try_user<LoopMark>();
+}
+
+namespace {
+
+/// Places the group and work-item marks in one kernel's subtree.
+class Mapper {
+public:
+  Mapper(const ScheduleOptions &options, const Scop &scop)
+      : options(options), scop(scop) {}
+
+  /// Maps the kernel whose subtree starts at \p node; returns the node at
+  /// the same position.
+  isl::schedule_node mapKernel(const isl::schedule_node &node);
+
+  /// See MappedSchedule.
+  bool usedGroupWork = false, usedVectorRuns = false;
+
+private:
+  /// The work-item marks above the parallel bands at and below \p node.
+  isl::schedule_node mapInside(isl::schedule_node node);
+  /// Whether a band strictly below \p node runs, besides other statements,
+  /// a reduction along one of the reduction's own loops (isl fused, say,
+  /// `e(n, d) = exp(...)` and `s(n) +=! e(n, d)` into one loop over d).
+  bool fusesReductionLoop(const isl::schedule_node &node) const;
+  bool fusesReductionLoopAt(const isl::schedule_node_band &band) const;
+  /// The textual inner schedule below \p band where the options ask for it
+  /// and it gives the work-items parallel work.
+  std::optional<isl::schedule_node>
+  parallelTextualInner(const isl::schedule_node_band &band);
+  /// On a vector core, inner loop nests that walk memory with a stride (the
+  /// rows of a column reduction) run on vectors when each work-item takes a
+  /// run of consecutive points of the group band and the run's points sink
+  /// below those loops: a row of the run per step, not a column per
+  /// work-item. nullopt where that does not apply.
+  std::optional<isl::schedule_node>
+  mapRunsAcrossInnerLoops(const isl::schedule_node_band &band,
+                          const isl::schedule_node &textual,
+                          llvm::ArrayRef<int64_t> extent);
+  GroupTiles chooseTiles(const isl::schedule_node_band &band,
+                         llvm::ArrayRef<int64_t> extent, bool innerParallel) {
+    GroupTiles choice = comprehend::poly::chooseTiles(scop, options, band,
+                                                      extent, innerParallel);
+    usedGroupWork |= choice.usedGroupWork;
+    return choice;
+  }
+  /// \p band tiled by \p choice, the tile loops marked for the groups and
+  /// the point loops (or, with runs, the run loops) for the work-items;
+  /// returns the group mark.
+  isl::schedule_node tileOntoGroups(const isl::schedule_node_band &band,
+                                    const GroupTiles &choice);
+  /// Below \p kernel (tileOntoGroups with runs), the points of a run sunk
+  /// below the loop nests inside it, when one of those walks memory with
+  /// a stride: every step of them then reads a row of the run on vector
+  /// lanes. nullopt when nothing walks with a stride or the order violates
+  /// a dependence.
+  std::optional<isl::schedule_node>
+  sinkRunPoints(const isl::schedule_node &kernel);
+
+  const ScheduleOptions &options;
+  const Scop &scop;
+};
+
+std::optional<isl::schedule_node>
+Mapper::parallelTextualInner(const isl::schedule_node_band &band) {
+  if (!options.innerMapping)
+    return std::nullopt;
+  TextualInner textual = textualInner(scop, band, options.groupWork);
+  usedGroupWork |= textual.usedGroupWork;
+  if (!textual.node || !textual.worthIt)
+    return std::nullopt;
+  return textual.node;
+}
+
+std::optional<isl::schedule_node>
+Mapper::mapRunsAcrossInnerLoops(const isl::schedule_node_band &band,
+                                const isl::schedule_node &textual,
+                                llvm::ArrayRef<int64_t> extent) {
+  if (options.vectorRun < 2 ||
+      !runsAreContiguous(scop, band, extent.size() - 1) ||
+      !hasStridedBandBelow(scop, textual))
+    return std::nullopt;
+  auto textualBand = textual.as<isl::schedule_node_band>();
+  GroupTiles choice = chooseTiles(textualBand, extent, false);
+  if (choice.run == 0)
+    return std::nullopt;
+  std::optional<isl::schedule_node> sunk =
+      sinkRunPoints(tileOntoGroups(textualBand, choice));
+  if (sunk)
+    usedVectorRuns = true;
+  return sunk;
+}
+
+isl::schedule_node Mapper::mapKernel(const isl::schedule_node &node) {
+  if (!node.isa<isl::schedule_node_band>())
+    return mapInside(node);
+  auto band = node.as<isl::schedule_node_band>();
+  unsigned groupDims = std::min(3u, numLeadingCoincident(band));
+  if (groupDims == 0)
+    return mapInside(node);
+  if (band.n_member() > groupDims)
+    band = band.split(groupDims);
+  llvm::SmallVector<int64_t, 4> extent = bandExtents(band);
+  std::optional<isl::schedule_node> textual = parallelTextualInner(band);
+  bool innerParallel = textual.has_value();
+  if (textual)
+    if (std::optional<isl::schedule_node> runs =
+            mapRunsAcrossInnerLoops(band, *textual, extent))
+      return *runs;
+  // Where isl fused a reduction's loop with other statements, its
+  // accumulator would stay in memory and the loop run on scalars: below the
+  // groups, each statement in a loop nest of its own instead.
+  if (textual && fusesReductionLoop(band))
+    band = textual->as<isl::schedule_node_band>();
+  GroupTiles choice = chooseTiles(band, extent, innerParallel);
+  if (llvm::all_of(choice.tiles, [](int64_t tile) { return tile == 1; })) {
+    if (textual)
+      band = textual->as<isl::schedule_node_band>();
+    isl::schedule_node mark =
+        band.insert_mark(makeLoopMark(AstNode::Mapping::Group, band));
+    return mapInside(mark.child(0).child(0)).parent().parent();
+  }
+  isl::schedule_node kernel = tileOntoGroups(band, choice);
+  if (choice.run == 0)
+    return kernel;
+  usedVectorRuns = true;
+  // Runs over loop nests that walk memory with a stride (a short column
+  // reduction) sink below them too.
+  return sinkRunPoints(kernel).value_or(kernel);
+}
+
+isl::schedule_node Mapper::mapInside(isl::schedule_node node) {
+  if (node.isa<isl::schedule_node_band>()) {
+    auto band = node.as<isl::schedule_node_band>();
+    unsigned parallel = numLeadingCoincident(band);
+    if (parallel > 0) {
+      if (band.n_member() > parallel)
+        band = band.split(parallel);
+      return band.insert_mark(makeLoopMark(AstNode::Mapping::WorkItem, band));
+    }
+  }
+  for (int child = 0, e = node.n_children(); child < e; ++child)
+    node = mapInside(node.child(child)).parent();
+  return node;
+}
+
+bool Mapper::fusesReductionLoop(const isl::schedule_node &node) const {
+  for (int child = 0, e = node.n_children(); child < e; ++child) {
+    isl::schedule_node below = node.child(child);
+    if (below.isa<isl::schedule_node_band>() &&
+        fusesReductionLoopAt(below.as<isl::schedule_node_band>()))
+      return true;
+    if (fusesReductionLoop(below))
+      return true;
+  }
+  return false;
+}
+
+bool Mapper::fusesReductionLoopAt(const isl::schedule_node_band &band) const {
+  isl::union_set domain = nodeDomain(band);
+  llvm::SmallVector<unsigned, 8> members = scop.statementsAt(band);
+  if (members.size() < 2)
+    return false;
+  isl::union_map prefix = band.get_prefix_schedule_union_map();
+  for (unsigned member = 0; member < band.n_member(); ++member) {
+    isl::union_map schedule =
+        band.get_partial_schedule().at(member).as_union_map();
+    // Statements that take several values of the member below one point of
+    // the loops around the band, and those that reduce into one element
+    // over several values.
+    unsigned numLooping = 0;
+    bool reduces = false;
+    for (unsigned stmt : members) {
+      isl::union_set stmtDomain =
+          domain.intersect(isl::union_set(scop.model.domains[stmt]));
+      isl::union_map stmtSchedule = schedule.intersect_domain(stmtDomain);
+      if (!prefix.intersect_domain(stmtDomain)
+               .reverse()
+               .apply_range(stmtSchedule)
+               .is_single_valued())
+        ++numLooping;
+      const ScheduledStatement &statement = scop.stmts[stmt];
+      if (statement.lhsIndices.size() == statement.iterators.size())
+        continue;
+      isl::map lhs = lhsProjection(scop.model.domains[stmt], statement,
+                                   statement.lhsIndices.size());
+      if (!isl::union_map(lhs)
+               .reverse()
+               .apply_range(stmtSchedule)
+               .is_single_valued())
+        reduces = true;
+    }
+    if (reduces && numLooping >= 2)
+      return true;
+  }
+  return false;
+}
+
+isl::schedule_node Mapper::tileOntoGroups(const isl::schedule_node_band &band,
+                                          const GroupTiles &choice) {
+  isl::schedule_node tiled = band.tile(bandSizes(band, choice.tiles));
+  isl::schedule_node points = tiled.child(0);
+  if (choice.run > 0) {
+    // Each work-item takes runs of consecutive points of the innermost
+    // member: the point band tiled again, the runs to the work-items and
+    // the points of a run to a loop inside the work-item.
+    llvm::SmallVector<int64_t, 4> runs(choice.tiles.size(), 1);
+    runs.back() = choice.run;
+    auto pointBand = points.as<isl::schedule_node_band>();
+    points = pointBand.tile(bandSizes(pointBand, runs));
+  }
+  isl::schedule_node point = points.insert_mark(makeLoopMark(
+      AstNode::Mapping::WorkItem, points.as<isl::schedule_node_band>()));
+  return point.parent().insert_mark(makeLoopMark(
+      AstNode::Mapping::Group, point.parent().as<isl::schedule_node_band>()));
+}
+
+std::optional<isl::schedule_node>
+Mapper::sinkRunPoints(const isl::schedule_node &kernel) {
+  // group mark -> tile band -> work-item mark -> run band -> points of a run
+  isl::schedule_node inRun = kernel.child(0).child(0).child(0).child(0);
+  if (!inRun.isa<isl::schedule_node_band>() ||
+      !hasStridedBandBelow(scop, inRun))
+    return std::nullopt;
+  unsigned depth = kernel.tree_depth();
+  isl::schedule_node sunk = sinkBand(inRun);
+  isl::schedule_node result = sunk.ancestor(sunk.tree_depth() - depth);
+  if (!scop.respectsDependences(result))
+    return std::nullopt;
+  return result;
+}
+
+} // namespace
+
+MappedTree comprehend::poly::mapKernels(const Scop &scop,
+                                        const ScheduleOptions &options,
+                                        const isl::schedule &schedule) {
+  // Every kernel: the children of a top-level sequence (or set), or the
+  // whole tree.
+  Mapper mapper(options, scop);
+  isl::schedule_node top = schedule.root().child(0);
+  if (top.isa<isl::schedule_node_sequence>() ||
+      top.isa<isl::schedule_node_set>()) {
+    for (int child = 0, e = top.n_children(); child < e; ++child)
+      top = mapper.mapKernel(top.child(child).child(0)).parent().parent();
+  } else {
+    top = mapper.mapKernel(top);
+  }
+  return {top.schedule(), mapper.usedGroupWork, mapper.usedVectorRuns};
+}

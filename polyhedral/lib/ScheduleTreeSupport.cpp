@@ -1,0 +1,154 @@
+//===- ScheduleTreeSupport.cpp - isl schedule trees, through isl:: --------===//
+#include "ScheduleTreeSupport.h"
+
+#include <isl/aff.h>
+#include <isl/map.h>
+#include <isl/printer.h>
+#include <isl/schedule.h>
+#include <isl/schedule_node.h>
+#include <isl/set.h>
+#include <isl/space.h>
+#include <isl/union_map.h>
+#include <isl/union_set.h>
+
+#include <cstdlib>
+
+using namespace comprehend::poly;
+
+//===----------------------------------------------------------------------===//
+// Calls the bindings lack
+//===----------------------------------------------------------------------===//
+
+isl::union_map comprehend::poly::emptyUnionMap(const isl::space &space) {
+  return isl::manage(isl_union_map_empty(space.copy()));
+}
+
+isl::union_set comprehend::poly::emptyUnionSet(const isl::space &space) {
+  return isl::manage(isl_union_set_empty(space.copy()));
+}
+
+isl::multi_union_pw_aff
+comprehend::poly::toPartialSchedule(const isl::union_map &map) {
+  return isl::manage(isl_multi_union_pw_aff_from_union_map(map.copy()));
+}
+
+isl::map comprehend::poly::equalAtDim(const isl::space &setSpace,
+                                      unsigned dim) {
+  return isl::manage(
+      isl_map_equate(isl_map_universe(isl_space_map_from_set(setSpace.copy())),
+                     isl_dim_in, dim, isl_dim_out, dim));
+}
+
+isl::map comprehend::poly::selectDims(const isl::space &setSpace,
+                                      llvm::ArrayRef<unsigned> dims) {
+  isl_map *result = isl_map_from_domain(isl_set_universe(setSpace.copy()));
+  for (unsigned dim : dims)
+    result = isl_map_flat_range_product(
+        result, isl_map_from_pw_aff(dimPwAff(setSpace, dim).release()));
+  return isl::manage(result);
+}
+
+isl::set comprehend::poly::unitStepMoves(const isl::space &setSpace) {
+  isl_set *allowed = isl_set_universe(setSpace.copy());
+  unsigned dims = isl_space_dim(setSpace.get(), isl_dim_set);
+  for (unsigned dim = 0; dim + 1 < dims; ++dim)
+    allowed = isl_set_fix_si(allowed, isl_dim_set, dim, 0);
+  if (dims > 0) {
+    allowed = isl_set_lower_bound_si(allowed, isl_dim_set, dims - 1, 0);
+    allowed = isl_set_upper_bound_si(allowed, isl_dim_set, dims - 1, 1);
+  }
+  return isl::manage(allowed);
+}
+
+isl::union_map comprehend::poly::lexBefore(const isl::union_map &order) {
+  return isl::manage(
+      isl_union_map_lex_lt_union_map(order.copy(), order.copy()));
+}
+
+isl::multi_val
+comprehend::poly::minPerMember(const isl::multi_union_pw_aff &schedule) {
+  return isl::manage(isl_multi_union_pw_aff_min_multi_val(schedule.copy()));
+}
+
+isl::multi_val
+comprehend::poly::maxPerMember(const isl::multi_union_pw_aff &schedule) {
+  return isl::manage(isl_multi_union_pw_aff_max_multi_val(schedule.copy()));
+}
+
+isl::multi_union_pw_aff
+comprehend::poly::constantOn(const isl::union_set &domain,
+                             const isl::multi_val &values) {
+  return isl::manage(
+      isl_multi_union_pw_aff_multi_val_on_domain(domain.copy(), values.copy()));
+}
+
+isl::union_set comprehend::poly::nodeDomain(const isl::schedule_node &node) {
+  return isl::manage(isl_schedule_node_get_domain(node.get()));
+}
+
+unsigned comprehend::poly::scheduleDepth(const isl::schedule_node &node) {
+  return isl_schedule_node_get_schedule_depth(node.get());
+}
+
+isl::schedule_node comprehend::poly::sinkBand(const isl::schedule_node &band) {
+  return isl::manage(isl_schedule_node_band_sink(band.copy()));
+}
+
+isl::schedule_node comprehend::poly::cutAt(const isl::schedule_node &node) {
+  return isl::manage(isl_schedule_node_cut(node.copy()));
+}
+
+isl::schedule_node
+comprehend::poly::replaceBand(const isl::schedule_node &band,
+                              const isl::multi_union_pw_aff &schedule) {
+  return isl::manage(isl_schedule_node_insert_partial_schedule(
+      isl_schedule_node_delete(band.copy()), schedule.copy()));
+}
+
+std::string comprehend::poly::scheduleBlockText(const isl::schedule &schedule) {
+  isl_printer *printer = isl_printer_to_str(schedule.ctx().get());
+  printer = isl_printer_set_yaml_style(printer, ISL_YAML_STYLE_BLOCK);
+  printer = isl_printer_print_schedule(printer, schedule.get());
+  char *text = isl_printer_get_str(printer);
+  isl_printer_free(printer);
+  std::string result = text ? text : "";
+  free(text);
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Band queries
+//===----------------------------------------------------------------------===//
+
+unsigned
+comprehend::poly::numLeadingCoincident(const isl::schedule_node_band &band) {
+  unsigned count = 0;
+  while (count < band.n_member() && band.member_get_coincident(count))
+    ++count;
+  return count;
+}
+
+llvm::SmallVector<int64_t, 4>
+comprehend::poly::bandExtents(const isl::schedule_node_band &band) {
+  llvm::SmallVector<int64_t, 4> result;
+  isl::multi_union_pw_aff partial =
+      band.get_partial_schedule().intersect_domain(nodeDomain(band));
+  isl::multi_val lo = minPerMember(partial);
+  isl::multi_val hi = maxPerMember(partial);
+  for (unsigned member = 0; member < band.n_member(); ++member) {
+    isl::val min = lo.at(member), max = hi.at(member);
+    result.push_back(min.is_int() && max.is_int()
+                         ? max.get_num_si() - min.get_num_si() + 1
+                         : -1);
+  }
+  return result;
+}
+
+isl::multi_val comprehend::poly::bandSizes(const isl::schedule_node_band &band,
+                                           llvm::ArrayRef<int64_t> sizes) {
+  isl::multi_val result =
+      isl::multi_val::zero(band.get_partial_schedule().space());
+  for (unsigned member = 0; member < sizes.size(); ++member)
+    result = result.set_at(member, isl::val(band.ctx(), sizes[member]));
+  return result;
+}

@@ -1,0 +1,89 @@
+//===- ScheduleTreeSupport.h - isl schedule trees, through isl:: -*- C++
+//-*-===//
+//
+// Private to polyhedral/lib. The isl calls on schedule trees, unions and
+// printers that the C++ bindings (isl/cpp.h, isl 0.25) lack, each wrapped in
+// one helper that takes and returns isl:: values, so that the stages of the
+// mapper (Dependences.cpp, Fusion.cpp, Tiling.cpp, Mapping.cpp) make no raw
+// isl calls and free nothing by hand; and the band queries they share.
+//
+//===----------------------------------------------------------------------===//
+#ifndef COMPREHEND_POLYHEDRAL_LIB_SCHEDULETREESUPPORT_H
+#define COMPREHEND_POLYHEDRAL_LIB_SCHEDULETREESUPPORT_H
+
+#include "IslSupport.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <string>
+
+namespace comprehend::poly {
+
+//===----------------------------------------------------------------------===//
+// Calls the bindings lack
+//===----------------------------------------------------------------------===//
+
+/// The empty union map / set with the parameters of \p space.
+isl::union_map emptyUnionMap(const isl::space &space);
+isl::union_set emptyUnionSet(const isl::space &space);
+
+/// \p map (single-valued) as a partial schedule.
+isl::multi_union_pw_aff toPartialSchedule(const isl::union_map &map);
+
+/// `{ S[x] -> S[y] : x_dim = y_dim }` on the set space \p setSpace.
+isl::map equalAtDim(const isl::space &setSpace, unsigned dim);
+
+/// `{ S[x] -> [x_d0, x_d1, ...] }` for the set dimensions \p dims of
+/// \p setSpace, in that order.
+isl::map selectDims(const isl::space &setSpace, llvm::ArrayRef<unsigned> dims);
+
+/// `{ [0, ..., 0, x] : 0 <= x <= 1 }` on \p setSpace: moves by at most one
+/// element along the last dimension.
+isl::set unitStepMoves(const isl::space &setSpace);
+
+/// `{ x -> y : order(x) lexicographically before order(y) }`.
+isl::union_map lexBefore(const isl::union_map &order);
+
+/// Per member, the minimum / maximum of \p schedule over its domain.
+isl::multi_val minPerMember(const isl::multi_union_pw_aff &schedule);
+isl::multi_val maxPerMember(const isl::multi_union_pw_aff &schedule);
+
+/// The constant \p values on \p domain.
+isl::multi_union_pw_aff constantOn(const isl::union_set &domain,
+                                   const isl::multi_val &values);
+
+/// The statement instances that reach \p node.
+isl::union_set nodeDomain(const isl::schedule_node &node);
+/// The number of schedule dimensions of the bands above \p node.
+unsigned scheduleDepth(const isl::schedule_node &node);
+/// isl_schedule_node_band_sink: the band \p band pushed below its child.
+isl::schedule_node sinkBand(const isl::schedule_node &band);
+/// isl_schedule_node_cut: \p node and everything below it replaced by a
+/// leaf.
+isl::schedule_node cutAt(const isl::schedule_node &node);
+/// \p band replaced by a band of \p schedule.
+isl::schedule_node replaceBand(const isl::schedule_node &band,
+                               const isl::multi_union_pw_aff &schedule);
+
+/// \p schedule in isl's block (indented YAML) format.
+std::string scheduleBlockText(const isl::schedule &schedule);
+
+//===----------------------------------------------------------------------===//
+// Band queries
+//===----------------------------------------------------------------------===//
+
+/// The number of leading coincident (parallel) members of \p band.
+unsigned numLeadingCoincident(const isl::schedule_node_band &band);
+
+/// Per member of \p band, the number of values it takes (-1 when that is
+/// not a constant).
+llvm::SmallVector<int64_t, 4> bandExtents(const isl::schedule_node_band &band);
+
+/// The tile sizes \p sizes (one per member) as the multi_val of \p band.
+isl::multi_val bandSizes(const isl::schedule_node_band &band,
+                         llvm::ArrayRef<int64_t> sizes);
+
+} // namespace comprehend::poly
+
+#endif // COMPREHEND_POLYHEDRAL_LIB_SCHEDULETREESUPPORT_H

@@ -1,0 +1,172 @@
+//===- Tiling.cpp - The tiles of a kernel's group band --------------------===//
+//
+// The default tiles fill a group with about `groupWork` points of the band's
+// innermost members. The CPU rules (ScheduleOptions::vectorRows and
+// vectorRun) make groups bigger where the backend runs a loop inside one
+// work-item on vector registers, while keeping enough groups for the cores.
+//
+//===----------------------------------------------------------------------===//
+#include "Mapping.h"
+
+#include "ScheduleTreeSupport.h"
+
+using namespace comprehend::poly;
+
+/// Work-groups a def keeps under the CPU rules (vector rows and runs) where
+/// its size allows: enough for the cores of a CPU.
+static constexpr int64_t kMinCpuGroups = 16;
+
+namespace {
+
+/// The iterator of \p stmtDomain that \p stmtSchedule (one member) equals.
+std::optional<unsigned> iteratorOf(const isl::set &stmtDomain,
+                                   const isl::union_map &stmtSchedule) {
+  isl::space space = stmtDomain.space();
+  for (unsigned dim = 0, e = numSetDims(stmtDomain); dim < e; ++dim) {
+    isl::map value = dimPwAff(space, dim).as_map().intersect_domain(stmtDomain);
+    if (stmtSchedule.is_equal(isl::union_map(value)))
+      return dim;
+  }
+  return std::nullopt;
+}
+
+/// Whether stepping \p iterator of \p stmtDomain by one moves every access
+/// of the statement by one element along the tensor's last (fastest) index,
+/// or not at all.
+bool stepsContiguously(const Scop &scop, const isl::set &stmtDomain,
+                       unsigned iterator) {
+  // { S[x] -> S[x + e_iterator] } within the domain.
+  isl::multi_aff step = isl::multi_aff::identity_on_domain(stmtDomain.space());
+  isl::aff next = step.at(iterator).add_constant(isl::val(step.ctx(), 1));
+  step = step.set_at(iterator, next);
+  isl::union_map shift(
+      step.as_map().intersect_domain(stmtDomain).intersect_range(stmtDomain));
+  for (const auto &[tensor, accesses] : scop.model.accesses) {
+    isl::union_map access = accesses.reads.unite(accesses.writes)
+                                .intersect_domain(isl::union_set(stmtDomain));
+    if (access.is_empty())
+      continue;
+    isl::union_set deltas =
+        access.reverse().apply_range(shift).apply_range(access).deltas();
+    bool contiguous = true;
+    deltas.foreach_set([&](const isl::set &moves) {
+      contiguous = contiguous && moves.is_subset(unitStepMoves(moves.space()));
+    });
+    if (!contiguous)
+      return false;
+  }
+  return true;
+}
+
+/// Halves the innermost of \p tiles, down to \p floor and in multiples of
+/// it, while the band of \p extent (-1: unknown) has fewer than
+/// kMinCpuGroups groups.
+void keepCpuGroups(llvm::MutableArrayRef<int64_t> tiles,
+                   llvm::ArrayRef<int64_t> extent, int64_t floor) {
+  auto numGroups = [&] {
+    int64_t groups = 1;
+    for (unsigned dim = 0; dim < tiles.size(); ++dim)
+      groups *= extent[dim] > 0 ? (extent[dim] + tiles[dim] - 1) / tiles[dim]
+                                : kMinCpuGroups;
+    return groups;
+  };
+  int64_t &inner = tiles.back();
+  while (numGroups() < kMinCpuGroups && inner > floor)
+    inner = std::max(floor, (inner / 2 + floor - 1) / floor * floor);
+}
+
+/// The default tiles: the innermost members fill a group with
+/// `groupWork` work-item points (runs of \p run points in the innermost);
+/// explicit tile sizes win.
+void fillGroups(const ScheduleOptions &options, llvm::ArrayRef<int64_t> extent,
+                bool innerParallel, int64_t run, GroupTiles &result) {
+  unsigned groupDims = extent.size();
+  llvm::MutableArrayRef<int64_t> tiles = result.tiles;
+  int64_t budget = std::max<int64_t>(1, options.groupWork);
+  for (unsigned dim = groupDims; dim-- > 0;) {
+    int64_t perPoint = dim + 1 == groupDims && run > 1 ? run : 1;
+    if (dim < options.tileSizes.size() && options.tileSizes[dim] > 0) {
+      tiles[dim] = options.tileSizes[dim];
+      continue;
+    }
+    if (innerParallel) {
+      if (dim + 1 == groupDims && options.vectorRows > 0)
+        tiles[dim] = options.vectorRows;
+      continue;
+    }
+    int64_t size = budget * perPoint;
+    // The budget, not the extent, limits the tile.
+    result.usedGroupWork |= extent[dim] <= 0 || size < extent[dim];
+    if (extent[dim] > 0)
+      size = std::min(extent[dim], size);
+    tiles[dim] = std::max<int64_t>(1, size);
+    budget = std::max<int64_t>(1, budget * perPoint / tiles[dim]);
+  }
+  for (unsigned dim = 0; dim < groupDims; ++dim)
+    if (extent[dim] > 0)
+      tiles[dim] = std::min(tiles[dim], extent[dim]);
+}
+
+} // namespace
+
+bool comprehend::poly::runsAreContiguous(const Scop &scop,
+                                         const isl::schedule_node_band &band,
+                                         unsigned member, bool onlyIterators) {
+  isl::union_map schedule =
+      band.get_partial_schedule().at(member).as_union_map();
+  for (unsigned stmt : scop.statementsAt(band)) {
+    const isl::set &stmtDomain = scop.model.domains[stmt];
+    std::optional<unsigned> iterator = iteratorOf(
+        stmtDomain, schedule.intersect_domain(isl::union_set(stmtDomain)));
+    if (!iterator && onlyIterators)
+      continue;
+    if (!iterator || !stepsContiguously(scop, stmtDomain, *iterator))
+      return false;
+  }
+  return true;
+}
+
+bool comprehend::poly::hasStridedBandBelow(const Scop &scop,
+                                           const isl::schedule_node &node) {
+  for (int child = 0, e = node.n_children(); child < e; ++child) {
+    isl::schedule_node below = node.child(child);
+    if (below.isa<isl::schedule_node_band>()) {
+      auto band = below.as<isl::schedule_node_band>();
+      if (!runsAreContiguous(scop, band, band.n_member() - 1,
+                             /*onlyIterators=*/true))
+        return true;
+    }
+    if (hasStridedBandBelow(scop, below))
+      return true;
+  }
+  return false;
+}
+
+GroupTiles comprehend::poly::chooseTiles(const Scop &scop,
+                                         const ScheduleOptions &options,
+                                         const isl::schedule_node_band &band,
+                                         llvm::ArrayRef<int64_t> extent,
+                                         bool innerParallel) {
+  unsigned groupDims = extent.size();
+  GroupTiles result;
+  result.tiles.assign(groupDims, 1);
+  // Work-item points per group; with vector runs, a point of the innermost
+  // member is a run of `vectorRun` consecutive points.
+  int64_t run = innerParallel || options.vectorRun < 2 ||
+                        !runsAreContiguous(scop, band, groupDims - 1)
+                    ? 0
+                    : options.vectorRun;
+  fillGroups(options, extent, innerParallel, run, result);
+  // The CPU rules (vector rows and runs) make groups bigger; keep enough of
+  // them to fill the cores, down to one run, or two rows (one row would be
+  // a group per point, mapped as on a GPU). An explicit tile wins.
+  bool explicitInner = groupDims <= options.tileSizes.size() &&
+                       options.tileSizes[groupDims - 1] > 0;
+  bool vectorRows = innerParallel && options.vectorRows > 1;
+  if (!explicitInner && (run > 1 || vectorRows))
+    keepCpuGroups(result.tiles, extent, run > 1 ? run : 2);
+  if (run > 1)
+    run = std::min(run, result.tiles.back());
+  result.run = run < 2 ? 0 : run;
+  return result;
+}
