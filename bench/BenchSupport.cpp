@@ -3,6 +3,7 @@
 
 #include "comprehend/api/TcKernel.h"
 #include "comprehend/runtime/Error.h"
+#include "comprehend/runtime/OpenCLPlatform.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -268,7 +269,10 @@ llvm::Error makeCLError(llvm::StringRef what, cl_int status) {
 llvm::Expected<double> timeClblastCall(
     const std::function<clblast::StatusCode(cl_command_queue *, cl_event *)>
         &call) {
-  cl_command_queue queue = getRuntime()->getQueue();
+  // runClblast checked that the device is an OpenCL one.
+  cl_command_queue queue =
+      static_cast<runtime::OpenCLPlatform &>(getRuntime()->getPlatform())
+          .getQueue();
   cl_event marker = nullptr, done = nullptr;
   if (cl_int status = clEnqueueMarkerWithWaitList(queue, 0, nullptr, &marker))
     return makeCLError("clEnqueueMarkerWithWaitList", status);
@@ -303,6 +307,10 @@ void runClblast(benchmark::State &state, const TcCase &tcCase,
     state.SkipWithError(getRuntimeError().c_str());
     return;
   }
+  if (rt->getPlatform().getKind() != runtime::PlatformKind::OpenCL) {
+    state.SkipWithError("CLBlast runs on OpenCL devices only");
+    return;
+  }
   const CaseData &data = getCaseData(tcCase);
   std::vector<runtime::Buffer> buffers;
   auto upload = [&](const std::vector<float> &values) -> llvm::Error {
@@ -328,7 +336,7 @@ void runClblast(benchmark::State &state, const TcCase &tcCase,
   }
   std::vector<cl_mem> mems;
   for (const runtime::Buffer &buffer : buffers)
-    mems.push_back(buffer.get());
+    mems.push_back(runtime::OpenCLPlatform::getMem(buffer));
   auto call = [&](cl_command_queue *queue, cl_event *event) {
     return routine(tcCase, mems, queue, event);
   };

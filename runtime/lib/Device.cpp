@@ -1,4 +1,4 @@
-//===- Device.cpp - OpenCL devices and their core info --------------------===//
+//===- Device.cpp - Devices of every platform: listing, selection ---------===//
 #include "comprehend/runtime/Device.h"
 #include "comprehend/runtime/Error.h"
 
@@ -7,11 +7,9 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <CL/cl_ext.h>
-
 #include <algorithm>
 #include <cstdlib>
-#include <unistd.h>
+#include <optional>
 
 using namespace comprehend;
 using namespace comprehend::runtime;
@@ -24,6 +22,8 @@ StringRef runtime::getModuleFormatName(ModuleFormat format) {
     return "spirv";
   case ModuleFormat::Spir12:
     return "spir-1.2";
+  case ModuleFormat::Ptx:
+    return "ptx";
   case ModuleFormat::None:
     return "none";
   }
@@ -38,266 +38,74 @@ std::string DeviceInfo::getFullName() const {
   return platformName + " / " + name;
 }
 
-//===----------------------------------------------------------------------===//
-// Queries
-//===----------------------------------------------------------------------===//
-
-static Expected<std::string>
-getDeviceString(cl_device_id device, cl_device_info param, StringRef what) {
-  size_t size = 0;
-  if (cl_int err = clGetDeviceInfo(device, param, 0, nullptr, &size))
-    return makeCLError(("clGetDeviceInfo(" + what + ")").str(), err);
-  std::string value(size, '\0');
-  if (cl_int err = clGetDeviceInfo(device, param, size, value.data(), nullptr))
-    return makeCLError(("clGetDeviceInfo(" + what + ")").str(), err);
-  // Drop the terminating NUL (and any padding drivers add).
-  value.resize(StringRef(value.c_str()).size());
-  return StringRef(value).trim().str();
-}
-
-static Expected<std::string> getPlatformString(cl_platform_id platform,
-                                               cl_platform_info param,
-                                               StringRef what) {
-  size_t size = 0;
-  if (cl_int err = clGetPlatformInfo(platform, param, 0, nullptr, &size))
-    return makeCLError(("clGetPlatformInfo(" + what + ")").str(), err);
-  std::string value(size, '\0');
-  if (cl_int err =
-          clGetPlatformInfo(platform, param, size, value.data(), nullptr))
-    return makeCLError(("clGetPlatformInfo(" + what + ")").str(), err);
-  value.resize(StringRef(value.c_str()).size());
-  return StringRef(value).trim().str();
-}
-
-template <typename T>
-static Expected<T> getDeviceValue(cl_device_id device, cl_device_info param,
-                                  StringRef what) {
-  T value{};
-  if (cl_int err = clGetDeviceInfo(device, param, sizeof(T), &value, nullptr))
-    return makeCLError(("clGetDeviceInfo(" + what + ")").str(), err);
-  return value;
-}
-
-/// The highest "SPIR-V_major.minor" in an IL version string, as
-/// (major << 16 | minor << 8); 0 if there is none.
-static uint32_t getMaxSpirvVersion(StringRef ilVersions) {
-  uint32_t best = 0;
-  llvm::SmallVector<StringRef, 8> words;
-  ilVersions.split(words, ' ', -1, /*KeepEmpty=*/false);
-  for (StringRef word : words) {
-    if (!word.consume_front("SPIR-V_"))
-      continue;
-    auto [majorText, minorText] = word.split('.');
-    unsigned major = 0, minor = 0;
-    if (majorText.getAsInteger(10, major) || minorText.getAsInteger(10, minor))
-      continue;
-    best = std::max(best, (major << 16) | (minor << 8));
-  }
-  return best;
-}
-
-/// Sub-group sizes: the Intel query lists them; cl_khr_subgroups alone
-/// gives no list without a kernel, so such devices (and all others) get {1}
-/// and the backend does not rely on sub-groups there.
-static llvm::SmallVector<unsigned, 4>
-querySubgroupSizes(cl_device_id device, const DeviceInfo &info) {
-  llvm::SmallVector<unsigned, 4> sizes;
-  if (info.hasExtension("cl_intel_required_subgroup_size")) {
-    size_t bytes = 0;
-    if (clGetDeviceInfo(device, CL_DEVICE_SUB_GROUP_SIZES_INTEL, 0, nullptr,
-                        &bytes) == CL_SUCCESS &&
-        bytes > 0) {
-      std::vector<size_t> values(bytes / sizeof(size_t));
-      if (clGetDeviceInfo(device, CL_DEVICE_SUB_GROUP_SIZES_INTEL, bytes,
-                          values.data(), nullptr) == CL_SUCCESS)
-        for (size_t value : values)
-          sizes.push_back(static_cast<unsigned>(value));
-    }
-  }
-  llvm::sort(sizes);
-  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-  if (sizes.empty())
-    sizes.push_back(1);
-  return sizes;
-}
-
-Expected<DeviceInfo> runtime::queryDeviceInfo(cl_platform_id platform,
-                                              cl_device_id device) {
-  DeviceInfo info;
-#define QUERY_STRING(FIELD, PARAM)                                             \
-  if (auto value = getDeviceString(device, PARAM, #PARAM))                     \
-    info.FIELD = std::move(*value);                                            \
-  else                                                                         \
-    return value.takeError();
-  QUERY_STRING(name, CL_DEVICE_NAME)
-  QUERY_STRING(vendor, CL_DEVICE_VENDOR)
-  QUERY_STRING(deviceVersion, CL_DEVICE_VERSION)
-  QUERY_STRING(driverVersion, CL_DRIVER_VERSION)
-  QUERY_STRING(openCLCVersion, CL_DEVICE_OPENCL_C_VERSION)
-#undef QUERY_STRING
-  if (auto value =
-          getPlatformString(platform, CL_PLATFORM_NAME, "CL_PLATFORM_NAME"))
-    info.platformName = std::move(*value);
-  else
-    return value.takeError();
-  if (auto value = getPlatformString(platform, CL_PLATFORM_VERSION,
-                                     "CL_PLATFORM_VERSION"))
-    info.platformVersion = std::move(*value);
-  else
-    return value.takeError();
-  auto extensions =
-      getDeviceString(device, CL_DEVICE_EXTENSIONS, "CL_DEVICE_EXTENSIONS");
-  if (!extensions)
-    return extensions.takeError();
-  llvm::SmallVector<StringRef, 32> words;
-  StringRef(*extensions).split(words, ' ', -1, /*KeepEmpty=*/false);
-  for (StringRef word : words)
-    info.extensions.push_back(word.str());
-
-  // CL_DEVICE_IL_VERSION exists from OpenCL 2.1; older drivers reject the
-  // query, which just means "no IL".
-  if (auto il =
-          getDeviceString(device, CL_DEVICE_IL_VERSION, "CL_DEVICE_IL_VERSION"))
-    info.ilVersions = std::move(*il);
-  else
-    llvm::consumeError(il.takeError());
-
-  auto type =
-      getDeviceValue<cl_device_type>(device, CL_DEVICE_TYPE, "CL_DEVICE_TYPE");
-  if (!type)
-    return type.takeError();
-  info.type = (*type & CL_DEVICE_TYPE_GPU)           ? "gpu"
-              : (*type & CL_DEVICE_TYPE_CPU)         ? "cpu"
-              : (*type & CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator"
-                                                     : "other";
-#define QUERY_VALUE(VAR, TYPE, PARAM)                                          \
-  auto VAR = getDeviceValue<TYPE>(device, PARAM, #PARAM);                      \
-  if (!VAR)                                                                    \
-    return VAR.takeError();
-  QUERY_VALUE(addressBits, cl_uint, CL_DEVICE_ADDRESS_BITS)
-  QUERY_VALUE(computeUnits, cl_uint, CL_DEVICE_MAX_COMPUTE_UNITS)
-  QUERY_VALUE(globalMemory, cl_ulong, CL_DEVICE_GLOBAL_MEM_SIZE)
-  QUERY_VALUE(maxAllocation, cl_ulong, CL_DEVICE_MAX_MEM_ALLOC_SIZE)
-  QUERY_VALUE(maxWorkGroupSize, size_t, CL_DEVICE_MAX_WORK_GROUP_SIZE)
-  QUERY_VALUE(localMemory, cl_ulong, CL_DEVICE_LOCAL_MEM_SIZE)
-  QUERY_VALUE(localMemoryType, cl_device_local_mem_type,
-              CL_DEVICE_LOCAL_MEM_TYPE)
-  QUERY_VALUE(doubleConfig, cl_device_fp_config, CL_DEVICE_DOUBLE_FP_CONFIG)
-  QUERY_VALUE(dimensions, cl_uint, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS)
-  QUERY_VALUE(vectorWidth, cl_uint, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT)
-#undef QUERY_VALUE
-  info.addressBits = *addressBits;
-  info.computeUnits = *computeUnits;
-  info.globalMemoryBytes = *globalMemory;
-  info.maxAllocationBytes = *maxAllocation;
-  std::vector<size_t> itemSizes(*dimensions);
-  if (cl_int err = clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES,
-                                   itemSizes.size() * sizeof(size_t),
-                                   itemSizes.data(), nullptr))
-    return makeCLError("clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)", err);
-  for (size_t size : itemSizes)
-    info.maxWorkItemSizes.push_back(size);
-
-  uint32_t spirvVersion = getMaxSpirvVersion(info.ilVersions);
-  if (spirvVersion != 0)
-    info.format = ModuleFormat::Spirv;
-  else if (info.hasExtension("cl_khr_spir"))
-    info.format = ModuleFormat::Spir12;
-  // Devices whose pointers are not 64 bits wide cannot run our Addresses
-  // (Physical64) modules.
-  if (info.addressBits != 64)
-    info.format = ModuleFormat::None;
-
-  backend::CoreInfo &core = info.core;
-  core.name = info.name;
-  // A module read through SPIR 1.2 can neither ask for a subgroup size nor
-  // use the Groups capability (OpenCL 1.2), so such a device compiles as one
-  // without subgroups, whatever sizes it offers (PoCL 5 offers 1 to 512).
-  if (info.format == ModuleFormat::Spirv)
-    core.subgroupSizes = querySubgroupSizes(device, info);
-  else
-    core.subgroupSizes = {1};
-  core.maxWorkGroupSize = static_cast<unsigned>(*maxWorkGroupSize);
-  core.localMemoryBytes = *localMemory;
-  core.dedicatedLocalMemory = *localMemoryType == CL_LOCAL;
-  // A CPU work-item holds its values in the core's vector registers, and
-  // the device is the host, whose L1 data cache the C library knows
-  // (OpenCL's CL_DEVICE_GLOBAL_MEM_CACHE_SIZE is the last level, or 0 on
-  // PoCL). GPUs spill early and vectorise across a subgroup.
-  if (info.type == "cpu") {
-    core.nativeVectorWidth = std::max<cl_uint>(*vectorWidth, 1);
-    core.registerBudget =
-        backend::CoreInfo::getCpuRegisterBudget(core.nativeVectorWidth);
-    long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
-    core.dataCacheBytes = l1 > 0 ? static_cast<uint64_t>(l1) : 0;
-  } else {
-    core.nativeVectorWidth = 1;
-    core.registerBudget = 128;
-  }
-  core.features.fp64 = *doubleConfig != 0 || info.hasExtension("cl_khr_fp64");
-  core.features.fp16 = info.hasExtension("cl_khr_fp16");
-  core.features.int64Atomics =
-      info.hasExtension("cl_khr_int64_base_atomics") &&
-      info.hasExtension("cl_khr_int64_extended_atomics");
-  core.features.floatAtomics = info.hasExtension("cl_ext_float_atomics");
-  core.features.subgroups = core.subgroupSizes.back() > 1 &&
-                            (info.hasExtension("cl_khr_subgroups") ||
-                             info.hasExtension("cl_intel_subgroups"));
-  core.features.blockIO2d = info.hasExtension("cl_intel_subgroup_2d_block_io");
-  core.spirv.maxVersion = spirvVersion != 0 ? spirvVersion : 0x00010000;
-  core.spirv.openCL12Shaped = info.format != ModuleFormat::Spirv;
-  return info;
-}
-
-/// PoCL's CPU device leaves its worker threads to the OS scheduler, which on
-/// a 2-core machine often runs both on one core for short kernels: softmax
-/// 256x1024 took 0.15-0.25 ms unpinned against 0.08-0.11 ms pinned, long
-/// kernels the same either way. PoCL reads POCL_AFFINITY when its devices
-/// are first listed, so it is set before ours are; a value in the environment
-/// wins.
-static void setPoclDefaults() {
-  static const bool once = [] {
-    ::setenv("POCL_AFFINITY", "1", /*overwrite=*/0);
-    return true;
-  }();
-  (void)once;
-}
-
 Expected<std::vector<Device>> runtime::listDevices() {
-  setPoclDefaults();
-  cl_uint numPlatforms = 0;
-  cl_int err = clGetPlatformIDs(0, nullptr, &numPlatforms);
-  if (err == CL_PLATFORM_NOT_FOUND_KHR || (err == CL_SUCCESS && !numPlatforms))
-    return makeDeviceError(
-        "no OpenCL platform found: install an OpenCL driver (e.g. Debian "
-        "'pocl-opencl-icd') or check OCL_ICD_VENDORS");
-  if (err)
-    return makeCLError("clGetPlatformIDs", err);
-  std::vector<cl_platform_id> platforms(numPlatforms);
-  if ((err = clGetPlatformIDs(numPlatforms, platforms.data(), nullptr)))
-    return makeCLError("clGetPlatformIDs", err);
-
+  auto openCL = listOpenCLDevices();
+  auto cuda = listCudaDevices();
   std::vector<Device> devices;
-  for (cl_platform_id platform : platforms) {
-    cl_uint numDevices = 0;
-    err = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &numDevices);
-    if (err == CL_DEVICE_NOT_FOUND || numDevices == 0)
-      continue;
-    if (err)
-      return makeCLError("clGetDeviceIDs", err);
-    std::vector<cl_device_id> ids(numDevices);
-    if ((err = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, numDevices,
-                              ids.data(), nullptr)))
-      return makeCLError("clGetDeviceIDs", err);
-    for (cl_device_id id : ids) {
-      auto info = queryDeviceInfo(platform, id);
-      if (!info)
-        return info.takeError();
-      info->index = devices.size();
-      devices.emplace_back(platform, id, std::move(*info));
-    }
+  if (openCL) {
+    devices = std::move(*openCL);
+  } else if (!cuda || cuda->empty()) {
+    // Neither platform: the OpenCL error says what to install.
+    if (!cuda)
+      llvm::consumeError(cuda.takeError());
+    return openCL.takeError();
+  } else {
+    llvm::consumeError(openCL.takeError());
+  }
+  // Without an NVIDIA driver there are just no CUDA devices.
+  if (!cuda) {
+    llvm::consumeError(cuda.takeError());
+    return devices;
+  }
+  for (Device &device : *cuda) {
+    device.setIndex(devices.size());
+    devices.push_back(std::move(device));
   }
   return devices;
+}
+
+static std::string countDevices(size_t count, StringRef platform) {
+  std::string noun = (platform.empty() ? "" : platform + " ").str() + "device";
+  return count == 1 ? "there is 1 " + noun
+                    : "there are " + std::to_string(count) + " " + noun + "s";
+}
+
+/// `cuda`, `cuda:N`, `opencl`, `opencl:N` (any case): the platform and the
+/// index among its devices (0 without one); nullopt for other specs.
+static std::optional<std::pair<PlatformKind, unsigned>>
+parsePlatformSpec(StringRef spec) {
+  auto [prefix, index] = StringRef(spec).split(':');
+  std::optional<PlatformKind> kind;
+  for (PlatformKind candidate : {PlatformKind::OpenCL, PlatformKind::Cuda})
+    if (prefix.equals_insensitive(getPlatformKindName(candidate)))
+      kind = candidate;
+  unsigned number = 0;
+  if (!kind || (spec.contains(':') && index.getAsInteger(10, number)))
+    return std::nullopt;
+  return std::make_pair(*kind, number);
+}
+
+/// Selection by `opencl:N` / `cuda:N`. The platform's own listing error wins
+/// (e.g. "no CUDA driver (libcuda.so.1) on this machine").
+static Expected<Device> selectOnPlatform(std::vector<Device> &devices,
+                                         PlatformKind kind, unsigned index,
+                                         StringRef origin, StringRef spec) {
+  bool isCuda = kind == PlatformKind::Cuda;
+  auto own = isCuda ? listCudaDevices() : listOpenCLDevices();
+  if (!own)
+    return own.takeError();
+  StringRef name = isCuda ? "CUDA" : "OpenCL";
+  if (own->empty())
+    return makeDeviceError("no " + name + " device: the " +
+                           (isCuda ? "driver" : "installed platforms") +
+                           " offer none");
+  for (Device &device : devices)
+    if (device.getPlatformKind() == kind &&
+        device.getInfo().platformIndex == index)
+      return std::move(device);
+  return makeInputError(llvm::Twine(origin) + " " + spec +
+                        " is out of range: " + countDevices(own->size(), name) +
+                        " (see 'comprehend devices')");
 }
 
 Expected<Device> runtime::selectDevice(StringRef spec) {
@@ -310,6 +118,15 @@ Expected<Device> runtime::selectDevice(StringRef spec) {
     }
   }
   auto devices = listDevices();
+  auto platformSpec = parsePlatformSpec(specText);
+  if (platformSpec) {
+    // A CUDA device needs no OpenCL platform.
+    std::vector<Device> none;
+    if (!devices)
+      llvm::consumeError(devices.takeError());
+    return selectOnPlatform(devices ? *devices : none, platformSpec->first,
+                            platformSpec->second, origin, specText);
+  }
   if (!devices)
     return devices.takeError();
   if (devices->empty())
@@ -327,15 +144,10 @@ Expected<Device> runtime::selectDevice(StringRef spec) {
 
   unsigned index = 0;
   if (!StringRef(specText).getAsInteger(10, index)) {
-    if (index >= devices->size()) {
-      std::string count =
-          devices->size() == 1
-              ? std::string("there is 1 device")
-              : "there are " + std::to_string(devices->size()) + " devices";
-      return makeInputError(llvm::Twine(origin) + " " + specText +
-                            " is out of range: " + count +
-                            " (see 'comprehend devices')");
-    }
+    if (index >= devices->size())
+      return makeInputError(
+          llvm::Twine(origin) + " " + specText + " is out of range: " +
+          countDevices(devices->size(), "") + " (see 'comprehend devices')");
     return std::move((*devices)[index]);
   }
   std::string needle = StringRef(specText).lower();
@@ -356,6 +168,8 @@ void runtime::writeDeviceJson(llvm::json::OStream &json,
   const backend::CoreInfo &core = info.core;
   json.object([&] {
     json.attribute("index", static_cast<int64_t>(info.index));
+    json.attribute("api", getPlatformKindName(info.platform));
+    json.attribute("api_index", static_cast<int64_t>(info.platformIndex));
     json.attribute("platform", info.platformName);
     json.attribute("platform_version", info.platformVersion);
     json.attribute("name", info.name);
@@ -407,6 +221,8 @@ void runtime::writeDeviceJson(llvm::json::OStream &json,
                       llvm::Twine((core.spirv.maxVersion >> 8) & 0xff))
                          .str());
       json.attribute("opencl12_shaped", core.spirv.openCL12Shaped);
+      json.attribute("cuda_compute_capability",
+                     static_cast<int64_t>(core.cudaComputeCapability));
     });
   });
 }
@@ -416,12 +232,18 @@ void runtime::printDevice(llvm::raw_ostream &os, const DeviceInfo &info) {
   os << "device " << info.index << ": " << info.name << " (" << info.type
      << ")\n";
   os << "  platform:       " << info.platformName << " ("
-     << info.platformVersion << ")\n";
+     << info.platformVersion << "), select as "
+     << getPlatformKindName(info.platform) << ":" << info.platformIndex << "\n";
   os << "  driver:         " << info.driverVersion << ", " << info.deviceVersion
      << "\n";
   os << "  kernels from:   " << getModuleFormatName(info.format);
   if (info.format == ModuleFormat::Spir12)
     os << " (SPIR-V translated in-process)";
+  if (info.format == ModuleFormat::Ptx)
+    os << " (SPIR-V translated in-process, compute capability "
+       << core.cudaComputeCapability / 10 << "."
+       << core.cudaComputeCapability % 10 << ", " << core.computeUnits
+       << " multiprocessors)";
   if (!info.ilVersions.empty())
     os << ", IL " << info.ilVersions;
   os << "\n";

@@ -1,10 +1,11 @@
 //===- Runtime.cpp - The C++ API of the Comprehend runtime ----------------===//
 #include "comprehend/runtime/Runtime.h"
+#include "comprehend/runtime/OpenCLPlatform.h"
+
+#include "CudaPlatform.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
-
-#include <spirv-tools/libspirv.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -26,20 +27,15 @@ static double median(std::vector<double> values) {
 double Timing::getMedianKernelMs() const { return median(kernelMs); }
 double Timing::getMedianWallMs() const { return median(wallMs); }
 
-Runtime::Runtime(Device device, cl_context context, cl_command_queue queue,
+Runtime::Runtime(Device device, std::shared_ptr<Platform> platform,
                  RuntimeOptions options)
-    : device(std::move(device)), context(context), queue(queue),
+    : device(std::move(device)), platform(std::move(platform)),
       options(std::move(options)) {}
 
 Runtime::~Runtime() {
-  if (queue)
-    clFinish(queue);
-  addressResult.reset();
+  if (llvm::Error err = platform->finish())
+    llvm::consumeError(std::move(err));
   programs.clear();
-  if (queue)
-    clReleaseCommandQueue(queue);
-  if (context)
-    clReleaseContext(context);
 }
 
 Expected<std::unique_ptr<Runtime>> Runtime::create(llvm::StringRef deviceSpec,
@@ -59,33 +55,15 @@ Expected<std::unique_ptr<Runtime>> Runtime::create(Device device,
   if (options.programCacheDir.empty())
     if (const char *dir = std::getenv("COMPREHEND_PROGRAM_CACHE"))
       options.programCacheDir = dir;
-
-  cl_int err = CL_SUCCESS;
-  cl_device_id id = device.getId();
-  cl_context_properties properties[] = {
-      CL_CONTEXT_PLATFORM,
-      reinterpret_cast<cl_context_properties>(device.getPlatform()), 0};
-  cl_context context =
-      clCreateContext(properties, 1, &id, nullptr, nullptr, &err);
-  if (err)
-    return makeCLError("clCreateContext", err);
-  cl_queue_properties queueProperties[] = {CL_QUEUE_PROPERTIES,
-                                           CL_QUEUE_PROFILING_ENABLE, 0};
-  cl_command_queue queue =
-      clCreateCommandQueueWithProperties(context, id, queueProperties, &err);
-  if (err == CL_INVALID_OPERATION || err == CL_INVALID_VALUE) {
-    // OpenCL 1.2 drivers only know the older entry point.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-    queue = clCreateCommandQueue(context, id, CL_QUEUE_PROFILING_ENABLE, &err);
-#pragma GCC diagnostic pop
-  }
-  if (err) {
-    clReleaseContext(context);
-    return makeCLError("clCreateCommandQueue", err);
-  }
+  Expected<std::shared_ptr<Platform>> platform =
+      device.getPlatformKind() == PlatformKind::Cuda
+          ? createCudaPlatform(device)
+          : Expected<std::shared_ptr<Platform>>(
+                OpenCLPlatform::create(device, options.programCacheDir));
+  if (!platform)
+    return platform.takeError();
   return std::unique_ptr<Runtime>(
-      new Runtime(std::move(device), context, queue, std::move(options)));
+      new Runtime(std::move(device), std::move(*platform), std::move(options)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -99,7 +77,7 @@ Expected<Program *> Runtime::loadProgram(llvm::ArrayRef<uint32_t> spirv) {
     return it->second.get();
   ProgramOptions programOptions;
   programOptions.cacheDir = options.programCacheDir;
-  auto program = buildProgram(context, device, spirv, programOptions);
+  auto program = platform->buildProgram(spirv, programOptions);
   if (!program)
     return program.takeError();
   if ((*program)->getOrigin() == ProgramOrigin::Built)
@@ -114,13 +92,10 @@ Expected<Program *> Runtime::loadProgram(llvm::ArrayRef<uint32_t> spirv) {
 //===----------------------------------------------------------------------===//
 
 Expected<Buffer> Runtime::allocate(size_t bytes) {
-  cl_int err = CL_SUCCESS;
-  size_t size = std::max<size_t>(bytes, 1);
-  cl_mem mem = clCreateBuffer(context, CL_MEM_READ_WRITE, size, nullptr, &err);
-  if (err)
-    return makeCLError("clCreateBuffer(" + std::to_string(size) + " bytes)",
-                       err);
-  return Buffer(mem, bytes);
+  auto handle = platform->allocate(std::max<size_t>(bytes, 1));
+  if (!handle)
+    return handle.takeError();
+  return Buffer(platform, *handle, bytes);
 }
 
 Expected<Buffer> Runtime::upload(const void *data, size_t bytes) {
@@ -136,89 +111,24 @@ llvm::Error Runtime::write(const Buffer &buffer, const void *data, size_t bytes,
                            size_t offset) {
   if (bytes == 0)
     return llvm::Error::success();
-  return checkCL(clEnqueueWriteBuffer(queue, buffer.get(), CL_TRUE, offset,
-                                      bytes, data, 0, nullptr, nullptr),
-                 "clEnqueueWriteBuffer");
+  return platform->write(buffer.getHandle(), data, bytes, offset);
 }
 
 llvm::Error Runtime::read(const Buffer &buffer, void *data, size_t bytes,
                           size_t offset) {
   if (bytes == 0)
     return llvm::Error::success();
-  return checkCL(clEnqueueReadBuffer(queue, buffer.get(), CL_TRUE, offset,
-                                     bytes, data, 0, nullptr, nullptr),
-                 "clEnqueueReadBuffer");
+  return platform->read(buffer.getHandle(), data, bytes, offset);
 }
 
 llvm::Error Runtime::fill(const Buffer &buffer, uint8_t byte) {
   if (buffer.getSize() == 0)
     return llvm::Error::success();
-  if (llvm::Error err =
-          checkCL(clEnqueueFillBuffer(queue, buffer.get(), &byte, 1, 0,
-                                      buffer.getSize(), 0, nullptr, nullptr),
-                  "clEnqueueFillBuffer"))
-    return err;
-  return finish();
+  return platform->fill(buffer.getHandle(), byte, buffer.getSize());
 }
 
-/// `comprehend_address_of(ulong *p, ulong *out)`: `*out = (ulong)p`, in the
-/// OpenCL 1.2 shape every device path of the runtime accepts.
-static const char *const kAddressKernel = R"(
-               OpCapability Addresses
-               OpCapability Kernel
-               OpCapability Linkage
-               OpCapability Int64
-               OpMemoryModel Physical64 OpenCL
-               OpEntryPoint Kernel %main "comprehend_address_of"
-       %void = OpTypeVoid
-      %ulong = OpTypeInt 64 0
-        %ptr = OpTypePointer CrossWorkgroup %ulong
-         %fn = OpTypeFunction %void %ptr %ptr
-       %main = OpFunction %void None %fn
-          %p = OpFunctionParameter %ptr
-        %out = OpFunctionParameter %ptr
-      %entry = OpLabel
-       %addr = OpConvertPtrToU %ulong %p
-               OpStore %out %addr Aligned 8
-               OpReturn
-               OpFunctionEnd
-)";
-
 Expected<uint64_t> Runtime::getDeviceAddress(const Buffer &buffer) {
-  if (!addressKernel) {
-    spvtools::SpirvTools tools(SPV_ENV_OPENCL_1_2);
-    std::vector<uint32_t> words;
-    if (!tools.Assemble(kAddressKernel, &words))
-      return makeDeviceError("internal error: cannot assemble the address "
-                             "kernel");
-    auto program = loadProgram(words);
-    if (!program)
-      return program.takeError();
-    auto kernel = (*program)->getKernel("comprehend_address_of");
-    if (!kernel)
-      return kernel.takeError();
-    auto result = allocate(sizeof(uint64_t));
-    if (!result)
-      return result.takeError();
-    addressKernel = &*kernel;
-    addressResult = std::move(*result);
-  }
-  cl_mem args[] = {buffer.get(), addressResult.get()};
-  for (unsigned i = 0; i < 2; ++i)
-    if (llvm::Error err = checkCL(
-            clSetKernelArg(addressKernel->get(), i, sizeof(cl_mem), &args[i]),
-            "clSetKernelArg"))
-      return err;
-  size_t one = 1;
-  if (llvm::Error err = checkCL(
-          clEnqueueNDRangeKernel(queue, addressKernel->get(), 1, nullptr, &one,
-                                 &one, 0, nullptr, nullptr),
-          "clEnqueueNDRangeKernel"))
-    return err;
-  uint64_t address = 0;
-  if (llvm::Error err = read(addressResult, &address, sizeof(address)))
-    return err;
-  return address;
+  return platform->getDeviceAddress(buffer);
 }
 
 //===----------------------------------------------------------------------===//
@@ -229,14 +139,14 @@ Expected<Buffer> Runtime::makeAddressTable(const GroupArg &group) {
   std::vector<uint64_t> addresses;
   addresses.reserve(group.buffers.size());
   // Members of a stacked group share a buffer: query each buffer once.
-  llvm::DenseMap<cl_mem, uint64_t> bases;
+  llvm::DenseMap<const Buffer *, uint64_t> bases;
   for (auto [buffer, offset] : llvm::zip(group.buffers, group.byteOffsets)) {
-    auto it = bases.find(buffer->get());
+    auto it = bases.find(buffer);
     if (it == bases.end()) {
       auto base = getDeviceAddress(*buffer);
       if (!base)
         return base.takeError();
-      it = bases.try_emplace(buffer->get(), *base).first;
+      it = bases.try_emplace(buffer, *base).first;
     }
     addresses.push_back(it->second + offset);
   }
@@ -247,165 +157,131 @@ Expected<BoundArguments>
 Runtime::bindArguments(Kernel &kernel,
                        llvm::ArrayRef<backend::KernelArg> layout,
                        llvm::ArrayRef<ArgValue> values) {
-  using Kind = backend::KernelArg::Kind;
   if (layout.size() != kernel.getNumArgs())
-    return makeInputError("kernel '" + kernel.getName() + "' takes " +
-                          llvm::Twine(kernel.getNumArgs()) +
-                          " OpenCL arguments, but the calling convention "
-                          "gives " +
-                          llvm::Twine(layout.size()));
+    return makeInputError(
+        "kernel '" + kernel.getName() + "' takes " +
+        llvm::Twine(kernel.getNumArgs()) + " " +
+        (platform->getKind() == PlatformKind::Cuda ? "CUDA" : "OpenCL") +
+        " arguments, but the calling convention gives " +
+        llvm::Twine(layout.size()));
   BoundArguments bound;
   // Group address tables, made once per group parameter.
-  llvm::DenseMap<unsigned, cl_mem> tables;
+  llvm::DenseMap<unsigned, size_t> tables;
   for (size_t index = 0; index < layout.size(); ++index) {
     const backend::KernelArg &arg = layout[index];
     if (arg.paramIndex >= values.size())
       return makeInputError("no value for parameter " +
                             llvm::Twine(arg.paramIndex) + " of kernel '" +
                             kernel.getName() + "'");
-    const ArgValue &value = values[arg.paramIndex];
-    const auto *scalar = std::get_if<ScalarArg>(&value);
-    const auto *tensor = std::get_if<TensorArg>(&value);
-    const auto *group = std::get_if<GroupArg>(&value);
-    auto wrongKind = [&](llvm::StringRef expected) {
-      return makeInputError("parameter " + llvm::Twine(arg.paramIndex) +
-                            " of kernel '" + kernel.getName() + "' must be a " +
-                            expected);
-    };
-    cl_uint argIndex = static_cast<cl_uint>(index);
-    auto setValue = [&](size_t size, const void *data) {
-      std::string call = ("clSetKernelArg(" + kernel.getName() + ", " +
-                          llvm::Twine(argIndex) + ")")
-                             .str();
-      return checkCL(clSetKernelArg(kernel.get(), argIndex, size, data), call);
-    };
-    auto setI64 = [&](int64_t v) { return setValue(sizeof(v), &v); };
-    auto setI64Array = [&](int64_t v, int64_t count) -> llvm::Error {
-      std::vector<int64_t> values(std::max<int64_t>(count, 1), v);
-      auto buffer = upload(values.data(), values.size() * sizeof(int64_t));
-      if (!buffer)
-        return buffer.takeError();
-      cl_mem mem = buffer->get();
-      bound.temporaries.push_back(std::move(*buffer));
-      return setValue(sizeof(cl_mem), &mem);
-    };
-
-    llvm::Error err = llvm::Error::success();
-    switch (arg.kind) {
-    case Kind::Scalar:
-      if (!scalar)
-        return wrongKind("scalar");
-      if (arg.sizeInBytes != scalar->getSize())
-        return makeInputError("parameter " + llvm::Twine(arg.paramIndex) +
-                              " of kernel '" + kernel.getName() + "' takes " +
-                              llvm::Twine(arg.sizeInBytes) + " bytes, but a " +
-                              getDTypeName(scalar->dtype) + " was given");
-      err = setValue(scalar->getSize(), scalar->bytes.data());
-      break;
-    case Kind::Pointer: {
-      if (!tensor || !tensor->buffer)
-        return wrongKind("memref");
-      cl_mem mem = tensor->buffer->get();
-      err = setValue(sizeof(cl_mem), &mem);
-      break;
-    }
-    case Kind::DynamicShape:
-    case Kind::DynamicStride: {
-      if (!tensor)
-        return wrongKind("memref");
-      auto sizes = arg.kind == Kind::DynamicShape
-                       ? llvm::SmallVector<int64_t, 4>(tensor->shape)
-                       : tensor->getStrides();
-      if (arg.mode >= sizes.size())
-        return makeInputError("parameter " + llvm::Twine(arg.paramIndex) +
-                              " has no mode " + llvm::Twine(arg.mode));
-      err = setI64(sizes[arg.mode]);
-      break;
-    }
-    case Kind::GroupPointer: {
-      if (!group)
-        return wrongKind("group");
-      auto it = tables.find(arg.paramIndex);
-      if (it == tables.end()) {
-        auto table = makeAddressTable(*group);
-        if (!table)
-          return table.takeError();
-        it = tables.try_emplace(arg.paramIndex, table->get()).first;
-        bound.temporaries.push_back(std::move(*table));
-      }
-      err = setValue(sizeof(cl_mem), &it->second);
-      break;
-    }
-    case Kind::GroupShape:
-    case Kind::GroupStride: {
-      if (!group)
-        return wrongKind("group");
-      auto sizes = arg.kind == Kind::GroupShape
-                       ? llvm::SmallVector<int64_t, 4>(group->shape)
-                       : group->getStrides();
-      if (arg.mode >= sizes.size())
-        return makeInputError("parameter " + llvm::Twine(arg.paramIndex) +
-                              " has no mode " + llvm::Twine(arg.mode));
-      err = setI64Array(sizes[arg.mode], group->getSize());
-      break;
-    }
-    case Kind::GroupSize:
-      if (!group)
-        return wrongKind("group");
-      err = setI64(group->getSize());
-      break;
-    case Kind::GroupOffset:
-      if (!group)
-        return wrongKind("group");
-      err = setI64(group->offset);
-      break;
-    }
-    if (err)
+    if (llvm::Error err = bindArgument(kernel, static_cast<unsigned>(index),
+                                       arg, values, bound, tables))
       return err;
   }
   // Address tables are written by blocking copies; nothing else is pending.
   return bound;
 }
 
-static Expected<double> getKernelMs(cl_event event) {
-  cl_ulong start = 0, end = 0;
-  if (cl_int err = clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START,
-                                           sizeof(start), &start, nullptr))
-    return makeCLError("clGetEventProfilingInfo", err);
-  if (cl_int err = clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END,
-                                           sizeof(end), &end, nullptr))
-    return makeCLError("clGetEventProfilingInfo", err);
-  return static_cast<double>(end - start) * 1e-6;
+/// The extent (DynamicShape, GroupShape) or the stride (DynamicStride,
+/// GroupStride) of mode `arg.mode`.
+static Expected<int64_t> getModeValue(const backend::KernelArg &arg,
+                                      llvm::ArrayRef<int64_t> shape,
+                                      llvm::ArrayRef<int64_t> strides) {
+  using Kind = backend::KernelArg::Kind;
+  bool isShape = arg.kind == Kind::DynamicShape || arg.kind == Kind::GroupShape;
+  llvm::ArrayRef<int64_t> sizes = isShape ? shape : strides;
+  if (arg.mode >= sizes.size())
+    return makeInputError("parameter " + llvm::Twine(arg.paramIndex) +
+                          " has no mode " + llvm::Twine(arg.mode));
+  return sizes[arg.mode];
+}
+
+llvm::Error Runtime::bindArgument(Kernel &kernel, unsigned index,
+                                  const backend::KernelArg &arg,
+                                  llvm::ArrayRef<ArgValue> values,
+                                  BoundArguments &bound,
+                                  llvm::DenseMap<unsigned, size_t> &tables) {
+  using Kind = backend::KernelArg::Kind;
+  const ArgValue &value = values[arg.paramIndex];
+  const auto *scalar = std::get_if<ScalarArg>(&value);
+  const auto *tensor = std::get_if<TensorArg>(&value);
+  const auto *group = std::get_if<GroupArg>(&value);
+  bool wantsGroup =
+      arg.kind == Kind::GroupPointer || arg.kind == Kind::GroupShape ||
+      arg.kind == Kind::GroupStride || arg.kind == Kind::GroupSize ||
+      arg.kind == Kind::GroupOffset;
+  bool wantsScalar = arg.kind == Kind::Scalar;
+  if (wantsScalar  ? !scalar
+      : wantsGroup ? !group
+                   : !tensor || (arg.kind == Kind::Pointer && !tensor->buffer))
+    return makeInputError("parameter " + llvm::Twine(arg.paramIndex) +
+                          " of kernel '" + kernel.getName() + "' must be a " +
+                          (wantsScalar  ? "scalar"
+                           : wantsGroup ? "group"
+                                        : "memref"));
+  auto setI64 = [&](Expected<int64_t> v) -> llvm::Error {
+    if (!v)
+      return v.takeError();
+    return platform->setArgument(kernel, index, sizeof(int64_t), &*v);
+  };
+  // A temporary buffer bound as a pointer argument and kept in `bound`.
+  auto setTemporary = [&](Expected<Buffer> buffer) -> llvm::Error {
+    if (!buffer)
+      return buffer.takeError();
+    bound.temporaries.push_back(std::move(*buffer));
+    return platform->setBufferArgument(kernel, index, bound.temporaries.back());
+  };
+
+  switch (arg.kind) {
+  case Kind::Scalar:
+    if (arg.sizeInBytes != scalar->getSize())
+      return makeInputError("parameter " + llvm::Twine(arg.paramIndex) +
+                            " of kernel '" + kernel.getName() + "' takes " +
+                            llvm::Twine(arg.sizeInBytes) + " bytes, but a " +
+                            getDTypeName(scalar->dtype) + " was given");
+    return platform->setArgument(kernel, index, scalar->getSize(),
+                                 scalar->bytes.data());
+  case Kind::Pointer:
+    return platform->setBufferArgument(kernel, index, *tensor->buffer);
+  case Kind::DynamicShape:
+  case Kind::DynamicStride:
+    return setI64(getModeValue(arg, tensor->shape, tensor->getStrides()));
+  case Kind::GroupPointer: {
+    auto it = tables.find(arg.paramIndex);
+    if (it != tables.end())
+      return platform->setBufferArgument(kernel, index,
+                                         bound.temporaries[it->second]);
+    tables[arg.paramIndex] = bound.temporaries.size();
+    return setTemporary(makeAddressTable(*group));
+  }
+  case Kind::GroupShape:
+  case Kind::GroupStride: {
+    auto size = getModeValue(arg, group->shape, group->getStrides());
+    if (!size)
+      return size.takeError();
+    std::vector<int64_t> repeated(std::max<int64_t>(group->getSize(), 1),
+                                  *size);
+    return setTemporary(
+        upload(repeated.data(), repeated.size() * sizeof(int64_t)));
+  }
+  case Kind::GroupSize:
+    return setI64(group->getSize());
+  case Kind::GroupOffset:
+    return setI64(group->offset);
+  }
+  return llvm::Error::success();
 }
 
 Expected<Timing> Runtime::time(Kernel &kernel, const LaunchConfig &config,
                                unsigned repeat) {
-  std::array<size_t, 3> global;
-  for (unsigned i = 0; i < 3; ++i) {
+  for (unsigned i = 0; i < 3; ++i)
     if (config.grid[i] == 0 || config.workGroupSize[i] == 0)
       return makeInputError("the grid and the work-group size must not be "
                             "empty");
-    global[i] = config.grid[i] * config.workGroupSize[i];
-  }
   Timing timing;
   for (unsigned i = 0; i < std::max(repeat, 1u); ++i) {
-    cl_event event = nullptr;
     auto start = std::chrono::steady_clock::now();
-    cl_int err =
-        clEnqueueNDRangeKernel(queue, kernel.get(), 3, nullptr, global.data(),
-                               config.workGroupSize.data(), 0, nullptr, &event);
-    if (err)
-      return makeCLError(
-          ("clEnqueueNDRangeKernel(" + kernel.getName() + ")").str(), err);
-    err = clWaitForEvents(1, &event);
+    auto kernelMs = platform->launch(kernel, config);
     auto stop = std::chrono::steady_clock::now();
-    if (err) {
-      clReleaseEvent(event);
-      return makeCLError(("clWaitForEvents(" + kernel.getName() + ")").str(),
-                         err);
-    }
-    auto kernelMs = getKernelMs(event);
-    clReleaseEvent(event);
     if (!kernelMs)
       return kernelMs.takeError();
     timing.kernelMs.push_back(*kernelMs);
@@ -422,4 +298,4 @@ Expected<double> Runtime::launch(Kernel &kernel, const LaunchConfig &config) {
   return timing->kernelMs.front();
 }
 
-llvm::Error Runtime::finish() { return checkCL(clFinish(queue), "clFinish"); }
+llvm::Error Runtime::finish() { return platform->finish(); }

@@ -25,3 +25,17 @@ config.environment["PATH"] = os.pathsep.join(
 for var in ["POCL_CACHE_DIR", "HOME", "XDG_CACHE_HOME", "COMPREHEND_DEVICE"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
+
+# The CUDA platform's tests without a driver need a machine where
+# libcuda.so.1 cannot be loaded (docs/devices.md).
+import ctypes
+try:
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass
+# A fake CUDA driver (test/unit/runtime/FakeCudaDriver.cpp) for the CUDA
+# platform's listing and selection on machines without a GPU.
+config.substitutions.append(("%fake-cuda-driver", os.path.join(
+    config.comprehend_binary_dir, "test", "unit", "runtime",
+    "libfake-cuda-driver.so")))

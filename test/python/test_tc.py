@@ -301,6 +301,17 @@ def test_devices_and_device_argument(rng, cache):
         comprehend.define(example("matmul.tc"), device="no such device")
 
 
+def test_cuda_device_without_a_driver(cache):
+    devices = comprehend.devices()
+    assert {d["api"] for d in devices} <= {"opencl", "cuda"}
+    if any(d["api"] == "cuda" for d in devices):
+        pytest.skip("this machine has a CUDA device")
+    with pytest.raises(comprehend.DeviceError,
+                       match=r"no CUDA driver \(libcuda.so.1\) on this "
+                             r"machine"):
+        comprehend.define(example("matmul.tc"), device="cuda:0", cache=cache)
+
+
 def test_gil_is_released_while_tuning(cache):
     """Another Python thread keeps running while one tunes."""
     mm = comprehend.define(example("matmul.tc"), cache=cache)

@@ -13,10 +13,12 @@ cl::SubCommand CompileCommand("compile",
 cl::SubCommand
     RangesCommand("ranges",
                   "Print the inferred index ranges of a .tc file as JSON");
-cl::SubCommand RunCommand("run", "Run a kernel on an OpenCL device");
-cl::SubCommand TuneCommand("tune", "Autotune a kernel on an OpenCL device");
-cl::SubCommand DevicesCommand("devices",
-                              "List OpenCL devices and their core info");
+cl::SubCommand RunCommand("run", "Run a kernel on an OpenCL or CUDA device");
+cl::SubCommand TuneCommand("tune",
+                           "Autotune a kernel on an OpenCL or CUDA device");
+cl::SubCommand
+    DevicesCommand("devices",
+                   "List OpenCL and CUDA devices and their core info");
 cl::SubCommand GradCommand("grad",
                            "Print the derived backward def of a .tc def");
 
@@ -116,14 +118,13 @@ cl::opt<std::string> OutDir("out", cl::desc("Write outputs as .npy here"),
                             cl::value_desc("dir"), cl::sub(RunCommand),
                             cl::cat(category));
 
-cl::opt<std::string>
-    Device("device",
-           cl::desc("OpenCL device: index or name substring (default: "
-                    "$COMPREHEND_DEVICE, else the first device that runs our "
-                    "SPIR-V); for compile, instead of --target"),
-           cl::value_desc("N|name"), cl::sub(CompileCommand),
-           cl::sub(RunCommand), cl::sub(TuneCommand), cl::sub(DevicesCommand),
-           cl::cat(category));
+cl::opt<std::string> Device(
+    "device",
+    cl::desc("Device: index, cuda[:N], opencl[:N] or name substring (default: "
+             "$COMPREHEND_DEVICE, else the first device that runs our "
+             "SPIR-V); for compile, instead of --target"),
+    cl::value_desc("N|name"), cl::sub(CompileCommand), cl::sub(RunCommand),
+    cl::sub(TuneCommand), cl::sub(DevicesCommand), cl::cat(category));
 
 cl::opt<bool> Check("check",
                     cl::desc("Compare with the reference evaluator (.tc)"),

@@ -1,7 +1,7 @@
 //===- RuntimeCommands.cpp - run, tune and devices ------------------------===//
 //
-// `devices` lists the OpenCL devices and their core info; `run` compiles a
-// tensor-language file for the selected device (api::IrKernel: every
+// `devices` lists the OpenCL and CUDA devices and their core info; `run`
+// compiles a tensor-language file for the selected device (api::IrKernel: every
 // parameter bound from --arg, else random), launches the entry over --grid
 // work-groups, prints the median kernel time and writes the memref
 // arguments back as .npy files. Exit codes: 1 for bad input (diagnostics,
@@ -69,7 +69,7 @@ int runDevices() {
     return ExitSuccess;
   }
   if (shown.empty())
-    llvm::outs() << "no OpenCL devices\n";
+    llvm::outs() << "no devices\n";
   for (const runtime::Device *device : shown)
     printDevice(llvm::outs(), device->getInfo());
   return ExitSuccess;

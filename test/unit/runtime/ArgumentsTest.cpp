@@ -88,7 +88,7 @@ TEST(ArgumentsTest, ParamTypeSpelling) {
 }
 
 TEST(ArgumentsTest, ChecksDTypeShapeAndStrides) {
-  Buffer fake(nullptr, 1 << 20); // never dereferenced by the checks
+  Buffer fake(nullptr, 0, 1 << 20); // never dereferenced by the checks
   std::vector<ParamType> params = {
       ParamType::memref("A", DType::F32, {kDynamic, 8})};
   auto check = [&](ArgValue value) {
@@ -120,7 +120,7 @@ TEST(ArgumentsTest, ChecksDTypeShapeAndStrides) {
 }
 
 TEST(ArgumentsTest, ChecksBufferSizeAndCounts) {
-  Buffer small(nullptr, 15);
+  Buffer small(nullptr, 0, 15);
   std::vector<ParamType> params = {ParamType::memref("A", DType::F32, {4})};
   llvm::Error err =
       checkArguments(params, {TensorArg{&small, DType::F32, {4}, {}}});
@@ -134,7 +134,7 @@ TEST(ArgumentsTest, ChecksBufferSizeAndCounts) {
 }
 
 TEST(ArgumentsTest, ChecksGroups) {
-  Buffer buffer(nullptr, 5 * 4 * sizeof(float));
+  Buffer buffer(nullptr, 0, 5 * 4 * sizeof(float));
   std::vector<ParamType> params = {ParamType::group("G", DType::F32, {4}, 6)};
   GroupArg group = GroupArg::stacked(buffer, DType::F32, {4}, 5);
   EXPECT_EQ(group.byteOffsets[4], 4u * 4 * sizeof(float));

@@ -126,7 +126,7 @@ TEST(DeviceTest, SelectByIndexAndName) {
   std::string name = byIndex->getInfo().name;
   auto byName = selectDevice(llvm::StringRef(name).upper());
   ASSERT_TRUE(bool(byName)) << llvm::toString(byName.takeError());
-  EXPECT_EQ(byName->getId(), byIndex->getId());
+  EXPECT_EQ(byName->getCLDevice(), byIndex->getCLDevice());
 }
 
 TEST(DeviceTest, UnknownDeviceIsAnInputError) {

@@ -1,5 +1,6 @@
 //===- LaunchTest.cpp - Argument packing, launches and timing -------------===//
 #include "RuntimeFixture.h"
+#include "comprehend/runtime/OpenCLPlatform.h"
 
 #include <cmath>
 #include <complex>
@@ -252,9 +253,10 @@ TEST_F(LaunchTest, WrongArgumentCountIsAnInputError) {
 TEST_F(LaunchTest, UnsetArgumentsReportTheOpenCLError) {
   // A fresh kernel object whose arguments were never set.
   cl_int err = CL_SUCCESS;
-  cl_kernel raw = clCreateKernel(program->get(), "vadd", &err);
+  cl_kernel raw = clCreateKernel(static_cast<OpenCLProgram *>(program)->get(),
+                                 "vadd", &err);
   ASSERT_EQ(err, CL_SUCCESS);
-  Kernel kernel(raw, "vadd", 3);
+  OpenCLKernel kernel(raw, "vadd", 3);
   auto time = runtime->launch(kernel, {});
   ASSERT_FALSE(bool(time));
   std::string message = llvm::toString(time.takeError());

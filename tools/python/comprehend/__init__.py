@@ -64,9 +64,10 @@ def _device(device):
 
 
 def devices():
-    """Every OpenCL device of every platform: a list of dicts (index, name,
-    platform, type, versions, ``core``: the core info the backend compiles
-    for)."""
+    """Every OpenCL device, then every CUDA device: a list of dicts (index,
+    ``api``: "opencl" or "cuda", name, platform, type, versions, ``core``: the
+    core info the backend compiles for). ``device=`` takes an index, "cuda",
+    "cuda:N", "opencl:N" or a name substring."""
     return _core.list_devices()
 
 

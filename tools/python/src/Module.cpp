@@ -77,6 +77,7 @@ namespace {
 py::dict describeDevice(const runtime::DeviceInfo &info) {
   py::dict device;
   device["index"] = info.index;
+  device["api"] = runtime::getPlatformKindName(info.platform).str();
   device["name"] = info.name;
   device["platform"] = info.platformName;
   device["platform_version"] = info.platformVersion;
@@ -106,8 +107,8 @@ py::dict describeDevice(const runtime::DeviceInfo &info) {
 } // namespace
 
 void python::bindDevices(py::module_ &m) {
-  py::class_<DeviceHandle, DevicePtr>(m, "Device",
-                                      "An OpenCL device opened for kernels.")
+  py::class_<DeviceHandle, DevicePtr>(
+      m, "Device", "An OpenCL or CUDA device opened for kernels.")
       .def(py::init(&openDevice), py::arg("spec") = "")
       .def_property_readonly("info",
                              [](const DeviceHandle &device) {
@@ -138,7 +139,7 @@ void python::bindDevices(py::module_ &m) {
           result.append(describeDevice(info));
         return result;
       },
-      "Every OpenCL device of every platform, with the core info derived "
+      "Every OpenCL and CUDA device, with the core info derived "
       "from it.");
 }
 

@@ -2,26 +2,31 @@
 #ifndef COMPREHEND_RUNTIME_BUFFER_H
 #define COMPREHEND_RUNTIME_BUFFER_H
 
-#include "comprehend/runtime/OpenCL.h"
+#include "comprehend/runtime/Platform.h"
 
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <utility>
 
 namespace comprehend::runtime {
 
-/// Owns one `cl_mem` (released on destruction); move-only. Made by
-/// Runtime::allocate.
+/// Owns one allocation of a platform (a cl_mem, a CUdeviceptr), released on
+/// destruction; move-only. Made by Runtime::allocate. It keeps its platform
+/// alive, so a buffer may outlive the Runtime that made it.
 class Buffer {
 public:
   Buffer() = default;
-  Buffer(cl_mem mem, size_t sizeInBytes) : mem(mem), size(sizeInBytes) {}
+  Buffer(std::shared_ptr<Platform> owner, uint64_t handle, size_t sizeInBytes)
+      : owner(std::move(owner)), handle(handle), size(sizeInBytes) {}
   Buffer(Buffer &&other) noexcept
-      : mem(std::exchange(other.mem, nullptr)),
+      : owner(std::move(other.owner)), handle(std::exchange(other.handle, 0)),
         size(std::exchange(other.size, 0)) {}
   Buffer &operator=(Buffer &&other) noexcept {
     if (this != &other) {
       reset();
-      mem = std::exchange(other.mem, nullptr);
+      owner = std::move(other.owner);
+      handle = std::exchange(other.handle, 0);
       size = std::exchange(other.size, 0);
     }
     return *this;
@@ -30,19 +35,22 @@ public:
   Buffer &operator=(const Buffer &) = delete;
   ~Buffer() { reset(); }
 
-  cl_mem get() const { return mem; }
+  /// The platform's name of the allocation (see Platform).
+  uint64_t getHandle() const { return handle; }
   size_t getSize() const { return size; }
-  explicit operator bool() const { return mem != nullptr; }
+  explicit operator bool() const { return owner != nullptr; }
 
   void reset() {
-    if (mem)
-      clReleaseMemObject(mem);
-    mem = nullptr;
+    if (owner)
+      owner->release(handle);
+    owner.reset();
+    handle = 0;
     size = 0;
   }
 
 private:
-  cl_mem mem = nullptr;
+  std::shared_ptr<Platform> owner;
+  uint64_t handle = 0;
   size_t size = 0;
 };
 

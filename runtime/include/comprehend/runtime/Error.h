@@ -2,9 +2,10 @@
 //
 // Every failure of the runtime is an llvm::Error of class RuntimeError. Its
 // kind tells the driver which exit code to use: bad user input (a missing
-// argument, a .npy file of the wrong dtype) is exit 1, everything the device
-// or the OpenCL implementation refuses is exit 3. OpenCL status codes are
-// reported with the failing call, the code's name and what the user can do.
+// argument, a .npy file of the wrong dtype) is exit 1, everything the device,
+// the OpenCL implementation or the CUDA driver refuses is exit 3. OpenCL
+// status codes (and CUDA results, runtime/lib/CudaDriver.h) are reported with
+// the failing call, the code's name and what the user can do.
 //
 //===----------------------------------------------------------------------===//
 #ifndef COMPREHEND_RUNTIME_ERROR_H

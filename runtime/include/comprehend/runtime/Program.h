@@ -1,14 +1,12 @@
-//===- Program.h - OpenCL programs built from SPIR-V ------------*- C++ -*-===//
+//===- Program.h - Programs and kernels of a platform -----------*- C++ -*-===//
 //
-// A Program is one SPIR-V module built for one device: through
-// clCreateProgramWithIL where the device takes SPIR-V, through the in-process
-// SPIR 1.2 bridge otherwise. Its kernels are created on first use.
+// A Program is one SPIR-V module built for one device by its platform
+// (Platform.h): an OpenCL program, or a CUDA module loaded from the PTX the
+// backend emits for it. Its kernels are created on first use.
 //
 //===----------------------------------------------------------------------===//
 #ifndef COMPREHEND_RUNTIME_PROGRAM_H
 #define COMPREHEND_RUNTIME_PROGRAM_H
-
-#include "comprehend/runtime/OpenCL.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringMap.h"
@@ -18,27 +16,28 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace comprehend::runtime {
 
 class Device;
 
-/// Owns one `cl_kernel`.
+/// One kernel of a program; the platform's subclass holds its handle.
 class Kernel {
 public:
-  Kernel(cl_kernel kernel, std::string name, unsigned numArgs)
-      : kernel(kernel), name(std::move(name)), numArgs(numArgs) {}
   Kernel(const Kernel &) = delete;
   Kernel &operator=(const Kernel &) = delete;
-  ~Kernel();
+  virtual ~Kernel();
 
-  cl_kernel get() const { return kernel; }
   llvm::StringRef getName() const { return name; }
-  /// CL_KERNEL_NUM_ARGS.
+  /// The number of arguments of the calling convention the kernel takes.
   unsigned getNumArgs() const { return numArgs; }
 
+protected:
+  Kernel(std::string name, unsigned numArgs)
+      : name(std::move(name)), numArgs(numArgs) {}
+
 private:
-  cl_kernel kernel;
   std::string name;
   unsigned numArgs;
 };
@@ -49,26 +48,33 @@ enum class ProgramOrigin {
   DiskCache, ///< loaded from the on-disk binary cache
 };
 
-/// Owns one built `cl_program` and the kernels created from it.
+/// One built module and the kernels created from it.
 class Program {
 public:
-  Program(cl_program program, ProgramOrigin origin)
-      : program(program), origin(origin) {}
   Program(const Program &) = delete;
   Program &operator=(const Program &) = delete;
-  ~Program();
+  virtual ~Program();
 
-  cl_program get() const { return program; }
   ProgramOrigin getOrigin() const { return origin; }
 
   /// The kernel named `name`; an input error naming the kernels the program
   /// has if there is none.
   llvm::Expected<Kernel &> getKernel(llvm::StringRef name);
   /// Names of all kernels in the program.
-  llvm::Expected<std::vector<std::string>> getKernelNames() const;
+  virtual llvm::Expected<std::vector<std::string>> getKernelNames() const = 0;
+
+protected:
+  explicit Program(ProgramOrigin origin) : origin(origin) {}
+  /// Creates the kernel `name`; an error of kind Input with the message
+  /// getMissingKernelError gives when the module has no such kernel.
+  virtual llvm::Expected<std::unique_ptr<Kernel>>
+  createKernel(llvm::StringRef name) = 0;
+  /// "no kernel 'name' in the module; it has 'a', 'b'".
+  llvm::Error getMissingKernelError(llvm::StringRef name) const;
+  /// Destroys the kernels (before the subclass releases the module).
+  void clearKernels() { kernels.clear(); }
 
 private:
-  cl_program program;
   ProgramOrigin origin;
   llvm::StringMap<std::unique_ptr<Kernel>> kernels;
 };
@@ -80,13 +86,6 @@ struct ProgramOptions {
   /// Extra options passed to clBuildProgram.
   std::string buildOptions;
 };
-
-/// Builds `spirv` for `device` in `context`, using and filling the on-disk
-/// cache when `options.cacheDir` is set. Build failures are device errors
-/// carrying the build log.
-llvm::Expected<std::unique_ptr<Program>>
-buildProgram(cl_context context, const Device &device,
-             llvm::ArrayRef<uint32_t> spirv, const ProgramOptions &options);
 
 /// The key of a module on a device (hex): module hash + device name + driver
 /// version; used by the in-memory and on-disk caches.

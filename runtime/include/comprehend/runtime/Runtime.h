@@ -1,10 +1,10 @@
 //===- Runtime.h - The C++ API of the Comprehend runtime --------*- C++ -*-===//
 //
-// One Runtime is one device with its OpenCL context and an in-order,
-// profiling command queue. It builds SPIR-V modules into programs (cached in
-// memory per module and, optionally, on disk), allocates and copies tensors,
-// binds arguments per the calling convention and launches kernels timed by
-// profiling events.
+// One Runtime is one device driven through its platform (Platform.h): an
+// OpenCL context with an in-order, profiling command queue, or a CUDA context.
+// It builds SPIR-V modules into programs (cached in memory per module and,
+// optionally, on disk), allocates and copies tensors, binds arguments per the
+// calling convention and launches kernels timed by the device's events.
 //
 //   auto rt = Runtime::create();                 // default device
 //   auto program = (*rt)->loadProgram(spirvWords);
@@ -21,9 +21,11 @@
 #include "comprehend/runtime/Buffer.h"
 #include "comprehend/runtime/Device.h"
 #include "comprehend/runtime/Error.h"
+#include "comprehend/runtime/Platform.h"
 #include "comprehend/runtime/Program.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 
@@ -39,13 +41,6 @@ struct RuntimeOptions {
   /// Directory of the on-disk program binary cache. Empty: the
   /// COMPREHEND_PROGRAM_CACHE environment variable, and none if that is unset.
   std::string programCacheDir;
-};
-
-/// Launch geometry: `grid` work-groups of `workGroupSize` work-items; the
-/// global size is their product per dimension.
-struct LaunchConfig {
-  std::array<size_t, 3> grid = {1, 1, 1};
-  std::array<size_t, 3> workGroupSize = {1, 1, 1};
 };
 
 /// Times of repeated launches, in milliseconds.
@@ -87,8 +82,9 @@ public:
 
   const Device &getDevice() const { return device; }
   const backend::CoreInfo &getCoreInfo() const { return device.getCoreInfo(); }
-  cl_context getContext() const { return context; }
-  cl_command_queue getQueue() const { return queue; }
+  /// The platform that drives the device (OpenCLPlatform on OpenCL
+  /// devices, for libraries that need its queue).
+  Platform &getPlatform() const { return *platform; }
 
   //===--------------------------------------------------------------------===//
   // Programs
@@ -116,14 +112,9 @@ public:
                    size_t offset = 0);
   /// Fills the buffer with a repeated byte (e.g. poison before a launch).
   llvm::Error fill(const Buffer &buffer, uint8_t byte);
-  /// The device address of the first byte of `buffer`, as kernels see it.
-  ///
-  /// OpenCL 1.2 has no SVM and PoCL 3.1 offers neither SVM nor
-  /// cl_ext_buffer_device_address, so a one-work-item kernel stores
-  /// `(ulong)&buffer[0]` and the host reads it back. Valid because the
-  /// buffer never moves on devices whose memory is the host's (PoCL CPU); on
-  /// discrete devices an address taken this way is only valid while the
-  /// buffer stays resident.
+  /// The device address of the first byte of `buffer`, as kernels see it
+  /// (the CUdeviceptr on CUDA; read back by a one-work-item kernel on OpenCL,
+  /// see OpenCLPlatform::getDeviceAddress).
   llvm::Expected<uint64_t> getDeviceAddress(const Buffer &buffer);
 
   //===--------------------------------------------------------------------===//
@@ -146,18 +137,20 @@ public:
   llvm::Error finish();
 
 private:
-  Runtime(Device device, cl_context context, cl_command_queue queue,
+  Runtime(Device device, std::shared_ptr<Platform> platform,
           RuntimeOptions options);
   llvm::Expected<Buffer> makeAddressTable(const GroupArg &group);
+  llvm::Error bindArgument(Kernel &kernel, unsigned index,
+                           const backend::KernelArg &arg,
+                           llvm::ArrayRef<ArgValue> values,
+                           BoundArguments &bound,
+                           llvm::DenseMap<unsigned, size_t> &tables);
 
   Device device;
-  cl_context context;
-  cl_command_queue queue;
+  std::shared_ptr<Platform> platform;
   RuntimeOptions options;
   llvm::StringMap<std::unique_ptr<Program>> programs;
   unsigned numBuilds = 0;
-  Kernel *addressKernel = nullptr;
-  Buffer addressResult;
 };
 
 } // namespace comprehend::runtime

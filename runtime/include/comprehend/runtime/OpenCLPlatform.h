@@ -1,0 +1,117 @@
+//===- OpenCLPlatform.h - Devices driven through OpenCL ---------*- C++ -*-===//
+//
+// The OpenCL platform: one context and one in-order, profiling command queue
+// per device. Programs are built from SPIR-V through clCreateProgramWithIL
+// where the device takes SPIR-V, through the in-process SPIR 1.2 bridge
+// otherwise (SpirBridge.h), and cached on disk as program binaries. Exposed
+// so that OpenCL libraries (CLBlast in bench/) can share the queue and
+// buffers of a Runtime on an OpenCL device.
+//
+//===----------------------------------------------------------------------===//
+#ifndef COMPREHEND_RUNTIME_OPENCLPLATFORM_H
+#define COMPREHEND_RUNTIME_OPENCLPLATFORM_H
+
+#include "comprehend/runtime/Buffer.h"
+#include "comprehend/runtime/Device.h"
+#include "comprehend/runtime/OpenCL.h"
+#include "comprehend/runtime/Platform.h"
+#include "comprehend/runtime/Program.h"
+
+namespace comprehend::runtime {
+
+/// Owns one `cl_kernel`.
+class OpenCLKernel : public Kernel {
+public:
+  OpenCLKernel(cl_kernel kernel, std::string name, unsigned numArgs)
+      : Kernel(std::move(name), numArgs), kernel(kernel) {}
+  ~OpenCLKernel() override;
+
+  cl_kernel get() const { return kernel; }
+
+private:
+  cl_kernel kernel;
+};
+
+/// Owns one built `cl_program` and the kernels created from it.
+class OpenCLProgram : public Program {
+public:
+  OpenCLProgram(cl_program program, ProgramOrigin origin)
+      : Program(origin), program(program) {}
+  ~OpenCLProgram() override;
+
+  cl_program get() const { return program; }
+  llvm::Expected<std::vector<std::string>> getKernelNames() const override;
+
+protected:
+  llvm::Expected<std::unique_ptr<Kernel>>
+  createKernel(llvm::StringRef name) override;
+
+private:
+  cl_program program;
+};
+
+/// Builds `spirv` for `device` in `context`, using and filling the on-disk
+/// cache when `options.cacheDir` is set. Build failures are device errors
+/// carrying the build log.
+llvm::Expected<std::unique_ptr<OpenCLProgram>>
+buildOpenCLProgram(cl_context context, const Device &device,
+                   llvm::ArrayRef<uint32_t> spirv,
+                   const ProgramOptions &options);
+
+class OpenCLPlatform : public Platform {
+public:
+  /// Creates the context and queue of an OpenCL `device`; the runtime's own
+  /// programs use the binary cache in `programCacheDir` (none if empty).
+  static llvm::Expected<std::shared_ptr<OpenCLPlatform>>
+  create(const Device &device, std::string programCacheDir = "");
+  ~OpenCLPlatform() override;
+
+  PlatformKind getKind() const override { return PlatformKind::OpenCL; }
+  cl_context getContext() const { return context; }
+  cl_command_queue getQueue() const { return queue; }
+  /// The `cl_mem` of a buffer of this platform.
+  static cl_mem getMem(const Buffer &buffer) {
+    return reinterpret_cast<cl_mem>(static_cast<uintptr_t>(buffer.getHandle()));
+  }
+
+  llvm::Expected<uint64_t> allocate(size_t bytes) override;
+  void release(uint64_t handle) override;
+  llvm::Error write(uint64_t handle, const void *data, size_t bytes,
+                    size_t offset) override;
+  llvm::Error read(uint64_t handle, void *data, size_t bytes,
+                   size_t offset) override;
+  llvm::Error fill(uint64_t handle, uint8_t byte, size_t bytes) override;
+  llvm::Expected<uint64_t> getDeviceAddress(const Buffer &buffer) override;
+
+  llvm::Expected<std::unique_ptr<Program>>
+  buildProgram(llvm::ArrayRef<uint32_t> spirv,
+               const ProgramOptions &options) override;
+
+  llvm::Error setArgument(Kernel &kernel, unsigned index, size_t size,
+                          const void *data) override;
+  llvm::Error setBufferArgument(Kernel &kernel, unsigned index,
+                                const Buffer &buffer) override;
+  llvm::Expected<double> launch(Kernel &kernel,
+                                const LaunchConfig &config) override;
+  llvm::Error finish() override;
+
+private:
+  OpenCLPlatform(Device device, cl_context context, cl_command_queue queue,
+                 std::string programCacheDir)
+      : device(std::move(device)), context(context), queue(queue),
+        programCacheDir(std::move(programCacheDir)) {}
+  llvm::Error loadAddressKernel();
+
+  Device device;
+  cl_context context;
+  cl_command_queue queue;
+  std::string programCacheDir;
+  /// `comprehend_address_of`, built on the first getDeviceAddress.
+  std::unique_ptr<OpenCLProgram> addressProgram;
+  OpenCLKernel *addressKernel = nullptr;
+  cl_mem addressResult = nullptr;
+};
+
+} // namespace comprehend::runtime
+
+#endif // COMPREHEND_RUNTIME_OPENCLPLATFORM_H

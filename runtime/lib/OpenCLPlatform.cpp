@@ -1,0 +1,250 @@
+//===- OpenCLPlatform.cpp - Devices driven through OpenCL -----------------===//
+#include "comprehend/runtime/OpenCLPlatform.h"
+#include "comprehend/runtime/Error.h"
+
+#include <spirv-tools/libspirv.hpp>
+
+#include <algorithm>
+
+using namespace comprehend::runtime;
+using llvm::Expected;
+
+Platform::~Platform() = default;
+
+llvm::StringRef comprehend::runtime::getPlatformKindName(PlatformKind kind) {
+  return kind == PlatformKind::Cuda ? "cuda" : "opencl";
+}
+
+static uint64_t toHandle(cl_mem mem) {
+  return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(mem));
+}
+
+static cl_mem toMem(uint64_t handle) {
+  return reinterpret_cast<cl_mem>(static_cast<uintptr_t>(handle));
+}
+
+Expected<std::shared_ptr<OpenCLPlatform>>
+OpenCLPlatform::create(const Device &device, std::string programCacheDir) {
+  cl_int err = CL_SUCCESS;
+  cl_device_id id = device.getCLDevice();
+  cl_context_properties properties[] = {
+      CL_CONTEXT_PLATFORM,
+      reinterpret_cast<cl_context_properties>(device.getCLPlatform()), 0};
+  cl_context context =
+      clCreateContext(properties, 1, &id, nullptr, nullptr, &err);
+  if (err)
+    return makeCLError("clCreateContext", err);
+  cl_queue_properties queueProperties[] = {CL_QUEUE_PROPERTIES,
+                                           CL_QUEUE_PROFILING_ENABLE, 0};
+  cl_command_queue queue =
+      clCreateCommandQueueWithProperties(context, id, queueProperties, &err);
+  if (err == CL_INVALID_OPERATION || err == CL_INVALID_VALUE) {
+    // OpenCL 1.2 drivers only know the older entry point.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    queue = clCreateCommandQueue(context, id, CL_QUEUE_PROFILING_ENABLE, &err);
+#pragma GCC diagnostic pop
+  }
+  if (err) {
+    clReleaseContext(context);
+    return makeCLError("clCreateCommandQueue", err);
+  }
+  return std::shared_ptr<OpenCLPlatform>(
+      new OpenCLPlatform(device, context, queue, std::move(programCacheDir)));
+}
+
+OpenCLPlatform::~OpenCLPlatform() {
+  if (queue)
+    clFinish(queue);
+  if (addressResult)
+    clReleaseMemObject(addressResult);
+  addressProgram.reset();
+  if (queue)
+    clReleaseCommandQueue(queue);
+  if (context)
+    clReleaseContext(context);
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+Expected<uint64_t> OpenCLPlatform::allocate(size_t bytes) {
+  cl_int err = CL_SUCCESS;
+  size_t size = std::max<size_t>(bytes, 1);
+  cl_mem mem = clCreateBuffer(context, CL_MEM_READ_WRITE, size, nullptr, &err);
+  if (err)
+    return makeCLError("clCreateBuffer(" + std::to_string(size) + " bytes)",
+                       err);
+  return toHandle(mem);
+}
+
+void OpenCLPlatform::release(uint64_t handle) {
+  if (handle)
+    clReleaseMemObject(toMem(handle));
+}
+
+llvm::Error OpenCLPlatform::write(uint64_t handle, const void *data,
+                                  size_t bytes, size_t offset) {
+  return checkCL(clEnqueueWriteBuffer(queue, toMem(handle), CL_TRUE, offset,
+                                      bytes, data, 0, nullptr, nullptr),
+                 "clEnqueueWriteBuffer");
+}
+
+llvm::Error OpenCLPlatform::read(uint64_t handle, void *data, size_t bytes,
+                                 size_t offset) {
+  return checkCL(clEnqueueReadBuffer(queue, toMem(handle), CL_TRUE, offset,
+                                     bytes, data, 0, nullptr, nullptr),
+                 "clEnqueueReadBuffer");
+}
+
+llvm::Error OpenCLPlatform::fill(uint64_t handle, uint8_t byte, size_t bytes) {
+  if (llvm::Error err =
+          checkCL(clEnqueueFillBuffer(queue, toMem(handle), &byte, 1, 0, bytes,
+                                      0, nullptr, nullptr),
+                  "clEnqueueFillBuffer"))
+    return err;
+  return finish();
+}
+
+/// `comprehend_address_of(ulong *p, ulong *out)`: `*out = (ulong)p`, in the
+/// OpenCL 1.2 shape every device path of the runtime accepts.
+static const char *const kAddressKernel = R"(
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Linkage
+               OpCapability Int64
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %main "comprehend_address_of"
+       %void = OpTypeVoid
+      %ulong = OpTypeInt 64 0
+        %ptr = OpTypePointer CrossWorkgroup %ulong
+         %fn = OpTypeFunction %void %ptr %ptr
+       %main = OpFunction %void None %fn
+          %p = OpFunctionParameter %ptr
+        %out = OpFunctionParameter %ptr
+      %entry = OpLabel
+       %addr = OpConvertPtrToU %ulong %p
+               OpStore %out %addr Aligned 8
+               OpReturn
+               OpFunctionEnd
+)";
+
+llvm::Error OpenCLPlatform::loadAddressKernel() {
+  spvtools::SpirvTools tools(SPV_ENV_OPENCL_1_2);
+  std::vector<uint32_t> words;
+  if (!tools.Assemble(kAddressKernel, &words))
+    return makeDeviceError("internal error: cannot assemble the address "
+                           "kernel");
+  ProgramOptions options;
+  options.cacheDir = programCacheDir;
+  auto program = buildOpenCLProgram(context, device, words, options);
+  if (!program)
+    return program.takeError();
+  auto kernel = (*program)->getKernel("comprehend_address_of");
+  if (!kernel)
+    return kernel.takeError();
+  auto result = allocate(sizeof(uint64_t));
+  if (!result)
+    return result.takeError();
+  addressProgram = std::move(*program);
+  addressKernel = static_cast<OpenCLKernel *>(&*kernel);
+  addressResult = toMem(*result);
+  return llvm::Error::success();
+}
+
+/// OpenCL 1.2 has no SVM and PoCL 3.1 offers neither SVM nor
+/// cl_ext_buffer_device_address, so a one-work-item kernel stores
+/// `(ulong)&buffer[0]` and the host reads it back. Valid because the buffer
+/// never moves on devices whose memory is the host's (PoCL CPU); on discrete
+/// devices an address taken this way is only valid while the buffer stays
+/// resident.
+Expected<uint64_t> OpenCLPlatform::getDeviceAddress(const Buffer &buffer) {
+  if (!addressKernel)
+    if (llvm::Error err = loadAddressKernel())
+      return err;
+  cl_mem args[] = {getMem(buffer), addressResult};
+  for (unsigned i = 0; i < 2; ++i)
+    if (llvm::Error err = checkCL(
+            clSetKernelArg(addressKernel->get(), i, sizeof(cl_mem), &args[i]),
+            "clSetKernelArg"))
+      return err;
+  size_t one = 1;
+  if (llvm::Error err = checkCL(
+          clEnqueueNDRangeKernel(queue, addressKernel->get(), 1, nullptr, &one,
+                                 &one, 0, nullptr, nullptr),
+          "clEnqueueNDRangeKernel"))
+    return err;
+  uint64_t address = 0;
+  if (llvm::Error err =
+          read(toHandle(addressResult), &address, sizeof(address), 0))
+    return err;
+  return address;
+}
+
+//===----------------------------------------------------------------------===//
+// Programs and launches
+//===----------------------------------------------------------------------===//
+
+Expected<std::unique_ptr<Program>>
+OpenCLPlatform::buildProgram(llvm::ArrayRef<uint32_t> spirv,
+                             const ProgramOptions &options) {
+  auto program = buildOpenCLProgram(context, device, spirv, options);
+  if (!program)
+    return program.takeError();
+  return std::unique_ptr<Program>(std::move(*program));
+}
+
+llvm::Error OpenCLPlatform::setArgument(Kernel &kernel, unsigned index,
+                                        size_t size, const void *data) {
+  std::string call =
+      ("clSetKernelArg(" + kernel.getName() + ", " + llvm::Twine(index) + ")")
+          .str();
+  return checkCL(clSetKernelArg(static_cast<OpenCLKernel &>(kernel).get(),
+                                index, size, data),
+                 call);
+}
+
+llvm::Error OpenCLPlatform::setBufferArgument(Kernel &kernel, unsigned index,
+                                              const Buffer &buffer) {
+  cl_mem mem = getMem(buffer);
+  return setArgument(kernel, index, sizeof(cl_mem), &mem);
+}
+
+static Expected<double> getKernelMs(cl_event event) {
+  cl_ulong start = 0, end = 0;
+  if (cl_int err = clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START,
+                                           sizeof(start), &start, nullptr))
+    return makeCLError("clGetEventProfilingInfo", err);
+  if (cl_int err = clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END,
+                                           sizeof(end), &end, nullptr))
+    return makeCLError("clGetEventProfilingInfo", err);
+  return static_cast<double>(end - start) * 1e-6;
+}
+
+Expected<double> OpenCLPlatform::launch(Kernel &kernel,
+                                        const LaunchConfig &config) {
+  std::array<size_t, 3> global;
+  for (unsigned i = 0; i < 3; ++i)
+    global[i] = config.grid[i] * config.workGroupSize[i];
+  cl_event event = nullptr;
+  cl_int err = clEnqueueNDRangeKernel(
+      queue, static_cast<OpenCLKernel &>(kernel).get(), 3, nullptr,
+      global.data(), config.workGroupSize.data(), 0, nullptr, &event);
+  if (err)
+    return makeCLError(
+        ("clEnqueueNDRangeKernel(" + kernel.getName() + ")").str(), err);
+  err = clWaitForEvents(1, &event);
+  if (err) {
+    clReleaseEvent(event);
+    return makeCLError(("clWaitForEvents(" + kernel.getName() + ")").str(),
+                       err);
+  }
+  auto kernelMs = getKernelMs(event);
+  clReleaseEvent(event);
+  return kernelMs;
+}
+
+llvm::Error OpenCLPlatform::finish() {
+  return checkCL(clFinish(queue), "clFinish");
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Prepares .gpu/, what scripts/gpu-check.sh needs on an NVIDIA GPU machine
+# that has the driver, CUDA and PyTorch but none of our Debian packages and
+# no internet (docs/devices.md). Run HERE, after building (cmake --build
+# build): it copies the comprehend driver and the e2e test binary (stripped,
+# xz-compressed), downloads with `apt-get download` the Debian packages of
+# every library they load (found with ldd + dpkg -S, libc6 included, since
+# libLLVM-15 needs a newer glibc than such machines may have) and keeps from
+# libclc-15 only the NVPTX built-ins (nvptx64--nvidiacl.bc, xz-compressed).
+# The repository and .gpu/ travel together: their total must stay under
+# 64 MiB, which this script checks and prints.
+#
+# Usage: scripts/gpu-pack.sh [BUILD_DIR]   (default: build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${1:-build}"
+pack=.gpu
+limit=$((64 * 1024 * 1024))
+binaries=("$build/tools/comprehend/comprehend"
+  "$build/test/e2e/runtime-e2e-tests")
+
+for binary in "${binaries[@]}"; do
+  if [[ ! -x "$binary" ]]; then
+    echo "gpu-pack: $binary is missing; build first (cmake --build $build)" >&2
+    exit 1
+  fi
+done
+for tool in apt-get dpkg ldd strip xz; do
+  command -v "$tool" >/dev/null || {
+    echo "gpu-pack: '$tool' is needed" >&2
+    exit 1
+  }
+done
+
+rm -rf "$pack"
+mkdir -p "$pack/bin" "$pack/debs" "$pack/clc"
+
+# The binaries, stripped and compressed.
+for binary in "${binaries[@]}"; do
+  name=$(basename "$binary")
+  strip -o "$pack/bin/$name" "$binary"
+  xz -9 -T0 "$pack/bin/$name"
+done
+
+# The package of each library the binaries load. usrmerge: dpkg may know a
+# file under /lib or under /usr/lib.
+owner() {
+  local file=$1 path
+  for path in "$file" "${file#/usr}" "/usr$file"; do
+    dpkg -S "$path" 2>/dev/null | head -1 | cut -d: -f1 && return 0
+  done
+  return 1
+}
+packages=(libc6 libgcc-s1 libstdc++6)
+while read -r library; do
+  real=$(readlink -f "$library")
+  if package=$(owner "$real") && [[ -n "$package" ]]; then
+    packages+=("$package")
+  elif package=$(owner "$library") && [[ -n "$package" ]]; then
+    packages+=("$package")
+  else
+    echo "gpu-pack: no Debian package owns $library" >&2
+    exit 1
+  fi
+done < <(ldd "${binaries[@]}" | awk '/=> \//{print $3}' | sort -u)
+mapfile -t packages < <(printf '%s\n' "${packages[@]}" | sort -u)
+echo "packages: ${packages[*]}"
+(cd "$pack/debs" && apt-get download "${packages[@]}" >/dev/null)
+
+# libclc: only the bitcode the NVPTX path links.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+(cd "$scratch" && apt-get download libclc-15 >/dev/null)
+dpkg -x "$scratch"/libclc-15_*.deb "$scratch/root"
+clc=$(find "$scratch/root" -name 'nvptx64--nvidiacl.bc' | head -1)
+if [[ -z "$clc" ]]; then
+  echo "gpu-pack: libclc-15 has no nvptx64--nvidiacl.bc" >&2
+  exit 1
+fi
+xz -9 -T0 -c "$clc" >"$pack/clc/nvptx64--nvidiacl.bc.xz"
+
+# What travels: the files git would copy (tracked and untracked, not
+# ignored) plus .gpu/.
+tree_bytes=$(git ls-files -z --cached --others --exclude-standard |
+  xargs -0 stat -c %s 2>/dev/null | awk '{s += $1} END {print s + 0}')
+pack_bytes=$(find "$pack" -type f -printf '%s\n' | awk '{s += $1} END {print s + 0}')
+total=$((tree_bytes + pack_bytes))
+mib() { awk -v b="$1" 'BEGIN {printf "%.1f MiB", b / 1048576}'; }
+echo "carried: repository $(mib "$tree_bytes") + $pack $(mib "$pack_bytes")" \
+  "= $(mib "$total") (limit $(mib "$limit"))"
+if ((total >= limit)); then
+  echo "gpu-pack: the carried files exceed 64 MiB" >&2
+  exit 1
+fi
