@@ -678,78 +678,127 @@ NodePtr ExprCompiler::compile(const Expr &expr) {
   return std::move(compiled.node);
 }
 
+ExprCompiler::Compiled ExprCompiler::compileConstant(double value,
+                                                     ScalarType type) {
+  Compiled result{std::make_unique<ConstNode>(value), std::nullopt};
+  if (value == std::trunc(value) && std::abs(value) < 9.2e18) {
+    Affine affine;
+    affine.constant = static_cast<int64_t>(value);
+    affine.coefficients.assign(box.vars.size(), 0);
+    result.affine = checkFits(affine, type, box);
+  }
+  return result;
+}
+
+ExprCompiler::Compiled ExprCompiler::fail(const Expr &expr,
+                                          const llvm::Twine &message) {
+  diags.emitError(expr.getLoc(), message).report();
+  error = true;
+  return Compiled{std::make_unique<ConstNode>(0), std::nullopt};
+}
+
+ExprCompiler::Compiled ExprCompiler::compileIdent(const IdentExpr &ident) {
+  ScalarType type = ident.getType();
+  switch (ident.getRef()) {
+  case IdentExpr::Ref::Index: {
+    int var = findVar(ident.getName());
+    if (var < 0)
+      return compileConstant(0, type);
+    Affine affine;
+    affine.coefficients.assign(box.vars.size(), 0);
+    affine.coefficients[var] = 1;
+    ++laneUsers;
+    return {std::make_unique<VarNode>(var), checkFits(affine, type, box)};
+  }
+  case IdentExpr::Ref::Size:
+    return compileConstant(static_cast<double>(sizes.lookup(ident.getName())),
+                           type);
+  case IdentExpr::Ref::Let:
+    // Re-evaluated at each use, like the scalar interpreter: one tree per
+    // use, so no node's values are overwritten while still needed.
+    return compileImpl(ident.getLet()->getValue());
+  case IdentExpr::Ref::Tensor: {
+    // A 0-d tensor: constant while the statement runs (its own stores
+    // happen at the end of the statement).
+    const Storage *storage = lookupTensor(ident.getName());
+    if (!storage || storage->tensor.data.empty())
+      return {std::make_unique<ErrorNode>(
+                  ident.getLoc(), ("'" + ident.getName() + "' is empty").str()),
+              std::nullopt};
+    return {std::make_unique<ConstNode>(storage->tensor.data[0]), std::nullopt};
+  }
+  case IdentExpr::Ref::Unresolved:
+    break;
+  }
+  return fail(ident, "unresolved name");
+}
+
+ExprCompiler::Compiled
+ExprCompiler::compileDimAccess(const DimAccessExpr &dim) {
+  const Storage *storage = lookupTensor(dim.getTensor().name);
+  if (!storage || dim.getDim() < 0 ||
+      dim.getDim() >= static_cast<int64_t>(storage->tensor.shape.size()))
+    return fail(dim, "no extent " + llvm::Twine(dim.getDim()) + " of '" +
+                         dim.getTensor().name + "'");
+  return compileConstant(
+      static_cast<double>(storage->tensor.shape[dim.getDim()]), dim.getType());
+}
+
+ExprCompiler::Compiled ExprCompiler::compileBinary(const BinaryExpr &binary) {
+  ScalarType type = binary.getType();
+  BinaryOp op = binary.getOp();
+  Compiled lhs = compileImpl(binary.getLhs());
+  Compiled rhs = compileImpl(binary.getRhs());
+  if (op == BinaryOp::And || op == BinaryOp::Or) {
+    ++laneUsers;
+    return {std::make_unique<LogicNode>(op == BinaryOp::And, box.vars.size(),
+                                        std::move(lhs.node),
+                                        std::move(rhs.node)),
+            std::nullopt};
+  }
+  std::optional<Affine> affine;
+  if (op == BinaryOp::Add || op == BinaryOp::Sub)
+    affine =
+        combineAffine(lhs.affine, rhs.affine, op == BinaryOp::Add ? 1 : -1);
+  else if (op == BinaryOp::Mul && lhs.affine && rhs.affine) {
+    if (isConstant(*lhs.affine))
+      affine = scaleAffine(*rhs.affine, lhs.affine->constant);
+    else if (isConstant(*rhs.affine))
+      affine = scaleAffine(*lhs.affine, rhs.affine->constant);
+  }
+  return {std::make_unique<BinaryNode>(op, type, binary.getLoc(),
+                                       std::move(lhs.node),
+                                       std::move(rhs.node)),
+          checkFits(affine, type, box)};
+}
+
+ExprCompiler::Compiled ExprCompiler::compileApply(const ApplyExpr &apply) {
+  if (apply.isTensorRead())
+    return compileRead(apply);
+  llvm::SmallVector<NodePtr, 4> args;
+  for (const ExprPtr &arg : apply.getArgs())
+    args.push_back(compileImpl(*arg).node);
+  BuiltinFunction function = getBuiltinFunction(apply.getCallee().name);
+  if (!function || getBuiltinArity(apply.getCallee().name) != args.size())
+    return {std::make_unique<ConstNode>(NAN), std::nullopt};
+  return {std::make_unique<BuiltinNode>(function, std::move(args)),
+          std::nullopt};
+}
+
 ExprCompiler::Compiled ExprCompiler::compileImpl(const Expr &expr) {
   ScalarType type = expr.getType();
-  unsigned numVars = box.vars.size();
-  auto constant = [&](double value) {
-    Compiled result{std::make_unique<ConstNode>(value), std::nullopt};
-    if (value == std::trunc(value) && std::abs(value) < 9.2e18) {
-      Affine affine;
-      affine.constant = static_cast<int64_t>(value);
-      affine.coefficients.assign(numVars, 0);
-      result.affine = checkFits(affine, type, box);
-    }
-    return result;
-  };
-  auto failWith = [&](const llvm::Twine &message) {
-    diags.emitError(expr.getLoc(), message).report();
-    error = true;
-    return Compiled{std::make_unique<ConstNode>(0), std::nullopt};
-  };
-
   switch (expr.getKind()) {
   case Expr::Kind::IntLit:
-    return constant(
-        static_cast<double>(llvm::cast<IntLitExpr>(expr).getValue()));
+    return compileConstant(
+        static_cast<double>(llvm::cast<IntLitExpr>(expr).getValue()), type);
   case Expr::Kind::FloatLit:
     return {
         std::make_unique<ConstNode>(llvm::cast<FloatLitExpr>(expr).getValue()),
         std::nullopt};
-  case Expr::Kind::Ident: {
-    const auto &ident = llvm::cast<IdentExpr>(expr);
-    switch (ident.getRef()) {
-    case IdentExpr::Ref::Index: {
-      int var = findVar(ident.getName());
-      if (var < 0)
-        return constant(0);
-      Affine affine;
-      affine.coefficients.assign(numVars, 0);
-      affine.coefficients[var] = 1;
-      ++laneUsers;
-      return {std::make_unique<VarNode>(var), checkFits(affine, type, box)};
-    }
-    case IdentExpr::Ref::Size:
-      return constant(static_cast<double>(sizes.lookup(ident.getName())));
-    case IdentExpr::Ref::Let:
-      // Re-evaluated at each use, like the scalar interpreter: one tree per
-      // use, so no node's values are overwritten while still needed.
-      return compileImpl(ident.getLet()->getValue());
-    case IdentExpr::Ref::Tensor: {
-      // A 0-d tensor: constant while the statement runs (its own stores
-      // happen at the end of the statement).
-      const Storage *storage = lookupTensor(ident.getName());
-      if (!storage || storage->tensor.data.empty())
-        return {
-            std::make_unique<ErrorNode>(
-                expr.getLoc(), ("'" + ident.getName() + "' is empty").str()),
-            std::nullopt};
-      return {std::make_unique<ConstNode>(storage->tensor.data[0]),
-              std::nullopt};
-    }
-    case IdentExpr::Ref::Unresolved:
-      break;
-    }
-    return failWith("unresolved name");
-  }
-  case Expr::Kind::DimAccess: {
-    const auto &dim = llvm::cast<DimAccessExpr>(expr);
-    const Storage *storage = lookupTensor(dim.getTensor().name);
-    if (!storage || dim.getDim() < 0 ||
-        dim.getDim() >= static_cast<int64_t>(storage->tensor.shape.size()))
-      return failWith("no extent " + llvm::Twine(dim.getDim()) + " of '" +
-                      dim.getTensor().name + "'");
-    return constant(static_cast<double>(storage->tensor.shape[dim.getDim()]));
-  }
+  case Expr::Kind::Ident:
+    return compileIdent(llvm::cast<IdentExpr>(expr));
+  case Expr::Kind::DimAccess:
+    return compileDimAccess(llvm::cast<DimAccessExpr>(expr));
   case Expr::Kind::Unary: {
     const auto &unary = llvm::cast<UnaryExpr>(expr);
     Compiled operand = compileImpl(unary.getOperand());
@@ -760,57 +809,21 @@ ExprCompiler::Compiled ExprCompiler::compileImpl(const Expr &expr) {
                                         std::move(operand.node)),
             affine};
   }
-  case Expr::Kind::Binary: {
-    const auto &binary = llvm::cast<BinaryExpr>(expr);
-    BinaryOp op = binary.getOp();
-    Compiled lhs = compileImpl(binary.getLhs());
-    Compiled rhs = compileImpl(binary.getRhs());
-    if (op == BinaryOp::And || op == BinaryOp::Or) {
-      ++laneUsers;
-      return {std::make_unique<LogicNode>(op == BinaryOp::And, numVars,
-                                          std::move(lhs.node),
-                                          std::move(rhs.node)),
-              std::nullopt};
-    }
-    std::optional<Affine> affine;
-    if (op == BinaryOp::Add || op == BinaryOp::Sub)
-      affine =
-          combineAffine(lhs.affine, rhs.affine, op == BinaryOp::Add ? 1 : -1);
-    else if (op == BinaryOp::Mul && lhs.affine && rhs.affine) {
-      if (isConstant(*lhs.affine))
-        affine = scaleAffine(*rhs.affine, lhs.affine->constant);
-      else if (isConstant(*rhs.affine))
-        affine = scaleAffine(*lhs.affine, rhs.affine->constant);
-    }
-    return {std::make_unique<BinaryNode>(op, type, expr.getLoc(),
-                                         std::move(lhs.node),
-                                         std::move(rhs.node)),
-            checkFits(affine, type, box)};
-  }
+  case Expr::Kind::Binary:
+    return compileBinary(llvm::cast<BinaryExpr>(expr));
   case Expr::Kind::Ternary: {
     const auto &ternary = llvm::cast<TernaryExpr>(expr);
     Compiled cond = compileImpl(ternary.getCond());
     Compiled trueValue = compileImpl(ternary.getTrueValue());
     Compiled falseValue = compileImpl(ternary.getFalseValue());
     ++laneUsers;
-    return {std::make_unique<TernaryNode>(numVars, std::move(cond.node),
+    return {std::make_unique<TernaryNode>(box.vars.size(), std::move(cond.node),
                                           std::move(trueValue.node),
                                           std::move(falseValue.node)),
             std::nullopt};
   }
-  case Expr::Kind::Apply: {
-    const auto &apply = llvm::cast<ApplyExpr>(expr);
-    if (apply.isTensorRead())
-      return compileRead(apply);
-    llvm::SmallVector<NodePtr, 4> args;
-    for (const ExprPtr &arg : apply.getArgs())
-      args.push_back(compileImpl(*arg).node);
-    BuiltinFunction function = getBuiltinFunction(apply.getCallee().name);
-    if (!function || getBuiltinArity(apply.getCallee().name) != args.size())
-      return {std::make_unique<ConstNode>(NAN), std::nullopt};
-    return {std::make_unique<BuiltinNode>(function, std::move(args)),
-            std::nullopt};
-  }
+  case Expr::Kind::Apply:
+    return compileApply(llvm::cast<ApplyExpr>(expr));
   case Expr::Kind::Cast: {
     Compiled operand = compileImpl(llvm::cast<CastExpr>(expr).getOperand());
     // A conversion between integer types changes nothing when the value
@@ -819,7 +832,7 @@ ExprCompiler::Compiled ExprCompiler::compileImpl(const Expr &expr) {
             checkFits(operand.affine, type, box)};
   }
   }
-  return failWith("unknown expression");
+  return fail(expr, "unknown expression");
 }
 
 ExprCompiler::Compiled ExprCompiler::compileRead(const ApplyExpr &apply) {

@@ -110,6 +110,15 @@ private:
   struct Compiled;
   Compiled compileImpl(const Expr &expr);
   Compiled compileRead(const ApplyExpr &apply);
+  Compiled compileIdent(const IdentExpr &ident);
+  Compiled compileDimAccess(const DimAccessExpr &dim);
+  Compiled compileBinary(const BinaryExpr &binary);
+  Compiled compileApply(const ApplyExpr &apply);
+  /// \p value as a node, and as an affine form when it is an integer that
+  /// fits \p type.
+  Compiled compileConstant(double value, ScalarType type);
+  /// Reports \p message at \p expr and marks the compilation failed.
+  Compiled fail(const Expr &expr, const llvm::Twine &message);
   int findVar(llvm::StringRef name) const;
 
   const Box &box;

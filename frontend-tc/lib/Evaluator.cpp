@@ -113,6 +113,8 @@ namespace {
 
 using eval::Storage;
 
+struct LhsAccumulators;
+
 class Interpreter {
 public:
   Interpreter(const Program &program, const Def &def, DiagnosticEngine &diags)
@@ -128,6 +130,12 @@ private:
                          const llvm::StringMap<Tensor> &args);
   LogicalResult runComprehension(const ComprehensionStmt &stmt,
                                  const poly::StatementRanges &ranges);
+  /// The box of \p stmt's index variables from their concrete \p ranges.
+  LogicalResult buildBox(const ComprehensionStmt &stmt,
+                         const poly::StatementRanges &ranges, eval::Box &box);
+  /// Evaluates \p stmt's right-hand side over \p box into \p acc.
+  LogicalResult accumulateRhs(const ComprehensionStmt &stmt,
+                              const eval::Box &box, LhsAccumulators &acc);
   LogicalResult runCall(const CallStmt &call);
 
   const Program &program;
@@ -397,6 +405,54 @@ private:
   std::vector<const int64_t *> indexPtrs, singleIndices;
 };
 
+/// One double-precision accumulator per point of a statement's LHS box (the
+/// box of its first numLhs variables), row-major.
+struct LhsAccumulators {
+  LhsAccumulators(const eval::Box &box, size_t numLhs)
+      : strides(numLhs), lo(box.lo.begin(), box.lo.begin() + numLhs) {
+    for (size_t d = 0; d < numLhs; ++d)
+      shape.push_back(std::max<int64_t>(box.hi[d] - box.lo[d], 0));
+    for (int64_t d = numLhs, stride = 1; d-- > 0;) {
+      strides[d] = stride;
+      stride *= shape[d];
+    }
+    values = Tensor(ScalarType::Double, shape);
+  }
+
+  /// Folds the \p rhs values of the batch \p lanes of \p box into the
+  /// accumulators of their LHS points.
+  void fold(ReductionKind kind, const eval::Box &box, const eval::Lanes &lanes,
+            const double *rhs) {
+    size_t numLhs = shape.size();
+    double *accData = values.data.data();
+    if (!lanes.rowStart) {
+      accumulate(kind, accData, rhs, lanes.n, [&](unsigned l) {
+        int64_t offset = 0;
+        for (size_t d = 0; d < numLhs; ++d)
+          offset += strides[d] * (lanes.indices[d][l] - box.lo[d]);
+        return offset;
+      });
+      return;
+    }
+    int64_t base = 0;
+    for (size_t d = 0; d < numLhs; ++d)
+      base += strides[d] * (lanes.rowStart[d] - box.lo[d]);
+    if (lanes.inner >= numLhs) {
+      accumulateInto(kind, accData[base], rhs, lanes.n);
+      return;
+    }
+    int64_t step = strides[lanes.inner];
+    if (step == 1)
+      accumulate(kind, accData + base, rhs, lanes.n, Contiguous());
+    else
+      accumulate(kind, accData + base, rhs, lanes.n,
+                 [step](unsigned l) { return l * step; });
+  }
+
+  llvm::SmallVector<int64_t, 4> shape, strides, lo;
+  Tensor values;
+};
+
 /// Evaluates \p rhs over \p box in the scalar loop's order up to the first
 /// failing batch, then that batch lane by lane with reporting on: reports
 /// the first error of the scalar loop.
@@ -554,10 +610,9 @@ LogicalResult Interpreter::runCall(const CallStmt &call) {
   return success();
 }
 
-LogicalResult
-Interpreter::runComprehension(const ComprehensionStmt &stmt,
-                              const poly::StatementRanges &ranges) {
-  eval::Box box;
+LogicalResult Interpreter::buildBox(const ComprehensionStmt &stmt,
+                                    const poly::StatementRanges &ranges,
+                                    eval::Box &box) {
   for (const std::string &var : stmt.getIndexVars()) {
     const poly::VarRange *range = ranges.lookup(var);
     if (!range || !range->lo || !range->hi)
@@ -567,40 +622,12 @@ Interpreter::runComprehension(const ComprehensionStmt &stmt,
     box.lo.push_back(*range->lo);
     box.hi.push_back(*range->hi);
   }
-  size_t numLhs = stmt.getIndices().size();
-  Storage &target = tensors[stmt.getLhs().name];
-  if (target.tensor.shape.size() != numLhs || target.lo.size() != numLhs ||
-      box.vars.size() < numLhs)
-    return diags.emitError(stmt.getLhs().loc)
-           << "no storage of rank " << numLhs << " for '" << stmt.getLhs().name
-           << "'";
-  const TensorInfo *info = def.lookupTensor(stmt.getLhs().name);
-  ScalarType type = info ? info->type : target.tensor.type;
-  ReductionKind kind = stmt.getReduction();
+  return success();
+}
 
-  // One accumulator per point of the LHS box (the box of the first numLhs
-  // variables), starting from the identity (`!`) or the current contents.
-  // The statement's reads see the tensors as they were before it.
-  llvm::SmallVector<int64_t, 4> accShape, accStrides(numLhs);
-  for (size_t d = 0; d < numLhs; ++d)
-    accShape.push_back(std::max<int64_t>(box.hi[d] - box.lo[d], 0));
-  for (int64_t d = numLhs, stride = 1; d-- > 0;) {
-    accStrides[d] = stride;
-    stride *= accShape[d];
-  }
-  llvm::ArrayRef<int64_t> lhsLo =
-      llvm::ArrayRef<int64_t>(box.lo).take_front(numLhs);
-  Tensor acc(ScalarType::Double, accShape);
-  double identity = identityOf(kind, type);
-  if (!forEachStoredPoint(
-          accShape, lhsLo, target, [&](int64_t flat, int64_t offset) {
-            acc.data[flat] =
-                stmt.hasInit() ? identity : target.tensor.data[offset];
-          }))
-    return diags.emitError(stmt.getLhs().loc)
-           << "the statement writes '" << stmt.getLhs().name
-           << "' outside the shape inferred for it";
-
+LogicalResult Interpreter::accumulateRhs(const ComprehensionStmt &stmt,
+                                         const eval::Box &box,
+                                         LhsAccumulators &acc) {
   auto lookup = [&](llvm::StringRef name) -> const Storage * {
     auto it = tensors.find(name);
     return it == tensors.end() ? nullptr : &it->second;
@@ -611,41 +638,54 @@ Interpreter::runComprehension(const ComprehensionStmt &stmt,
     return failure();
 
   BatchWalker walker(box,
-                     chooseOrder(box, numLhs, compiler.getAffineReads(),
-                                 accStrides, BatchWalker::kMinRow),
+                     chooseOrder(box, acc.shape.size(),
+                                 compiler.getAffineReads(), acc.strides,
+                                 BatchWalker::kMinRow),
                      !compiler.needsLaneValues());
   eval::Lanes lanes;
   eval::EvalState state;
-  double *accData = acc.data.data();
   while (walker.next(lanes)) {
     const double *values = rhs->eval(lanes, state);
     if (state.failed) {
       reportFirstError(box, *rhs, stmt.getLoc(), diags);
       return failure();
     }
-    if (lanes.rowStart) {
-      int64_t base = 0;
-      for (size_t d = 0; d < numLhs; ++d)
-        base += accStrides[d] * (lanes.rowStart[d] - box.lo[d]);
-      if (lanes.inner < numLhs) {
-        int64_t step = accStrides[lanes.inner];
-        if (step == 1)
-          accumulate(kind, accData + base, values, lanes.n, Contiguous());
-        else
-          accumulate(kind, accData + base, values, lanes.n,
-                     [step](unsigned l) { return l * step; });
-      } else {
-        accumulateInto(kind, accData[base], values, lanes.n);
-      }
-      continue;
-    }
-    accumulate(kind, accData, values, lanes.n, [&](unsigned l) {
-      int64_t offset = 0;
-      for (size_t d = 0; d < numLhs; ++d)
-        offset += accStrides[d] * (lanes.indices[d][l] - box.lo[d]);
-      return offset;
-    });
+    acc.fold(stmt.getReduction(), box, lanes, values);
   }
+  return success();
+}
+
+LogicalResult
+Interpreter::runComprehension(const ComprehensionStmt &stmt,
+                              const poly::StatementRanges &ranges) {
+  eval::Box box;
+  if (failed(buildBox(stmt, ranges, box)))
+    return failure();
+  size_t numLhs = stmt.getIndices().size();
+  Storage &target = tensors[stmt.getLhs().name];
+  if (target.tensor.shape.size() != numLhs || target.lo.size() != numLhs ||
+      box.vars.size() < numLhs)
+    return diags.emitError(stmt.getLhs().loc)
+           << "no storage of rank " << numLhs << " for '" << stmt.getLhs().name
+           << "'";
+  const TensorInfo *info = def.lookupTensor(stmt.getLhs().name);
+  ScalarType type = info ? info->type : target.tensor.type;
+
+  // The accumulators start from the identity (`!`) or the current contents.
+  // The statement's reads see the tensors as they were before it.
+  LhsAccumulators acc(box, numLhs);
+  double identity = identityOf(stmt.getReduction(), type);
+  if (!forEachStoredPoint(
+          acc.shape, acc.lo, target, [&](int64_t flat, int64_t offset) {
+            acc.values.data[flat] =
+                stmt.hasInit() ? identity : target.tensor.data[offset];
+          }))
+    return diags.emitError(stmt.getLhs().loc)
+           << "the statement writes '" << stmt.getLhs().name
+           << "' outside the shape inferred for it";
+
+  if (failed(accumulateRhs(stmt, box, acc)))
+    return failure();
 
   // `!` assigns the identity to every element of the tensor first (the
   // spec), also to those outside the statement's ranges.
@@ -653,8 +693,8 @@ Interpreter::runComprehension(const ComprehensionStmt &stmt,
     std::fill(target.tensor.data.begin(), target.tensor.data.end(),
               convertTo(identity, type));
   forEachStoredPoint(
-      accShape, lhsLo, target, [&](int64_t flat, int64_t offset) {
-        target.tensor.data[offset] = convertTo(acc.data[flat], type);
+      acc.shape, acc.lo, target, [&](int64_t flat, int64_t offset) {
+        target.tensor.data[offset] = convertTo(acc.values.data[flat], type);
       });
   return success();
 }

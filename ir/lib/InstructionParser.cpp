@@ -83,131 +83,138 @@ LogicalResult Parser::parseModifiers(Instruction &inst,
   return success();
 }
 
+LogicalResult Parser::parseIntegerList(IntegerList &values) {
+  if (failed(parseToken(Token::l_square)))
+    return failure();
+  if (tok.isNot(Token::r_square)) {
+    do {
+      int64_t value = 0;
+      if (failed(parseInteger(value, "integer constant")))
+        return failure();
+      values.push_back(value);
+    } while (consumeIf(Token::comma));
+  }
+  return parseToken(Token::r_square);
+}
+
+LogicalResult Parser::parsePropertyElement(Instruction &inst,
+                                           const FormatElement &element) {
+  const PropertyDescriptor &prop =
+      inst.getDescriptor().properties[element.index];
+  switch (prop.kind) {
+  case PropertyKind::Integer: {
+    int64_t value = 0;
+    if (failed(parseInteger(value, "integer constant")))
+      return failure();
+    inst.setProperty(element.index, value);
+    break;
+  }
+  case PropertyKind::Constant: {
+    ConstantValue value;
+    if (failed(parseConstant(value)))
+      return failure();
+    inst.setProperty(element.index, value);
+    break;
+  }
+  case PropertyKind::Dictionary: {
+    const DictionaryAttr *dict = nullptr;
+    if (failed(parseOptionalDictionaryAttr(dict)))
+      return failure();
+    inst.setProperty(element.index, dict);
+    break;
+  }
+  case PropertyKind::IntegerList: {
+    IntegerList values;
+    if (failed(parseIntegerList(values)))
+      return failure();
+    inst.setProperty(element.index, std::move(values));
+    break;
+  }
+  case PropertyKind::Flag:
+  case PropertyKind::Enum:
+    break; // handled as Modifiers
+  }
+  return success();
+}
+
+LogicalResult Parser::parseOperandElement(const InstDescriptor &desc,
+                                          const FormatElement &element,
+                                          PendingOperands &operands) {
+  switch (desc.operands[element.index].arity) {
+  case Arity::Single:
+    return operands.parse(*this, element.index);
+  case Arity::Optional:
+    if (tok.is(Token::local_identifier))
+      return operands.parse(*this, element.index);
+    return success();
+  case Arity::Variadic:
+    if (tok.isNot(Token::local_identifier))
+      return success();
+    do {
+      if (failed(operands.parse(*this, element.index)))
+        return failure();
+    } while (consumeIf(Token::comma));
+    return success();
+  }
+  return success();
+}
+
+LogicalResult Parser::parseAttrDictElement(Instruction &inst,
+                                           const FormatElement &element) {
+  const DictionaryAttr *dict = nullptr;
+  if (element.kind == FormatElement::Kind::AttrDictWithKeyword) {
+    if (consumeIf(Token::kw_attributes) && failed(parseDictionaryAttr(dict)))
+      return failure();
+  } else if (failed(parseOptionalDictionaryAttr(dict))) {
+    return failure();
+  }
+  inst.setProperty(element.index, dict);
+  return success();
+}
+
+LogicalResult Parser::parseFormatElement(Instruction &inst,
+                                         const FormatElement &element,
+                                         PendingOperands &operands) {
+  switch (element.kind) {
+  case FormatElement::Kind::Literal:
+    if (std::optional<Token::Kind> kind = getPunctuationKind(element.text))
+      return parseToken(*kind);
+    return parseWord(element.text);
+  case FormatElement::Kind::Modifiers:
+    return parseModifiers(inst, element);
+  case FormatElement::Kind::Property:
+    return parsePropertyElement(inst, element);
+  case FormatElement::Kind::Operand:
+    return parseOperandElement(inst.getDescriptor(), element, operands);
+  case FormatElement::Kind::Region:
+    return parseRegion(inst.getRegion(element.index));
+  case FormatElement::Kind::Type: {
+    const Type *type = nullptr;
+    if (failed(parseToken(Token::colon, "before result type")) ||
+        failed(parseType(type)))
+      return failure();
+    inst.addResult(type);
+    return success();
+  }
+  case FormatElement::Kind::AttrDict:
+  case FormatElement::Kind::AttrDictWithKeyword:
+    return parseAttrDictElement(inst, element);
+  case FormatElement::Kind::Custom:
+    return parseCustom(inst, element, operands);
+  }
+  return success();
+}
+
 LogicalResult Parser::parseFormat(Instruction &inst, const AsmFormat &format,
                                   PendingOperands &operands) {
-  const InstDescriptor &desc = inst.getDescriptor();
   if (tok.is(Token::modifier) &&
       (format.elements.empty() ||
        format.elements.front().kind != FormatElement::Kind::Modifiers))
     return emitError() << "unknown modifier '" << tok.getSpelling() << "' for '"
-                       << desc.mnemonic << "'";
-
-  for (const FormatElement &element : format.elements) {
-    switch (element.kind) {
-    case FormatElement::Kind::Literal: {
-      if (std::optional<Token::Kind> kind = getPunctuationKind(element.text)) {
-        if (failed(parseToken(*kind)))
-          return failure();
-        break;
-      }
-      if (failed(parseWord(element.text)))
-        return failure();
-      break;
-    }
-    case FormatElement::Kind::Modifiers:
-      if (failed(parseModifiers(inst, element)))
-        return failure();
-      break;
-    case FormatElement::Kind::Property: {
-      const PropertyDescriptor &prop = desc.properties[element.index];
-      switch (prop.kind) {
-      case PropertyKind::Integer: {
-        int64_t value = 0;
-        if (failed(parseInteger(value, "integer constant")))
-          return failure();
-        inst.setProperty(element.index, value);
-        break;
-      }
-      case PropertyKind::Constant: {
-        ConstantValue value;
-        if (failed(parseConstant(value)))
-          return failure();
-        inst.setProperty(element.index, value);
-        break;
-      }
-      case PropertyKind::Dictionary: {
-        const DictionaryAttr *dict = nullptr;
-        if (failed(parseOptionalDictionaryAttr(dict)))
-          return failure();
-        inst.setProperty(element.index, dict);
-        break;
-      }
-      case PropertyKind::IntegerList: {
-        IntegerList values;
-        if (failed(parseToken(Token::l_square)))
-          return failure();
-        if (tok.isNot(Token::r_square)) {
-          do {
-            int64_t value = 0;
-            if (failed(parseInteger(value, "integer constant")))
-              return failure();
-            values.push_back(value);
-          } while (consumeIf(Token::comma));
-        }
-        if (failed(parseToken(Token::r_square)))
-          return failure();
-        inst.setProperty(element.index, std::move(values));
-        break;
-      }
-      case PropertyKind::Flag:
-      case PropertyKind::Enum:
-        break; // handled as Modifiers
-      }
-      break;
-    }
-    case FormatElement::Kind::Operand: {
-      switch (desc.operands[element.index].arity) {
-      case Arity::Single:
-        if (failed(operands.parse(*this, element.index)))
-          return failure();
-        break;
-      case Arity::Optional:
-        if (tok.is(Token::local_identifier) &&
-            failed(operands.parse(*this, element.index)))
-          return failure();
-        break;
-      case Arity::Variadic:
-        if (tok.isNot(Token::local_identifier))
-          break;
-        do {
-          if (failed(operands.parse(*this, element.index)))
-            return failure();
-        } while (consumeIf(Token::comma));
-        break;
-      }
-      break;
-    }
-    case FormatElement::Kind::Region:
-      if (failed(parseRegion(inst.getRegion(element.index))))
-        return failure();
-      break;
-    case FormatElement::Kind::Type: {
-      const Type *type = nullptr;
-      if (failed(parseToken(Token::colon, "before result type")) ||
-          failed(parseType(type)))
-        return failure();
-      inst.addResult(type);
-      break;
-    }
-    case FormatElement::Kind::AttrDict:
-    case FormatElement::Kind::AttrDictWithKeyword: {
-      const DictionaryAttr *dict = nullptr;
-      if (element.kind == FormatElement::Kind::AttrDictWithKeyword) {
-        if (consumeIf(Token::kw_attributes) &&
-            failed(parseDictionaryAttr(dict)))
-          return failure();
-      } else if (failed(parseOptionalDictionaryAttr(dict))) {
-        return failure();
-      }
-      inst.setProperty(element.index, dict);
-      break;
-    }
-    case FormatElement::Kind::Custom:
-      if (failed(parseCustom(inst, element, operands)))
-        return failure();
-      break;
-    }
-  }
+                       << inst.getDescriptor().mnemonic << "'";
+  for (const FormatElement &element : format.elements)
+    if (failed(parseFormatElement(inst, element, operands)))
+      return failure();
   return success();
 }
 

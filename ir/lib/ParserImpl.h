@@ -166,6 +166,22 @@ public:
                             PendingOperands &operands);
   /// Consecutive flag and enum properties, in any order.
   LogicalResult parseModifiers(Instruction &inst, const FormatElement &element);
+  /// One element of an instruction's format.
+  LogicalResult parseFormatElement(Instruction &inst,
+                                   const FormatElement &element,
+                                   PendingOperands &operands);
+  /// A property written as a value (integer, constant, dictionary, list).
+  LogicalResult parsePropertyElement(Instruction &inst,
+                                     const FormatElement &element);
+  /// The operands of one operand group, by the group's arity.
+  LogicalResult parseOperandElement(const InstDescriptor &desc,
+                                    const FormatElement &element,
+                                    PendingOperands &operands);
+  /// `attr-dict` (optional dictionary) or `attr-dict-with-keyword`.
+  LogicalResult parseAttrDictElement(Instruction &inst,
+                                     const FormatElement &element);
+  /// integer-list = "[" [integer ("," integer)*] "]"
+  LogicalResult parseIntegerList(IntegerList &values);
   /// Dispatches `custom<Name>(...)` to the hooks of CustomParsers.cpp.
   LogicalResult parseCustom(Instruction &inst, const FormatElement &element,
                             PendingOperands &operands);
@@ -173,7 +189,6 @@ public:
   /// Consumes an `x` shape separator, splitting `x4x8` into `x` and `4x8`.
   bool consumeShapeSeparator();
 
-private:
 private:
   /// function-definition = "func" global-identifier "(" [argument-list] ")"
   ///                       ["attributes" dictionary-attribute] region

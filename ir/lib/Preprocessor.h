@@ -1,9 +1,9 @@
 //===- Preprocessor.h - Compile-time variables and !calc --------*- C++ -*-===//
 //
-// The preprocessor of spec/preprocessor.txt lives in the parser: `$name = rhs`
-// binds a constant, a type or an attribute in the current scope (global scope
-// or a region), and later uses of `$name` are replaced while parsing. Nothing
-// of it reaches the IR.
+// The tensor language's preprocessor lives in the parser: `$name = rhs` binds
+// a constant, a type or an attribute in the current scope (global scope or a
+// region), and later uses of `$name` are replaced while parsing. Nothing of
+// it reaches the IR.
 //
 // Scoping (spec: "assigned only once within a scope and the scope's
 // sub-scopes", "assignment must precede the use"): a definition is visible

@@ -1,7 +1,7 @@
 //===- RangeInference.cpp - TC range inference with isl -------------------===//
 //
-// TC's forward bounds inference (tc-frontend-notes.md, section 8.2) on isl
-// sets. Every subscript `e` of a read of a tensor whose dimension has range
+// TC's forward bounds inference (docs/range-inference.md) on isl sets.
+// Every subscript `e` of a read of a tensor whose dimension has range
 // [lo, hi) yields the constraint `{ [P...] -> [v...] : lo <= e < hi }` in the
 // statement space (one set dimension per index variable). `where` clauses
 // seed the solution; then, round by round, each unresolved variable that is

@@ -142,6 +142,33 @@ llvm::Error ptx::retargetToNvptx(llvm::Module &module,
   return llvm::Error::success();
 }
 
+/// One entry of !nvvm.annotations, read by name. An entry is the tuple
+/// `!{ptr @function, !"<key>", i32 value}` (see annotate above): operand 0
+/// the annotated function, operand 1 the key, operand 2 the value.
+struct NvvmAnnotation {
+  enum Operand : unsigned { FunctionOperand, KeyOperand, ValueOperand };
+
+  explicit NvvmAnnotation(const llvm::MDNode &node) : node(node) {}
+
+  /// The annotated function, or null if the entry names none.
+  const llvm::Function *getFunction() const {
+    if (node.getNumOperands() <= FunctionOperand)
+      return nullptr;
+    return llvm::mdconst::dyn_extract_or_null<llvm::Function>(
+        node.getOperand(FunctionOperand));
+  }
+  /// The key (`kernel`, `reqntidx`, ...), or empty if the entry has none.
+  llvm::StringRef getKey() const {
+    if (node.getNumOperands() <= KeyOperand)
+      return {};
+    auto *key = llvm::dyn_cast_or_null<llvm::MDString>(
+        node.getOperand(KeyOperand).get());
+    return key ? key->getString() : llvm::StringRef();
+  }
+
+  const llvm::MDNode &node;
+};
+
 /// Whether \p function is one of the module's kernels.
 static bool isKernel(const llvm::Function &function) {
   llvm::NamedMDNode *annotations =
@@ -149,10 +176,9 @@ static bool isKernel(const llvm::Function &function) {
   if (!annotations)
     return false;
   return llvm::any_of(annotations->operands(), [&](llvm::MDNode *node) {
-    auto *key = llvm::dyn_cast<llvm::MDString>(node->getOperand(1));
-    return key && key->getString() == "kernel" &&
-           llvm::mdconst::dyn_extract_or_null<llvm::Function>(
-               node->getOperand(0)) == &function;
+    NvvmAnnotation annotation(*node);
+    return annotation.getKey() == "kernel" &&
+           annotation.getFunction() == &function;
   });
 }
 

@@ -50,6 +50,13 @@ struct StmtScope {
   llvm::StringMap<Location> constrained; ///< `where v in lo:hi` per var
 };
 
+/// What binds a size variable of a called def: a size variable or constant
+/// of the caller, and the argument that bound it first.
+struct SizeBinding {
+  std::string value;
+  Ident arg;
+};
+
 class DefChecker {
 public:
   DefChecker(const Program &program, Def &def, DiagnosticEngine &diags,
@@ -72,6 +79,20 @@ private:
   void declareParams();
   void checkStmt(ComprehensionStmt &stmt);
   void checkCall(CallStmt &call);
+  /// The def \p call calls if it is defined above this def and valid;
+  /// reports why not otherwise (quietly for a def that failed Sema).
+  const Def *resolveCallee(const CallStmt &call);
+  LogicalResult checkCallArity(const CallStmt &call, const Def &callee);
+  /// Checks the arguments' types and ranks against the parameters and binds
+  /// the callee's size variables by the arguments' declared extents.
+  LogicalResult checkCallArgs(const CallStmt &call, const Def &callee);
+  LogicalResult checkArgType(const Ident &arg, const TensorInfo &info,
+                             const Param &param, const Ident &calleeName);
+  LogicalResult bindArgExtents(const Ident &arg, const TensorInfo &info,
+                               const Param &param, const Ident &calleeName,
+                               llvm::StringMap<SizeBinding> &bindings);
+  /// Defines the call's results with the types of the callee's outputs.
+  void defineCallResults(const CallStmt &call, const Def &callee);
   LogicalResult checkWhere(WhereClause &where, StmtScope &scope);
   LogicalResult checkExpr(Expr &expr, StmtScope &scope, ExprContext context);
   LogicalResult checkIdent(IdentExpr &ident, StmtScope &scope,

@@ -51,7 +51,7 @@ struct CompileOptions {
   GemmTiling gemmTiling;
 };
 
-/// One kernel argument in the order of `clSetKernelArg` (DESIGN.md
+/// One kernel argument in the order of `clSetKernelArg` (docs/design.md
 /// "Calling convention").
 struct KernelArg {
   enum class Kind {

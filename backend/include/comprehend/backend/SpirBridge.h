@@ -19,8 +19,9 @@
 namespace comprehend::backend {
 
 /// Translates SPIR-V words to SPIR 1.2 (LLVM 15 bitcode). The module must be
-/// "OpenCL 1.2-shaped" (see DESIGN.md): no Generic storage class, built-in
-/// variables imported through LinkageAttributes.
+/// "OpenCL 1.2-shaped" (CoreInfo's spirv.openCL12Shaped, docs/nvidia.md): no
+/// Generic storage class, built-in variables imported through
+/// LinkageAttributes.
 llvm::Expected<std::string>
 translateSpirvToSpir12(llvm::ArrayRef<uint32_t> words);
 

@@ -1,11 +1,12 @@
 //===- InstBase.td - Vocabulary of the instruction table -----*- tablegen -*-===//
 //
 // The record classes Instructions.td is written in; comprehend-tblgen reads
-// them. The constraint model follows op-constraints.txt: predicates in
-// valued positions (an operand or result) check the value's type and may
-// capture variables (`(MemRef $ea, 2):$A` captures A's element kind as $ea);
-// `where` relations relate captured variables; results that are a function
-// of captured variables are inferred by the generated builders.
+// them (docs/design.md "Adding an instruction"). The constraint model:
+// predicates in valued positions (an operand or result) check the value's
+// type and may capture variables (`(MemRef $ea, 2):$A` captures A's element
+// kind as $ea); `where` relations relate captured variables; results that
+// are a function of captured variables are inferred by the generated
+// builders.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,6 +1,6 @@
 //===- Instructions.td - Every instruction of the language ---*- tablegen -*-===//
 //
-// One entry per instruction of spec/tensor-language.txt. comprehend-tblgen
+// One entry per instruction of the tensor language. comprehend-tblgen
 // generates the InstKind enum, descriptors, views with accessors and
 // builders, the constraint checks and docs/instructions.md from it. Rules
 // the constraints cannot say live in the `verify` hooks (ir/lib/Verify*.cpp).

@@ -1,7 +1,7 @@
 //===- Parser.h - Reading tensor-language source ----------------*- C++ -*-===//
 //
-// Parses the tensor language (spec/tensor-language.txt) with its
-// preprocessor (spec/preprocessor.txt) into a Program. Syntax errors, unknown
+// Parses the tensor language (docs/instructions.md lists its instructions)
+// with its preprocessor (Preprocessor.h) into a Program. Syntax errors, unknown
 // names and malformed types are reported through the DiagnosticEngine as
 // `file:line:col: error: ...`; the parser stops at a function's first error
 // and continues with the next function. The semantic rules of the language
