@@ -211,6 +211,8 @@ BackwardBuilder::invert(unsigned index, const Expr &read, Rewriter &rewriter) {
 LogicalResult
 BackwardBuilder::addContribution(unsigned index,
                                  llvm::ArrayRef<const Expr *> targets) {
+  if (targets.size() == 1 && addTransposedConv(index, *targets.front()))
+    return success();
   const ComprehensionStmt &stmt = *stmts[index];
   Rewriter rewriter;
   rewriter.tensorNames = readVersions[index];
