@@ -143,6 +143,20 @@ Term solveFor(const Linear &linear, const Coefficient &chosen,
   return div(numerator, divisor);
 }
 
+/// In `c * v + r` with r ranging over exactly 0:c (a window as wide as its
+/// stride: 2x2 pooling with stride 2), x = c * v + r splits uniquely into
+/// v = x / c and r = x % c: r needs neither a reduction nor a mask. The
+/// window variable r, or null.
+const Coefficient *findWindow(const Linear &linear, const Coefficient &chosen,
+                              const DimRange &windowRange,
+                              const Coefficient *window) {
+  if (!isZero(linear.rest) || chosen.second < 2 || !window ||
+      window->second != 1 || linear.coefficients.size() != 2 ||
+      windowRange != DimRange{"0", std::to_string(chosen.second)})
+    return nullptr;
+  return window;
+}
+
 } // namespace
 
 struct BackwardBuilder::Inversion {
@@ -191,8 +205,25 @@ BackwardBuilder::invert(unsigned index, const Expr &read, Rewriter &rewriter) {
       continue;
     }
     const std::string &var = chosen->first;
-    Term value = solveFor(*linear, *chosen, rewriter, inv.eliminated,
-                          referenced, inv.masks);
+    const Coefficient *other = &linear->coefficients.front() == chosen
+                                   ? &linear->coefficients.back()
+                                   : &linear->coefficients.front();
+    bool free = !inv.eliminated.contains(other->first) &&
+                !referenced.contains(other->first) &&
+                llvm::none_of(stmt.getIndices(), [&](const Ident &id) {
+                  return id.name == other->first;
+                });
+    const Coefficient *window =
+        findWindow(*linear, *chosen, varRange(index, other->first),
+                   free ? other : nullptr);
+    Term value = window ? div(lit(var), lit(std::to_string(chosen->second)))
+                        : solveFor(*linear, *chosen, rewriter, inv.eliminated,
+                                   referenced, inv.masks);
+    if (window) {
+      rewriter.indexSubst[window->first] =
+          binary("%", lit(var), lit(std::to_string(chosen->second)));
+      inv.eliminated.insert(window->first);
+    }
     inv.indices[d] = var;
     rewriter.indexSubst[var] = value;
     inv.eliminated.insert(var);
