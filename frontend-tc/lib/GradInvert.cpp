@@ -146,13 +146,25 @@ Term solveFor(const Linear &linear, const Coefficient &chosen,
 /// In `c * v + r` with r ranging over exactly 0:c (a window as wide as its
 /// stride: 2x2 pooling with stride 2), x = c * v + r splits uniquely into
 /// v = x / c and r = x % c: r needs neither a reduction nor a mask. The
-/// window variable r, or null.
-const Coefficient *findWindow(const Linear &linear, const Coefficient &chosen,
-                              const DimRange &windowRange,
-                              const Coefficient *window) {
-  if (!isZero(linear.rest) || chosen.second < 2 || !window ||
-      window->second != 1 || linear.coefficients.size() != 2 ||
-      windowRange != DimRange{"0", std::to_string(chosen.second)})
+/// window variable r (free: no LHS index, not used by an earlier
+/// inversion), or null.
+const Coefficient *
+findWindow(const Linear &linear, const Coefficient &chosen,
+           const ComprehensionStmt &stmt, const llvm::StringSet<> &eliminated,
+           const llvm::StringSet<> &referenced,
+           llvm::function_ref<DimRange(llvm::StringRef)> rangeOf) {
+  if (!isZero(linear.rest) || chosen.second < 2 ||
+      linear.coefficients.size() != 2)
+    return nullptr;
+  const Coefficient *window = &linear.coefficients.front() == &chosen
+                                  ? &linear.coefficients.back()
+                                  : &linear.coefficients.front();
+  const std::string &var = window->first;
+  bool isLhs = llvm::any_of(stmt.getIndices(),
+                            [&](const Ident &id) { return id.name == var; });
+  if (window->second != 1 || isLhs || eliminated.contains(var) ||
+      referenced.contains(var) ||
+      rangeOf(var) != DimRange{"0", std::to_string(chosen.second)})
     return nullptr;
   return window;
 }
@@ -205,25 +217,15 @@ BackwardBuilder::invert(unsigned index, const Expr &read, Rewriter &rewriter) {
       continue;
     }
     const std::string &var = chosen->first;
-    const Coefficient *other = &linear->coefficients.front() == chosen
-                                   ? &linear->coefficients.back()
-                                   : &linear->coefficients.front();
-    bool free = !inv.eliminated.contains(other->first) &&
-                !referenced.contains(other->first) &&
-                llvm::none_of(stmt.getIndices(), [&](const Ident &id) {
-                  return id.name == other->first;
-                });
-    const Coefficient *window =
-        findWindow(*linear, *chosen, varRange(index, other->first),
-                   free ? other : nullptr);
-    Term value = window ? div(lit(var), lit(std::to_string(chosen->second)))
+    const Coefficient *window = findWindow(
+        *linear, *chosen, stmt, inv.eliminated, referenced,
+        [&](llvm::StringRef other) { return varRange(index, other); });
+    Term stride = lit(std::to_string(chosen->second));
+    Term value = window ? div(lit(var), stride)
                         : solveFor(*linear, *chosen, rewriter, inv.eliminated,
                                    referenced, inv.masks);
-    if (window) {
-      rewriter.indexSubst[window->first] =
-          binary("%", lit(var), lit(std::to_string(chosen->second)));
-      inv.eliminated.insert(window->first);
-    }
+    if (window && inv.eliminated.insert(window->first).second)
+      rewriter.indexSubst[window->first] = binary("%", lit(var), stride);
     inv.indices[d] = var;
     rewriter.indexSubst[var] = value;
     inv.eliminated.insert(var);
