@@ -27,6 +27,9 @@ using DimRange = std::pair<std::string, std::string>;
 
 class BackwardBuilder {
 public:
+  /// GradConv.cpp: a convolution's input read.
+  struct ShiftedRead;
+
   BackwardBuilder(const Program &program, const Def &def,
                   const DefRanges &ranges, DiagnosticEngine &diags)
       : program(program), def(def), ranges(ranges), diags(diags) {}
@@ -69,6 +72,11 @@ private:
   LogicalResult addContribution(unsigned index,
                                 llvm::ArrayRef<const Expr *> targets);
   Inversion invert(unsigned index, const Expr &read, Rewriter &rewriter);
+  // GradConv.cpp: a stride-1 convolution's data gradient.
+  bool addTransposedConv(unsigned index, const Expr &target);
+  std::string padAdjoint(unsigned index, const ShiftedRead &shifted);
+  std::string flipOperand(const ApplyExpr &operand, const ShiftedRead &shifted,
+                          const std::string &version);
   Term makeSeed(unsigned index, Rewriter &rewriter);
   std::string makeTies(unsigned index);
   DimRange varRange(unsigned index, llvm::StringRef var) const;

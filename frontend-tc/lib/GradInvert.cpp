@@ -143,6 +143,32 @@ Term solveFor(const Linear &linear, const Coefficient &chosen,
   return div(numerator, divisor);
 }
 
+/// In `c * v + r` with r ranging over exactly 0:c (a window as wide as its
+/// stride: 2x2 pooling with stride 2), x = c * v + r splits uniquely into
+/// v = x / c and r = x % c: r needs neither a reduction nor a mask. The
+/// window variable r (free: no LHS index, not used by an earlier
+/// inversion), or null.
+const Coefficient *
+findWindow(const Linear &linear, const Coefficient &chosen,
+           const ComprehensionStmt &stmt, const llvm::StringSet<> &eliminated,
+           const llvm::StringSet<> &referenced,
+           llvm::function_ref<DimRange(llvm::StringRef)> rangeOf) {
+  if (!isZero(linear.rest) || chosen.second < 2 ||
+      linear.coefficients.size() != 2)
+    return nullptr;
+  const Coefficient *window = &linear.coefficients.front() == &chosen
+                                  ? &linear.coefficients.back()
+                                  : &linear.coefficients.front();
+  const std::string &var = window->first;
+  bool isLhs = llvm::any_of(stmt.getIndices(),
+                            [&](const Ident &id) { return id.name == var; });
+  if (window->second != 1 || isLhs || eliminated.contains(var) ||
+      referenced.contains(var) ||
+      rangeOf(var) != DimRange{"0", std::to_string(chosen.second)})
+    return nullptr;
+  return window;
+}
+
 } // namespace
 
 struct BackwardBuilder::Inversion {
@@ -191,8 +217,15 @@ BackwardBuilder::invert(unsigned index, const Expr &read, Rewriter &rewriter) {
       continue;
     }
     const std::string &var = chosen->first;
-    Term value = solveFor(*linear, *chosen, rewriter, inv.eliminated,
-                          referenced, inv.masks);
+    const Coefficient *window = findWindow(
+        *linear, *chosen, stmt, inv.eliminated, referenced,
+        [&](llvm::StringRef other) { return varRange(index, other); });
+    Term stride = lit(std::to_string(chosen->second));
+    Term value = window ? div(lit(var), stride)
+                        : solveFor(*linear, *chosen, rewriter, inv.eliminated,
+                                   referenced, inv.masks);
+    if (window && inv.eliminated.insert(window->first).second)
+      rewriter.indexSubst[window->first] = binary("%", lit(var), stride);
     inv.indices[d] = var;
     rewriter.indexSubst[var] = value;
     inv.eliminated.insert(var);
@@ -211,6 +244,8 @@ BackwardBuilder::invert(unsigned index, const Expr &read, Rewriter &rewriter) {
 LogicalResult
 BackwardBuilder::addContribution(unsigned index,
                                  llvm::ArrayRef<const Expr *> targets) {
+  if (targets.size() == 1 && addTransposedConv(index, *targets.front()))
+    return success();
   const ComprehensionStmt &stmt = *stmts[index];
   Rewriter rewriter;
   rewriter.tensorNames = readVersions[index];

@@ -99,7 +99,15 @@ struct ConvForm {
   llvm::SmallVector<llvm::StringRef, 3> outer;
 };
 
-std::optional<ConvForm> match(const DefContext &def, const StmtContext &stmt) {
+/// The statement's reads and LHS indices, where it can be a gemm at all.
+struct ConvOperands {
+  double alpha = 1;
+  llvm::SmallVector<ConvRead, 2> reads;
+  llvm::SmallVector<llvm::StringRef, 4> lhsVars;
+};
+
+std::optional<ConvOperands> matchOperands(const DefContext &def,
+                                          const StmtContext &stmt) {
   const ComprehensionStmt &comp = stmt.stmt;
   if (comp.getReduction() != ReductionKind::Add ||
       comp.getReductionVars().empty())
@@ -111,54 +119,30 @@ std::optional<ConvForm> match(const DefContext &def, const StmtContext &stmt) {
   const TensorBinding *lhs = def.lookup(comp.getLhs().name);
   if (!lhs || !isFloatingPoint(lhs->type) || comp.getIndices().size() < 2)
     return std::nullopt;
-  ConvForm form;
-  if (!collectFactors(def, comp.getRhs(), form.alpha, form.reads) ||
-      form.reads.size() != 2)
+  ConvOperands operands;
+  if (!collectFactors(def, comp.getRhs(), operands.alpha, operands.reads) ||
+      operands.reads.size() != 2)
     return std::nullopt;
-  for (const ConvRead &read : form.reads)
+  for (const ConvRead &read : operands.reads)
     if (read.tensor == comp.getLhs().name || read.binding->type != lhs->type ||
         read.subscripts.size() != read.binding->shape.size())
       return std::nullopt;
   // The LHS covers its tensor exactly.
-  llvm::SmallVector<llvm::StringRef, 4> lhsVars;
   for (unsigned d = 0; d < comp.getIndices().size(); ++d) {
     const Ident &index = comp.getIndices()[d];
     const IndexRange *range = stmt.lookup(index.name);
     if (!range || range->lo != lhs->lowerBounds[d] ||
         range->hi - range->lo != lhs->shape[d] ||
-        llvm::is_contained(lhsVars, index.name))
+        llvm::is_contained(operands.lhsVars, index.name))
       return std::nullopt;
-    lhsVars.push_back(index.name);
+    operands.lhsVars.push_back(index.name);
   }
-  form.j = lhsVars.back();
-  form.q = form.reads[0].uses(form.j) ? 0 : 1;
-  form.p = 1 - form.q;
-  const ConvRead &p = form.reads[form.p], &q = form.reads[form.q];
-  if (!q.uses(form.j) || p.uses(form.j))
-    return std::nullopt;
-  for (llvm::StringRef var : llvm::drop_end(lhsVars)) {
-    if (p.usesPlain(var) && !q.uses(var))
-      form.i = var;
-  }
-  for (llvm::StringRef var : comp.getReductionVars())
-    if (form.k.empty() && p.usesPlain(var) && q.usesPlain(var))
-      form.k = var;
-  if (form.i.empty() || form.k.empty())
-    return std::nullopt;
-  for (llvm::StringRef var : llvm::drop_end(lhsVars))
-    if (var != form.i)
-      form.batch.push_back(var);
-  for (llvm::StringRef var : comp.getReductionVars())
-    if (var != form.k)
-      form.outer.push_back(var);
-  // A shift is what makes it a convolution; a plain product is lowerAsBlas'.
-  bool shifted = llvm::any_of(q.subscripts, [](const Subscript &subscript) {
-    return subscript.size() == 2;
-  });
-  if (!shifted || form.batch.size() > 3)
-    return std::nullopt;
-  // Every subscript holds at most one of the gemm's indices, and each read
-  // holds its two once.
+  return operands;
+}
+
+/// Every subscript holds at most one of the gemm's indices, and each read
+/// holds its two once.
+bool coresOnce(const ConvForm &form) {
   auto isCore = [&](llvm::StringRef var) {
     return var == form.i || var == form.j || var == form.k;
   };
@@ -167,13 +151,83 @@ std::optional<ConvForm> match(const DefContext &def, const StmtContext &stmt) {
     for (const Subscript &subscript : read.subscripts) {
       unsigned count = llvm::count_if(subscript, isCore);
       if (count > 1)
-        return std::nullopt;
+        return false;
       cores += count;
     }
     if (cores != 2)
-      return std::nullopt;
+      return false;
   }
+  return true;
+}
+
+/// The form with output columns \p j and reduction \p k (empty: the first
+/// reduction index both reads hold as a whole subscript).
+std::optional<ConvForm> assignRoles(const ComprehensionStmt &comp,
+                                    const ConvOperands &operands,
+                                    llvm::StringRef j, llvm::StringRef k) {
+  ConvForm form;
+  form.alpha = operands.alpha;
+  form.reads = operands.reads;
+  form.j = j;
+  form.q = form.reads[0].uses(form.j) ? 0 : 1;
+  form.p = 1 - form.q;
+  const ConvRead &p = form.reads[form.p], &q = form.reads[form.q];
+  if (!q.uses(form.j) || p.uses(form.j))
+    return std::nullopt;
+  for (llvm::StringRef var : operands.lhsVars)
+    if (var != j && p.usesPlain(var) && !q.uses(var))
+      form.i = var;
+  for (llvm::StringRef var : comp.getReductionVars())
+    if (form.k.empty() && (k.empty() ? p.usesPlain(var) && q.usesPlain(var)
+                                     : var == k && p.uses(var) && q.uses(var)))
+      form.k = var;
+  if (form.i.empty() || form.k.empty())
+    return std::nullopt;
+  for (llvm::StringRef var : operands.lhsVars)
+    if (var != form.i && var != j)
+      form.batch.push_back(var);
+  for (llvm::StringRef var : comp.getReductionVars())
+    if (var != form.k)
+      form.outer.push_back(var);
+  // A shift is what makes it a convolution; a plain product is lowerAsBlas'.
+  bool shifted = llvm::any_of(q.subscripts, [](const Subscript &subscript) {
+    return subscript.size() == 2;
+  });
+  if (!shifted || form.batch.size() > 3 || !coresOnce(form))
+    return std::nullopt;
   return form;
+}
+
+int64_t extentOf(const StmtContext &stmt, llvm::StringRef var) {
+  const IndexRange *range = stmt.lookup(var);
+  return range->hi - range->lo;
+}
+
+/// The form with the last LHS index as columns and a reduction both reads
+/// hold whole; where that has none, or one too short to pay off (unless
+/// \p force), the largest gemm over any columns and reduction. A weight
+/// gradient, `d_W1(m, c, kh, kw) +=! d_O(n, m, h, w) * I(n, c, h + kh, w +
+/// kw)`, has only the batch n whole in both; its gemm is (m x c) over h.
+std::optional<ConvForm> match(const StmtContext &stmt,
+                              const ConvOperands &operands, bool force) {
+  const ComprehensionStmt &comp = stmt.stmt;
+  std::optional<ConvForm> form =
+      assignRoles(comp, operands, operands.lhsVars.back(), "");
+  if (form && (force || extentOf(stmt, form->k) >= kMinConvGemmReduction))
+    return form;
+  std::optional<ConvForm> best;
+  int64_t bestSize = 0;
+  for (llvm::StringRef j : operands.lhsVars)
+    for (llvm::StringRef k : comp.getReductionVars()) {
+      std::optional<ConvForm> candidate = assignRoles(comp, operands, j, k);
+      if (!candidate || extentOf(stmt, k) < kMinConvGemmReduction)
+        continue;
+      int64_t size =
+          extentOf(stmt, candidate->i) * extentOf(stmt, j) * extentOf(stmt, k);
+      if (size >= bestSize)
+        best = candidate, bestSize = size;
+    }
+  return best;
 }
 
 /// Emits the subviews and gemms of one matched statement.
@@ -339,12 +393,9 @@ void ConvEmitter::emit() {
 
 bool lowering::lowerAsConvGemm(DefContext &def, const StmtContext &stmt,
                                bool dryRun, bool force) {
-  std::optional<ConvForm> form = match(def, stmt);
-  if (form && !force) {
-    const IndexRange *k = stmt.lookup(form->k);
-    if (k->hi - k->lo < kMinConvGemmReduction)
-      form.reset();
-  }
+  std::optional<ConvOperands> operands = matchOperands(def, stmt);
+  std::optional<ConvForm> form =
+      operands ? match(stmt, *operands, force) : std::nullopt;
   if (!form || dryRun)
     return bool(form);
   ConvEmitter(def, stmt, *form).emit();

@@ -169,6 +169,34 @@ TEST(GradTest, StridedDilatedConvolution) {
                 {{"I", {2, 13}}, {"W1", {3}}});
 }
 
+TEST(GradTest, WindowAsWideAsItsStride) {
+  // 3 * h + k with k in 0:3 splits I's index into h = x / 3, k = x % 3;
+  // I's last element (index 10) is read by no window. 0:2 with stride 3
+  // (a gap) and 0:4 (an overlap) keep the masked reduction.
+  for (const char *window : {"0:3", "0:2", "0:4"})
+    checkGradient(std::string("def pool(double(N, H) I, double(4) W1) -> "
+                              "(O, P) {\n"
+                              "  O(n, h) +=! I(n, 3 * h + k) * W1(k) where "
+                              "h in 0:3, k in ") +
+                      window +
+                      "\n"
+                      "  P(n, h) max=! I(n, 3 * h + k) where h in 0:2, k in " +
+                      window + "\n}\n",
+                  {{"I", {2, 11}}, {"W1", {4}}});
+}
+
+TEST(GradTest, StrideOneConvolutionsAsConvolutions) {
+  // The transposed-convolution form (GradConv.cpp), with the factors in
+  // either order, windows on one and on two dimensions.
+  checkGradient(
+      "def conv(double(N, C, H, W) I, double(M, C, 2, 3) W1, "
+      "double(N, L) J, double(K) V) -> (O, P) {\n"
+      "  O(n, m, h, w) +=! I(n, c, h + kh, w + kw) * W1(m, c, kh, "
+      "kw)\n"
+      "  P(n, i) +=! V(k) * J(n, i + k)\n}\n",
+      {{"I", {2, 2, 5, 5}}, {"W1", {2, 2, 2, 3}}, {"J", {2, 6}}, {"V", {3}}});
+}
+
 TEST(GradTest, Softmax) {
   checkGradient("def softmax(double(N, D) X) -> (Y) {\n"
                 "  mx(n) max=! X(n, d)\n"

@@ -1,0 +1,253 @@
+//===- GradConv.cpp - The data gradient of a stride-1 convolution ---------===//
+//
+// The generic inversion (GradInvert.cpp) writes the adjoint of
+// `O(n, m, h, w) +=! I(n, c, h + kh, w + kw) * W1(m, c, kh, kw)` with
+// respect to I as one reduction over all of (m, kh, kw) with a bounds mask
+// on `d_O(n, m, h - kh, w - kw)`: no pattern of the lowering matches it and
+// it runs as a plain loop nest (about 50x the forward's time). Written as a
+// forward convolution instead,
+//
+//   d_O_pad(n, m, h, w) = <in range> ? d_O(n, m, h - (KH - 1), w - (KW - 1))
+//   W1_flip(m, c, kh, kw) = W1(m, c, KH - 1 - kh, KW - 1 - kw)
+//   d_I(n, c, h, w) +=! d_O_pad(n, m, h + kh, w + kw) * W1_flip(m, c, kh, kw)
+//
+// the last statement is the shape ConvAsGemm.cpp lowers to gemms; the
+// padded copy and the flipped operand are two cheap elementwise passes.
+// The padded extent is I's own plus the window less one, so the reduction
+// covers every point of I, as the mask did.
+//
+//===----------------------------------------------------------------------===//
+#include "GradBuilder.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace comprehend;
+using namespace comprehend::tc;
+using namespace comprehend::tc::grad;
+
+/// A read `X(..., a + b, ...)` times `Y(...)`: each shift pairs an index of
+/// the statement's LHS (a) with a reduction index (b) that Y reads as a
+/// whole subscript.
+struct BackwardBuilder::ShiftedRead {
+  struct Shift {
+    std::string lhsVar, reductionVar;
+    unsigned targetDim, operandDim;
+  };
+  const ApplyExpr *target = nullptr, *operand = nullptr;
+  std::string targetVersion, operandVersion;
+  /// X's indices in the adjoint: `a` in place of `a + b`.
+  std::vector<std::string> targetIndices;
+  std::vector<std::string> operandIndices;
+  std::vector<Shift> shifts;
+
+  const Shift *shiftOf(llvm::StringRef lhsVar) const {
+    for (const Shift &shift : shifts)
+      if (shift.lhsVar == lhsVar)
+        return &shift;
+    return nullptr;
+  }
+};
+
+namespace {
+
+/// The index variables of `v` or `v + u`; false for anything else.
+bool subscriptVars(const Expr &expr, llvm::SmallVectorImpl<std::string> &vars) {
+  if (const auto *ident = llvm::dyn_cast<IdentExpr>(&expr)) {
+    if (ident->getRef() != IdentExpr::Ref::Index)
+      return false;
+    vars.push_back(ident->getName().str());
+    return true;
+  }
+  const auto *sum = llvm::dyn_cast<BinaryExpr>(&expr);
+  return sum && sum->getOp() == BinaryOp::Add && vars.empty() &&
+         subscriptVars(sum->getLhs(), vars) &&
+         subscriptVars(sum->getRhs(), vars) && vars.size() == 2;
+}
+
+/// `K - 1` as text, folded for a constant K.
+std::string minusOne(const std::string &extent) {
+  int64_t value;
+  if (!llvm::StringRef(extent).getAsInteger(10, value))
+    return std::to_string(value - 1);
+  return "(" + extent + " - 1)";
+}
+
+/// Matches the target and the other factor of `O(...) +=! X(...) * Y(...)`.
+bool matchProduct(const ComprehensionStmt &stmt, const Expr &target,
+                  BackwardBuilder::ShiftedRead &out) {
+  const auto *product = llvm::dyn_cast<BinaryExpr>(&stmt.getRhs());
+  if (stmt.getReduction() != ReductionKind::Add || !stmt.hasInit() ||
+      stmt.getReductionVars().empty() || !product ||
+      product->getOp() != BinaryOp::Mul ||
+      llvm::any_of(stmt.getWheres(), [](const WhereClause &where) {
+        return where.getKind() != WhereClause::Kind::Range;
+      }))
+    return false;
+  const auto *lhs = llvm::dyn_cast<ApplyExpr>(&product->getLhs());
+  const auto *rhs = llvm::dyn_cast<ApplyExpr>(&product->getRhs());
+  if (!lhs || !rhs || !lhs->isTensorRead() || !rhs->isTensorRead() ||
+      (lhs != &target && rhs != &target))
+    return false;
+  out.target = lhs == &target ? lhs : rhs;
+  out.operand = lhs == &target ? rhs : lhs;
+  return true;
+}
+
+/// Fills \p out's shifts and indices; false unless the read is a stride-1
+/// convolution's input.
+bool matchShifts(const ComprehensionStmt &stmt,
+                 BackwardBuilder::ShiftedRead &out) {
+  auto isLhs = [&](llvm::StringRef var) {
+    return llvm::any_of(stmt.getIndices(),
+                        [&](const Ident &id) { return id.name == var; });
+  };
+  llvm::StringSet<> seen;
+  for (unsigned d = 0; d < out.target->getArgs().size(); ++d) {
+    const Expr &subscript = *out.target->getArgs()[d];
+    llvm::SmallVector<std::string, 2> vars;
+    if (!subscriptVars(subscript, vars))
+      return false;
+    if (vars.size() == 2 && !isLhs(vars[0]))
+      std::swap(vars[0], vars[1]);
+    if (vars.size() == 2 && (!isLhs(vars[0]) || isLhs(vars[1])))
+      return false;
+    for (const std::string &var : vars)
+      if (!seen.insert(var).second)
+        return false;
+    out.targetIndices.push_back(vars[0]);
+    if (vars.size() == 2)
+      out.shifts.push_back({vars[0], vars[1], d, 0});
+  }
+  for (unsigned d = 0; d < out.operand->getArgs().size(); ++d) {
+    llvm::SmallVector<std::string, 2> vars;
+    if (!subscriptVars(*out.operand->getArgs()[d], vars) || vars.size() != 1)
+      return false;
+    out.operandIndices.push_back(vars[0]);
+    for (BackwardBuilder::ShiftedRead::Shift &shift : out.shifts) {
+      if (vars[0] == shift.lhsVar)
+        return false;
+      if (vars[0] == shift.reductionVar)
+        shift.operandDim = d;
+    }
+  }
+  return !out.shifts.empty() &&
+         llvm::all_of(out.shifts, [&](const auto &shift) {
+           return llvm::is_contained(out.operandIndices, shift.reductionVar);
+         });
+}
+
+} // namespace
+
+bool BackwardBuilder::addTransposedConv(unsigned index, const Expr &target) {
+  const ComprehensionStmt &stmt = *stmts[index];
+  ShiftedRead shifted;
+  if (!matchProduct(stmt, target, shifted) || !matchShifts(stmt, shifted))
+    return false;
+  Rewriter names;
+  names.tensorNames = readVersions[index];
+  shifted.targetVersion = names.tensorName(shifted.target->getCallee().name);
+  shifted.operandVersion = names.tensorName(shifted.operand->getCallee().name);
+  const std::vector<DimRange> &targetDims = dims[shifted.targetVersion];
+  const std::vector<DimRange> &operandDims = dims[shifted.operandVersion];
+  const std::vector<DimRange> &outputDims = dims[written[index]];
+  // Each window index spans its operand's dimension and each shifted index
+  // its output's, as in a convolution without padding.
+  for (const ShiftedRead::Shift &shift : shifted.shifts) {
+    unsigned lhsDim = llvm::find_if(stmt.getIndices(),
+                                    [&](const Ident &id) {
+                                      return id.name == shift.lhsVar;
+                                    }) -
+                      stmt.getIndices().begin();
+    if (targetDims[shift.targetDim].first != "0" ||
+        operandDims[shift.operandDim].first != "0" ||
+        varRange(index, shift.reductionVar) != operandDims[shift.operandDim] ||
+        varRange(index, shift.lhsVar) != outputDims[lhsDim])
+      return false;
+  }
+  std::string pad = padAdjoint(index, shifted);
+  std::string flip =
+      flipOperand(*shifted.operand, shifted, shifted.operandVersion);
+  std::vector<std::string> padSubscripts;
+  for (const Ident &lhs : stmt.getIndices()) {
+    const ShiftedRead::Shift *shift = shifted.shiftOf(lhs.name);
+    padSubscripts.push_back(shift ? shift->lhsVar + " + " + shift->reductionVar
+                                  : lhs.name.str());
+  }
+  std::vector<std::string> wheres;
+  for (auto [var, range] : llvm::zip(shifted.targetIndices, targetDims))
+    if (!llvm::is_contained(shifted.operandIndices, var) &&
+        llvm::none_of(stmt.getIndices(),
+                      [&](const Ident &id) { return id.name == var; }))
+      wheres.push_back(var + " in " + range.first + ":" + range.second);
+  std::string adjoint = adjointOf(shifted.targetVersion);
+  bool first = hasAdjoint.insert(shifted.targetVersion).second;
+  std::string text =
+      "  " + adjoint + "(" + llvm::join(shifted.targetIndices, ", ") + ")" +
+      (first ? " +=! " : " += ") + pad + "(" + llvm::join(padSubscripts, ", ") +
+      ") * " + flip + "(" + llvm::join(shifted.operandIndices, ", ") + ")";
+  if (!wheres.empty())
+    text += " where " + llvm::join(wheres, ", ");
+  body.push_back(text);
+  readByBody.insert(shifted.operandVersion);
+  return true;
+}
+
+/// The output's adjoint with `K - 1` zeros on both sides of each shifted
+/// dimension.
+std::string BackwardBuilder::padAdjoint(unsigned index,
+                                        const ShiftedRead &shifted) {
+  const ComprehensionStmt &stmt = *stmts[index];
+  std::string seed = adjointOf(written[index]);
+  std::string name = fresh(seed + "_pad");
+  std::vector<DimRange> padDims;
+  std::vector<std::string> indices, subscripts, conditions, wheres;
+  for (unsigned d = 0; d < stmt.getIndices().size(); ++d) {
+    const Ident &lhs = stmt.getIndices()[d];
+    std::string var = indexName(d);
+    const DimRange &range = dims[seed][d];
+    indices.push_back(var);
+    padDims.push_back(range);
+    subscripts.push_back(var);
+    if (const ShiftedRead::Shift *shift = shifted.shiftOf(lhs.name)) {
+      std::string before =
+          minusOne(dims[shifted.operandVersion][shift->operandDim].second);
+      padDims.back().second =
+          dims[shifted.targetVersion][shift->targetDim].second + " + " + before;
+      subscripts.back() = var + " - " + before;
+      conditions.push_back(before + " <= " + var);
+      conditions.push_back(subscripts.back() + " < " + range.second);
+    }
+    wheres.push_back(var + " in 0:" + padDims.back().second);
+  }
+  dims[name] = padDims;
+  body.push_back("  " + name + "(" + llvm::join(indices, ", ") +
+                 ") = " + llvm::join(conditions, " && ") + " ? " + seed + "(" +
+                 llvm::join(subscripts, ", ") + ") : 0 where " +
+                 llvm::join(wheres, ", "));
+  return name;
+}
+
+/// The other factor, reversed along each window dimension.
+std::string BackwardBuilder::flipOperand(const ApplyExpr &operand,
+                                         const ShiftedRead &shifted,
+                                         const std::string &version) {
+  std::string name = fresh(version + "_flip");
+  dims[name] = dims[version];
+  std::vector<std::string> indices, subscripts, wheres;
+  for (unsigned d = 0; d < operand.getArgs().size(); ++d) {
+    const DimRange &range = dims[version][d];
+    indices.push_back(indexName(d));
+    subscripts.push_back(indices.back());
+    wheres.push_back(indices.back() + " in " + range.first + ":" +
+                     range.second);
+    if (llvm::any_of(shifted.shifts, [&](const ShiftedRead::Shift &shift) {
+          return shift.operandDim == d;
+        }))
+      subscripts.back() = minusOne(range.second) + " - " + indices.back();
+  }
+  body.push_back("  " + name + "(" + llvm::join(indices, ", ") +
+                 ") = " + version + "(" + llvm::join(subscripts, ", ") +
+                 ") where " + llvm::join(wheres, ", "));
+  return name;
+}
