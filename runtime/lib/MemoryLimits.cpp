@@ -4,7 +4,6 @@
 #include "comprehend/runtime/Device.h"
 #include "comprehend/runtime/Error.h"
 
-
 #include <unistd.h>
 
 using namespace comprehend::runtime;
