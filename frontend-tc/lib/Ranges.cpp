@@ -2,7 +2,9 @@
 #include "comprehend/tc/Ranges.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace comprehend;
 using namespace comprehend::tc;
@@ -84,20 +86,26 @@ std::optional<int64_t> evaluate(const IndexExpr &expr,
   std::optional<int64_t> b = evaluate(expr.getOperands()[1], sizes);
   if (!a || !b)
     return std::nullopt;
+  // A value past 64 bits is unknown here; checkSizes() reports the sizes
+  // that overflow.
+  int64_t result = 0;
   switch (expr.getKind()) {
   case IndexExpr::Kind::Add:
-    return *a + *b;
+    return llvm::AddOverflow(*a, *b, result) ? std::nullopt
+                                             : std::optional(result);
   case IndexExpr::Kind::Sub:
-    return *a - *b;
+    return llvm::SubOverflow(*a, *b, result) ? std::nullopt
+                                             : std::optional(result);
   case IndexExpr::Kind::Mul:
-    return *a * *b;
+    return llvm::MulOverflow(*a, *b, result) ? std::nullopt
+                                             : std::optional(result);
   case IndexExpr::Kind::FloorDiv:
-    if (*b == 0)
+    if (*b == 0 || (*b == -1 && *a == INT64_MIN))
       return std::nullopt;
     return floorDiv(*a, *b);
   case IndexExpr::Kind::Mod:
-    if (*b == 0)
-      return std::nullopt;
+    if (*b == 0 || *b == -1)
+      return *b == 0 ? std::nullopt : std::optional<int64_t>(0);
     return *a - *b * floorDiv(*a, *b);
   case IndexExpr::Kind::Min:
     return std::min(*a, *b);
@@ -349,6 +357,9 @@ public:
 
 private:
   LogicalResult inferCall(const CallStmt &call);
+  /// Reports each tensor whose size in bytes, and each statement whose
+  /// iteration count, does not fit in 64 bits at concrete sizes.
+  LogicalResult checkSizes(const DefRanges &ranges);
 
   const Program &program;
   const Def &def;
@@ -385,7 +396,61 @@ std::optional<DefRanges> DefInference::run() {
     if (std::optional<poly::TensorShape> shape =
             inference.getShape(entry.first))
       result.shapes.insert({entry.first, std::move(*shape)});
+  if (failed(checkSizes(result)))
+    return std::nullopt;
   return result;
+}
+
+/// The product of \p factors (0 counting as 1) times \p scale, or none if
+/// a factor is negative (an overflowed count) or it does not fit in 64 bits.
+static std::optional<int64_t> product(llvm::ArrayRef<int64_t> factors,
+                                      int64_t scale) {
+  for (int64_t factor : factors)
+    if (factor < 0 ||
+        llvm::MulOverflow(scale, std::max<int64_t>(factor, 1), scale))
+      return std::nullopt;
+  return scale;
+}
+
+LogicalResult DefInference::checkSizes(const DefRanges &ranges) {
+  bool failedAny = false;
+  for (const auto &[name, info] : def.getTensors()) {
+    auto it = ranges.shapes.find(name);
+    if (it == ranges.shapes.end() ||
+        !llvm::all_of(it->second.extent, [](auto e) { return e.has_value(); }))
+      continue;
+    llvm::SmallVector<int64_t, 4> extents;
+    for (std::optional<int64_t> extent : it->second.extent)
+      extents.push_back(*extent);
+    int64_t bytes = std::max(1u, getBitWidth(info.type) / 8);
+    if (product(extents, bytes))
+      continue;
+    failedAny = true;
+    diags.emitError(info.loc)
+        << "tensor '" << name
+        << "' has more than 2^63 - 1 bytes at these sizes ("
+        << llvm::join(llvm::map_range(
+                          extents, [](int64_t e) { return std::to_string(e); }),
+                      " x ")
+        << " elements of " << bytes << " bytes)";
+  }
+  for (const StmtRanges &stmt : ranges.statements) {
+    llvm::SmallVector<int64_t, 4> counts;
+    for (const poly::VarRange &range : stmt.ranges.ranges) {
+      int64_t count = 0;
+      if (range.lo && range.hi &&
+          llvm::SubOverflow(*range.hi, *range.lo, count))
+        count = -1; // past 64 bits: no product of counts fits
+      counts.push_back(count);
+    }
+    if (product(counts, 1))
+      continue;
+    failedAny = true;
+    diags.emitError(stmt.stmt->getLoc())
+        << "the iteration count of this statement (the product of its index "
+           "ranges) does not fit in 64 bits at these sizes";
+  }
+  return failure(failedAny);
 }
 
 LogicalResult DefInference::inferCall(const CallStmt &call) {
@@ -457,7 +522,7 @@ int64_t tc::getLongestReduction(const DefRanges &ranges) {
         llvm::dyn_cast_or_null<ComprehensionStmt>(stmt.stmt);
     if (!comprehension)
       continue;
-    int64_t terms = 1;
+    int64_t terms = 1; // fits: checkSizes() bounds every iteration count
     for (const std::string &var : comprehension->getReductionVars())
       if (const poly::VarRange *range = stmt.ranges.lookup(var);
           range && range->lo && range->hi)

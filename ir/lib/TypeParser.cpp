@@ -185,6 +185,11 @@ LogicalResult TypeParser::parseGroup(const Type *&type) {
   return success();
 }
 
+/// The largest number of rows or columns of a coopmatrix type. A subgroup
+/// holds the matrix in registers; the bound keeps every product of sizes,
+/// subgroup size and component bytes far from 64 bits.
+static constexpr int64_t kMaxCoopMatrixSize = 65536;
+
 /// coopmatrix-type = "coopmatrix<" number-type 2*2("x" integer-constant) ","
 ///                   matrix-use ">"
 LogicalResult TypeParser::parseCoopMatrix(const Type *&type) {
@@ -202,6 +207,9 @@ LogicalResult TypeParser::parseCoopMatrix(const Type *&type) {
     if (dim <= 0)
       return parser.emitError(loc)
              << "expected positive matrix size, but found " << dim;
+    if (dim > kMaxCoopMatrixSize)
+      return parser.emitError(loc) << "matrix size must be at most "
+                                   << kMaxCoopMatrixSize << ", but is " << dim;
   }
   if (failed(parser.parseToken(Token::comma, "before matrix use")))
     return failure();

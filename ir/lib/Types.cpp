@@ -3,6 +3,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace comprehend;
 using namespace comprehend::ir;
@@ -117,12 +118,40 @@ MemRefType::getPackedStride(llvm::ArrayRef<int64_t> shape) {
   int64_t next = 1;
   for (int64_t size : shape) {
     stride.push_back(next);
-    if (isDynamic(next) || isDynamic(size))
+    // A product past 64 bits cannot occur for a type that passed
+    // isRepresentable(); `?` keeps it defined for any other caller.
+    if (isDynamic(next) || isDynamic(size) ||
+        llvm::MulOverflow(next, size, next))
       next = kDynamic;
-    else
-      next *= size;
   }
   return stride;
+}
+
+bool MemRefType::isRepresentable(ScalarKind elem, llvm::ArrayRef<int64_t> shape,
+                                 llvm::ArrayRef<int64_t> stride,
+                                 std::string *message) {
+  // Zero-sized modes count as one: a view that fuses or drops them must
+  // still have a representable element count.
+  int64_t bytes = ir::getSizeInBytes(elem), span = 0, product = 0;
+  bool overflow = false;
+  for (int64_t size : shape)
+    if (!isDynamic(size))
+      overflow |= llvm::MulOverflow(bytes, std::max<int64_t>(size, 1), bytes);
+  for (size_t i = 0; i < stride.size() && !overflow; ++i) {
+    if (isDynamic(stride[i]) || isDynamic(shape[i]))
+      continue;
+    overflow |=
+        llvm::MulOverflow(stride[i], std::max<int64_t>(shape[i], 1), product) ||
+        llvm::MulOverflow(product, int64_t(ir::getSizeInBytes(elem)),
+                          product) ||
+        llvm::AddOverflow(span, product, span);
+  }
+  if (overflow && message)
+    *message = "size in bytes of the memref (its static sizes and strides "
+               "times the element size of " +
+               std::to_string(ir::getSizeInBytes(elem)) +
+               " bytes) does not fit in 64 bits";
+  return !overflow;
 }
 
 bool MemRefType::isValidLayout(llvm::ArrayRef<int64_t> shape,
@@ -150,11 +179,14 @@ bool MemRefType::isValidLayout(llvm::ArrayRef<int64_t> shape,
     if (isDynamic(stride[i - 1]) || isDynamic(shape[i - 1]) ||
         isDynamic(stride[i]))
       continue;
-    if (stride[i - 1] * shape[i - 1] > stride[i])
+    int64_t least = 0;
+    if (llvm::MulOverflow(stride[i - 1], shape[i - 1], least))
+      return fail("stride " + llvm::Twine(i) + " times size of mode " +
+                  llvm::Twine(i) + " does not fit in 64 bits");
+    if (least > stride[i])
       return fail("stride " + llvm::Twine(i + 1) + " must be at least " +
-                  llvm::Twine(stride[i - 1] * shape[i - 1]) +
-                  " (stride times size of mode " + llvm::Twine(i) +
-                  "), but is " + llvm::Twine(stride[i]));
+                  llvm::Twine(least) + " (stride times size of mode " +
+                  llvm::Twine(i) + "), but is " + llvm::Twine(stride[i]));
   }
   return true;
 }
@@ -179,7 +211,8 @@ const MemRefType *MemRefType::get(Context &ctx, ScalarKind elem,
                                   llvm::ArrayRef<int64_t> shape,
                                   llvm::ArrayRef<int64_t> stride,
                                   AddressSpace space) {
-  assert(isValidLayout(shape, stride) && "invalid memref layout");
+  assert(isValidLayout(shape, stride) && isRepresentable(elem, shape, stride) &&
+         "invalid memref layout");
   llvm::SmallVector<int64_t, 4> canonical =
       stride.empty()
           ? getPackedStride(shape)
@@ -203,7 +236,8 @@ MemRefType::getChecked(Context &ctx, ScalarKind elem,
                        llvm::ArrayRef<int64_t> stride, AddressSpace space,
                        llvm::function_ref<InFlightDiagnostic()> emitError) {
   std::string message;
-  if (!isValidLayout(shape, stride, &message)) {
+  if (!isValidLayout(shape, stride, &message) ||
+      !isRepresentable(elem, shape, stride, &message)) {
     emitError() << message;
     return nullptr;
   }
@@ -229,16 +263,19 @@ bool MemRefType::isPackedLayout() const {
 int64_t MemRefType::getNumElements() const {
   int64_t count = 1;
   for (int64_t size : shape) {
-    if (isDynamic(size))
+    // Overflow is excluded by isRepresentable() for every constructed type.
+    if (isDynamic(size) || llvm::MulOverflow(count, size, count))
       return kDynamic;
-    count *= size;
   }
   return count;
 }
 
 int64_t MemRefType::getSizeInBytes() const {
-  int64_t count = getNumElements();
-  return isDynamic(count) ? kDynamic : count * ir::getSizeInBytes(elementKind);
+  int64_t count = getNumElements(), bytes = 0;
+  if (isDynamic(count) ||
+      llvm::MulOverflow(count, int64_t(ir::getSizeInBytes(elementKind)), bytes))
+    return kDynamic;
+  return bytes;
 }
 
 //===----------------------------------------------------------------------===//

@@ -63,7 +63,10 @@ void detail::verifyCoopElementIndex(const Instruction &inst,
     return;
   // Rows beyond the last multiple of the subgroup size are padded: a
   // work-item holds ceil(rows / sg) components per column.
-  int64_t length = (type->getRows() + *sg - 1) / *sg * type->getCols();
+  // Rounded up without rows + sg - 1 (sg is the user's); sizes are at most
+  // 65536 (TypeParser.cpp), so the product fits.
+  int64_t rows = type->getRows();
+  int64_t length = (rows / *sg + (rows % *sg != 0)) * type->getCols();
   if (index >= length)
     vc.emitError(inst.getLoc())
         << "index " << index << " of '" << inst.getName()

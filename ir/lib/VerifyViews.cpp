@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "VerifyHelpers.h"
 
+#include "llvm/Support/MathExtras.h"
+
 using namespace comprehend;
 using namespace comprehend::ir;
 using namespace comprehend::ir::detail;
@@ -73,6 +75,15 @@ static void checkViewResult(const Instruction &inst, VerifyContext &vc,
   }
 }
 
+/// True unless \p offset and \p stride are static and offset * stride *
+/// element size (the byte offset a view adds) overflows 64 bits.
+static bool fitsAsByteOffset(int64_t offset, int64_t stride, ScalarKind elem) {
+  int64_t bytes = 0;
+  return isDynamic(offset) || isDynamic(stride) ||
+         !(llvm::MulOverflow(offset, stride, bytes) ||
+           llvm::MulOverflow(bytes, int64_t(getSizeInBytes(elem)), bytes));
+}
+
 void detail::verifySubview(const Instruction &inst, VerifyContext &vc) {
   auto subview = viewOf<SubviewInst>(inst);
   const MemRefType *source = memrefOf(subview.getOperand());
@@ -99,6 +110,12 @@ void detail::verifySubview(const Instruction &inst, VerifyContext &vc) {
     if (!isDynamic(sizes[i]) && sizes[i] < 0)
       vc.emitError(inst.getLoc()) << "size " << sizes[i] << " of mode " << i
                                   << " of 'subview' must not be negative";
+    if (!fitsAsByteOffset(offsets[i], source->getStride(i),
+                          source->getElementKind()))
+      vc.emitError(inst.getLoc())
+          << "offset " << offsets[i] << " of mode " << i
+          << " of 'subview' times its stride and element size does not fit "
+             "in 64 bits";
     if (sizes[i] == 0) // rank reduction
       continue;
     shape.push_back(sizes[i]);
@@ -142,8 +159,11 @@ void detail::verifyExpand(const Instruction &inst, VerifyContext &vc) {
           << size;
       return;
     }
-    if (!isDynamic(product))
-      product *= size;
+    if (!isDynamic(product) && llvm::MulOverflow(product, size, product)) {
+      vc.emitError(inst.getLoc())
+          << "product of the expand shape of 'expand' does not fit in 64 bits";
+      return;
+    }
   }
   int64_t modeSize = source->getShape(mode);
   if (!isDynamic(product) && !isDynamic(modeSize) && product != modeSize) {
@@ -161,7 +181,9 @@ void detail::verifyExpand(const Instruction &inst, VerifyContext &vc) {
   for (int64_t size : expandShape) {
     shape.push_back(size);
     stride.push_back(next);
-    next = isDynamic(next) || isDynamic(size) ? kDynamic : next * size;
+    if (isDynamic(next) || isDynamic(size) ||
+        llvm::MulOverflow(next, size, next))
+      next = kDynamic; // the result type's own check reports the overflow
   }
   for (unsigned i = mode + 1; i < source->getOrder(); ++i) {
     shape.push_back(source->getShape(i));

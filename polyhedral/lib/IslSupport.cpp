@@ -3,6 +3,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <limits>
+
 #include <isl/aff.h>
 #include <isl/ctx.h>
 #include <isl/local_space.h>
@@ -64,15 +66,20 @@ isl::set comprehend::poly::makeParamContext(
     const isl::space &paramSpace, llvm::ArrayRef<std::optional<int64_t>> values,
     llvm::ArrayRef<std::optional<int64_t>> lowerBounds) {
   isl_set *context = isl_set_universe(paramSpace.copy());
+  isl_ctx *ctx = paramSpace.ctx().get();
   isl_size numParams = isl_set_dim(context, isl_dim_param);
+  // The _val forms: the _si ones take an int and would truncate a size.
   for (isl_size index = 0; index < numParams; ++index) {
     unsigned i = index;
     if (i < values.size() && values[i])
-      context = isl_set_fix_si(context, isl_dim_param, i, *values[i]);
+      context = isl_set_fix_val(context, isl_dim_param, i,
+                                isl_val_int_from_si(ctx, *values[i]));
     else
-      context = isl_set_lower_bound_si(
+      context = isl_set_lower_bound_val(
           context, isl_dim_param, i,
-          i < lowerBounds.size() && lowerBounds[i] ? *lowerBounds[i] : 1);
+          isl_val_int_from_si(ctx, i < lowerBounds.size() && lowerBounds[i]
+                                       ? *lowerBounds[i]
+                                       : 1));
   }
   return isl::manage(context);
 }
@@ -299,7 +306,9 @@ std::optional<int64_t> comprehend::poly::evaluateAt(const isl::pw_aff &value,
     return std::nullopt;
   isl::point point = context.sample_point();
   isl::val result = value.eval(point);
-  if (result.is_nan() || !result.is_int())
+  // A value past 64 bits is unknown to the callers, like a non-integer one.
+  isl::val limit(result.ctx(), std::numeric_limits<int64_t>::max());
+  if (result.is_nan() || !result.is_int() || result.abs().gt(limit))
     return std::nullopt;
   return result.num_si();
 }

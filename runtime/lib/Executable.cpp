@@ -38,6 +38,11 @@ Expected<ParamType> runtime::getParamType(const ir::Value &param) {
                         "' has a type no kernel can take");
 }
 
+Executable::~Executable() {
+  if (program)
+    runtime.releaseProgram(program);
+}
+
 Expected<std::unique_ptr<Executable>>
 Executable::compile(Runtime &runtime, ir::Program &program,
                     DiagnosticEngine &diags,

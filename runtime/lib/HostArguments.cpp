@@ -1,7 +1,9 @@
 //===- HostArguments.cpp - Host tensors as kernel arguments ---------------===//
 #include "comprehend/runtime/HostArguments.h"
+#include "comprehend/runtime/MemoryLimits.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <complex>
 #include <cstring>
@@ -78,6 +80,31 @@ static void forEachElement(const DeviceLayout &layout, Fn fn) {
   }
 }
 
+std::optional<uint64_t>
+comprehend::runtime::getArgumentBytes(const ParamType &param,
+                                      ArrayRef<int64_t> hostShape) {
+  bool isGroup = param.kind == ParamType::Kind::Group;
+  ArrayRef<int64_t> shape = hostShape.drop_front(isGroup ? 1 : 0);
+  int64_t count = isGroup ? hostShape.front() : 1, stride = 1, extent = 1;
+  bool overflow = false;
+  for (size_t i = 0; i < shape.size() && !overflow; ++i) {
+    if (shape[i] == 0)
+      return 0;
+    // Strides the type leaves open are packed over the actual shape.
+    int64_t own = i < param.strides.size() && param.strides[i] != kDynamic
+                      ? param.strides[i]
+                      : stride;
+    int64_t last = 0;
+    overflow = llvm::MulOverflow(shape[i] - 1, own, last) ||
+               llvm::AddOverflow(extent, last, extent) ||
+               llvm::MulOverflow(stride, shape[i], stride);
+  }
+  int64_t elements = 0;
+  if (overflow || count < 0 || llvm::MulOverflow(count, extent, elements))
+    return std::nullopt;
+  return multiplyBytes(elements, getDTypeSize(param.dtype));
+}
+
 Expected<DeviceArgument>
 comprehend::runtime::uploadArgument(Runtime &runtime, const ParamType &param,
                                     const HostTensor &tensor) {
@@ -101,6 +128,11 @@ comprehend::runtime::uploadArgument(Runtime &runtime, const ParamType &param,
     if (want != kDynamic && want != have)
       return mismatch("has the wrong shape");
 
+  // Before staging: the array may fit the host but not the device.
+  if (llvm::Error error =
+          checkTensorsFit({{param.name, getArgumentBytes(param, tensor.shape)}},
+                          MemoryLimits::of(runtime.getDevice().getInfo())))
+    return error;
   DeviceLayout layout = getLayout(param, tensor.shape);
   size_t elementSize = getDTypeSize(param.dtype);
   size_t bytes =

@@ -72,9 +72,14 @@ Expected<std::unique_ptr<Runtime>> Runtime::create(Device device,
 
 Expected<Program *> Runtime::loadProgram(llvm::ArrayRef<uint32_t> spirv) {
   std::string key = getProgramCacheKey(spirv, device);
+  std::lock_guard<std::mutex> lock(programsMutex);
   auto it = programs.find(key);
-  if (it != programs.end())
-    return it->second.get();
+  if (it != programs.end()) {
+    Program *found = it->second.get();
+    if (programUses[found].users++ == 0)
+      llvm::erase_value(idlePrograms, found);
+    return found;
+  }
   ProgramOptions programOptions;
   programOptions.cacheDir = options.programCacheDir;
   auto program = platform->buildProgram(spirv, programOptions);
@@ -84,7 +89,24 @@ Expected<Program *> Runtime::loadProgram(llvm::ArrayRef<uint32_t> spirv) {
     ++numBuilds;
   Program *result = program->get();
   programs[key] = std::move(*program);
+  programUses[result] = ProgramUse{key, 1};
   return result;
+}
+
+void Runtime::releaseProgram(Program *program) {
+  std::lock_guard<std::mutex> lock(programsMutex);
+  auto use = programUses.find(program);
+  if (use == programUses.end() || use->second.users == 0 ||
+      --use->second.users > 0)
+    return;
+  idlePrograms.push_back(program);
+  if (idlePrograms.size() <= kMaxIdlePrograms)
+    return;
+  const Program *oldest = idlePrograms.front();
+  idlePrograms.erase(idlePrograms.begin());
+  auto entry = programUses.find(oldest);
+  programs.erase(entry->second.key);
+  programUses.erase(entry);
 }
 
 //===----------------------------------------------------------------------===//

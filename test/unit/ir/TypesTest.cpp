@@ -109,6 +109,28 @@ TEST(TypesTest, LayoutRules) {
   EXPECT_EQ(message,
             "strided layout must have 2 entries (one per mode), but has 1");
   EXPECT_FALSE(MemRefType::isValidLayout({-1}, {}, &message));
+  int64_t big = int64_t(1) << 62;
+  EXPECT_FALSE(MemRefType::isValidLayout({big, 4}, {4, 8}, &message));
+  EXPECT_EQ(message, "stride 1 times size of mode 1 does not fit in 64 bits");
+}
+
+TEST(TypesTest, SizesMustFitIn64Bits) {
+  int64_t big = int64_t(1) << 31;
+  std::string message;
+  // 2^62 elements fit; as f32 their bytes do not; a `?` is not counted.
+  EXPECT_TRUE(MemRefType::isRepresentable(ScalarKind::I8, {big, big}, {}));
+  EXPECT_FALSE(
+      MemRefType::isRepresentable(ScalarKind::F32, {big, big}, {}, &message));
+  EXPECT_EQ(message, "size in bytes of the memref (its static sizes and "
+                     "strides times the element size of 4 bytes) does not "
+                     "fit in 64 bits");
+  EXPECT_TRUE(
+      MemRefType::isRepresentable(ScalarKind::F32, {big, kDynamic}, {}));
+  // Each term fits, their sum does not.
+  EXPECT_FALSE(MemRefType::isRepresentable(ScalarKind::F16, {2, 1},
+                                           {1, (int64_t(1) << 62) - 1}));
+  // Packed strides past 64 bits become `?` instead of wrapping.
+  EXPECT_EQ(MemRefType::getPackedStride({big, big, big, 2})[3], kDynamic);
 }
 
 TEST(TypesTest, GetCheckedReports) {

@@ -150,3 +150,50 @@ TEST(ProgramCacheKeyTest, DependsOnTheModule) {
 }
 
 } // namespace
+
+/// A module with one empty kernel named `name`.
+static std::vector<uint32_t> makeEmptyKernelModule(const std::string &name) {
+  std::string text = R"(
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int64
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k ")" +
+                     name + R"("
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+          %k = OpFunction %void None %fn
+          %l = OpLabel
+               OpReturn
+               OpFunctionEnd
+)";
+  auto words = assembleSpirv(text);
+  EXPECT_TRUE(bool(words)) << llvm::toString(words.takeError());
+  return words ? *words : std::vector<uint32_t>{};
+}
+
+TEST(ProgramReleaseTest, OnlyReleasedProgramsAreEvictedOldestFirst) {
+  auto runtime = Runtime::create();
+  ASSERT_TRUE(bool(runtime)) << llvm::toString(runtime.takeError());
+  Runtime &rt = **runtime;
+  auto load = [&](const std::vector<uint32_t> &words) {
+    auto program = rt.loadProgram(words);
+    EXPECT_TRUE(bool(program)) << llvm::toString(program.takeError());
+    return program ? *program : nullptr;
+  };
+  std::vector<uint32_t> held = makeEmptyKernelModule("held");
+  Program *heldProgram = load(held);
+  std::vector<std::vector<uint32_t>> released;
+  for (unsigned i = 0; i <= Runtime::kMaxIdlePrograms; ++i) {
+    released.push_back(makeEmptyKernelModule("released" + std::to_string(i)));
+    rt.releaseProgram(load(released.back()));
+  }
+  unsigned builds = rt.getNumProgramBuilds();
+  // In use: never evicted. Released last: still cached.
+  EXPECT_EQ(load(held), heldProgram);
+  rt.releaseProgram(load(released.back()));
+  EXPECT_EQ(rt.getNumProgramBuilds(), builds);
+  // Released first, then kMaxIdlePrograms others: built again.
+  rt.releaseProgram(load(released.front()));
+  EXPECT_EQ(rt.getNumProgramBuilds(), builds + 1);
+}

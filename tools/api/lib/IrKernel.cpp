@@ -7,6 +7,7 @@
 #include "comprehend/ir/Function.h"
 #include "comprehend/ir/Program.h"
 #include "comprehend/runtime/Error.h"
+#include "comprehend/runtime/MemoryLimits.h"
 #include "comprehend/runtime/TuningKernel.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -22,11 +23,11 @@ using namespace comprehend::runtime;
 using llvm::StringRef;
 
 namespace {
-/// Binds every parameter of `entry` from `args` (NAME=FILE.npy or
-/// NAME=VALUE), else randomly.
-llvm::Expected<IrKernel::Arguments>
-bindArguments(Runtime &runtime, const KernelEntry &entry, StringRef entryName,
-              llvm::ArrayRef<std::string> args) {
+/// The `--arg NAME=VALUE` strings of `args` by parameter name, each naming a
+/// parameter of `entry` once.
+llvm::Expected<llvm::StringMap<std::string>>
+parseGivenArguments(const KernelEntry &entry, StringRef entryName,
+                    llvm::ArrayRef<std::string> args) {
   llvm::StringMap<std::string> given;
   for (const std::string &arg : args) {
     auto [name, value] = StringRef(arg).split('=');
@@ -45,46 +46,101 @@ bindArguments(Runtime &runtime, const KernelEntry &entry, StringRef entryName,
     if (!given.try_emplace(name, value.str()).second)
       return makeInputError("--arg: parameter '%" + name + "' is given twice");
   }
+  return given;
+}
+
+/// The value of scalar parameter `param`: `given` if any, else random.
+llvm::Expected<ArgValue> bindScalar(const ParamType &param,
+                                    const std::string *given,
+                                    std::mt19937_64 &rng) {
+  if (!given) {
+    // Random integers would be random loop bounds and sizes.
+    if (isIntegerDType(param.dtype) || param.dtype == DType::Bool)
+      return makeInputError("missing argument '%" + param.name + "' of type " +
+                            param.str() + ": give it with --arg " + param.name +
+                            "=VALUE");
+    return ArgValue(makeRandomScalar(param.dtype, rng));
+  }
+  auto scalar = ScalarArg::parse(param.dtype, *given);
+  if (!scalar)
+    return makeInputError("--arg " + param.name + ": " +
+                          llvm::toString(scalar.takeError()));
+  return ArgValue(*scalar);
+}
+
+/// An array argument before it is uploaded: read from a file, or the shape
+/// of the random one still to make.
+struct PendingArray {
+  std::optional<HostTensor> read;
+  llvm::SmallVector<int64_t, 4> shape;
+};
+
+llvm::Expected<PendingArray> readOrShape(const ParamType &param,
+                                         const std::string *given) {
+  PendingArray pending;
+  if (given) {
+    auto read = readNpyFile(*given, param.dtype);
+    if (!read)
+      return read.takeError();
+    pending.shape = read->shape;
+    pending.read = std::move(*read);
+    return pending;
+  }
+  pending.shape = getHostShape(param);
+  if (llvm::is_contained(pending.shape, kDynamic))
+    return makeInputError("missing argument '%" + param.name + "': its type " +
+                          param.str() +
+                          " has dynamic sizes, so give it with --arg " +
+                          param.name + "=FILE.npy");
+  return pending;
+}
+
+/// Binds every parameter of `entry` from `args` (NAME=FILE.npy or
+/// NAME=VALUE), else randomly. Checks that all arrays fit the device and the
+/// host before making or uploading any.
+llvm::Expected<IrKernel::Arguments>
+bindArguments(Runtime &runtime, const KernelEntry &entry, StringRef entryName,
+              llvm::ArrayRef<std::string> args) {
+  auto given = parseGivenArguments(entry, entryName, args);
+  if (!given)
+    return given.takeError();
+  auto lookup = [&](const ParamType &param) -> const std::string * {
+    auto it = given->find(param.name);
+    return it == given->end() ? nullptr : &it->second;
+  };
+  std::vector<std::optional<PendingArray>> pending(entry.params.size());
+  std::vector<TensorBytes> footprint;
+  for (size_t index = 0; index < entry.params.size(); ++index) {
+    const ParamType &param = entry.params[index];
+    if (param.kind == ParamType::Kind::Scalar)
+      continue;
+    auto array = readOrShape(param, lookup(param));
+    if (!array)
+      return array.takeError();
+    footprint.push_back(
+        {"%" + param.name, getArgumentBytes(param, array->shape)});
+    pending[index] = std::move(*array);
+  }
+  if (llvm::Error error = checkTensorsFit(
+          footprint, MemoryLimits::of(runtime.getDevice().getInfo())))
+    return error;
 
   std::mt19937_64 rng(std::random_device{}());
   IrKernel::Arguments bound;
   bound.arrays.resize(entry.params.size());
   for (size_t index = 0; index < entry.params.size(); ++index) {
     const ParamType &param = entry.params[index];
-    auto it = given.find(param.name);
-    if (param.kind == ParamType::Kind::Scalar) {
-      if (it == given.end()) {
-        // Random integers would be random loop bounds and sizes.
-        if (isIntegerDType(param.dtype) || param.dtype == DType::Bool)
-          return makeInputError(
-              "missing argument '%" + param.name + "' of type " + param.str() +
-              ": give it with --arg " + param.name + "=VALUE");
-        bound.values.push_back(makeRandomScalar(param.dtype, rng));
-        continue;
-      }
-      auto scalar = ScalarArg::parse(param.dtype, it->second);
-      if (!scalar)
-        return makeInputError("--arg " + param.name + ": " +
-                              llvm::toString(scalar.takeError()));
-      bound.values.push_back(*scalar);
+    if (!pending[index]) {
+      auto value = bindScalar(param, lookup(param), rng);
+      if (!value)
+        return value.takeError();
+      bound.values.push_back(std::move(*value));
       continue;
     }
-
-    HostTensor tensor;
-    if (it != given.end()) {
-      auto read = readNpyFile(it->second, param.dtype);
-      if (!read)
-        return read.takeError();
-      tensor = std::move(*read);
-    } else {
-      llvm::SmallVector<int64_t, 4> shape = getHostShape(param);
-      if (llvm::is_contained(shape, kDynamic))
-        return makeInputError("missing argument '%" + param.name +
-                              "': its type " + param.str() +
-                              " has dynamic sizes, so give it with --arg " +
-                              param.name + "=FILE.npy");
-      tensor = makeRandomTensor(param.dtype, shape, rng);
-    }
+    PendingArray &array = *pending[index];
+    HostTensor tensor = array.read
+                            ? std::move(*array.read)
+                            : makeRandomTensor(param.dtype, array.shape, rng);
     auto uploaded = uploadArgument(runtime, param, tensor);
     if (!uploaded)
       return uploaded.takeError();

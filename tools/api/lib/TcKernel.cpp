@@ -7,6 +7,7 @@
 #include "comprehend/ir/Program.h"
 #include "comprehend/ir/Verifier.h"
 #include "comprehend/runtime/Error.h"
+#include "comprehend/runtime/MemoryLimits.h"
 #include "comprehend/runtime/TuningCache.h"
 #include "comprehend/tc/Frontend.h"
 
@@ -63,6 +64,23 @@ llvm::Expected<Lowering> lower(const tc::Program &program, const tc::Def &def,
                           "' cannot be compiled (see the diagnostics)");
   result.def = std::move(*lowered);
   return result;
+}
+/// Whether the tensors of \p lowered fit the device and the host (a device
+/// error naming the first that does not), before any is allocated.
+llvm::Error checkTensorsFit(runtime::Runtime &runtime,
+                            const tc::LoweredDef &lowered) {
+  std::vector<runtime::TensorBytes> footprint;
+  for (const tc::LoweredTensor &tensor : lowered.tensors) {
+    std::optional<runtime::DType> dtype = getDType(tensor.type);
+    std::optional<uint64_t> bytes = 1;
+    for (int64_t extent : tensor.shape)
+      bytes = bytes ? runtime::multiplyBytes(*bytes, extent) : std::nullopt;
+    if (bytes && dtype)
+      bytes = runtime::multiplyBytes(*bytes, runtime::getDTypeSize(*dtype));
+    footprint.push_back({tensor.name, bytes});
+  }
+  return runtime::checkTensorsFit(
+      footprint, runtime::MemoryLimits::of(runtime.getDevice().getInfo()));
 }
 } // namespace
 
@@ -147,6 +165,8 @@ TcKernel::compile(runtime::Runtime &runtime,
   kernel->irContext = std::move(chosen.context);
   kernel->irProgram = std::move(chosen.program);
   kernel->lowered = std::move(chosen.def);
+  if (llvm::Error error = checkTensorsFit(runtime, kernel->lowered))
+    return error;
 
   auto executable = runtime::Executable::compile(runtime, *kernel->irProgram,
                                                  diags, compileOptions);

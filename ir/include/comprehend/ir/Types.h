@@ -182,8 +182,9 @@ public:
                                llvm::ArrayRef<int64_t> stride = {},
                                AddressSpace space = AddressSpace::Global);
   /// Returns null and reports through \p emitError when the stride count
-  /// differs from the order, a size is negative, or the column-major layout
-  /// rule (1 <= S1, S_{i-1} s_{i-1} <= S_i where known) fails.
+  /// differs from the order, a size is negative, the column-major layout
+  /// rule (1 <= S1, S_{i-1} s_{i-1} <= S_i where known) fails, or a size in
+  /// elements or bytes does not fit in 64 bits (isRepresentable()).
   static const MemRefType *
   getChecked(Context &ctx, ScalarKind elem, llvm::ArrayRef<int64_t> shape,
              llvm::ArrayRef<int64_t> stride, AddressSpace space,
@@ -193,6 +194,12 @@ public:
   static bool isValidLayout(llvm::ArrayRef<int64_t> shape,
                             llvm::ArrayRef<int64_t> stride,
                             std::string *message = nullptr);
+  /// Checks that every static size product, stride times size and the byte
+  /// span of the layout (times the element size) fits in 64 bits, so that
+  /// element counts, strides and byte offsets of the type never overflow.
+  static bool isRepresentable(ScalarKind elem, llvm::ArrayRef<int64_t> shape,
+                              llvm::ArrayRef<int64_t> stride,
+                              std::string *message = nullptr);
   /// The packed (default) stride of \p shape with `?` propagation.
   static llvm::SmallVector<int64_t, 4>
   getPackedStride(llvm::ArrayRef<int64_t> shape);

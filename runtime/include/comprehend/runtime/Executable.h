@@ -67,6 +67,9 @@ public:
                              llvm::ArrayRef<ArgValue> values,
                              unsigned repeat = 1);
 
+  /// Releases the program (Runtime::releaseProgram).
+  ~Executable();
+
 private:
   Executable(Runtime &runtime) : runtime(runtime) {}
 

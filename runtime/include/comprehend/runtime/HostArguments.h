@@ -32,8 +32,14 @@ struct DeviceArgument {
 /// kDynamic where the type leaves a size open.
 llvm::SmallVector<int64_t, 4> getHostShape(const ParamType &param);
 
-/// Checks `tensor` against `param` (dtype, order, static sizes) and uploads
-/// it. Input errors name the parameter.
+/// The bytes `param` takes on the device for an array of `hostShape` (the
+/// extent of its layout, times the group members); none past 64 bits.
+std::optional<uint64_t> getArgumentBytes(const ParamType &param,
+                                         llvm::ArrayRef<int64_t> hostShape);
+
+/// Checks `tensor` against `param` (dtype, order, static sizes) and that it
+/// fits the device (checkTensorsFit), and uploads it. Input errors name the
+/// parameter.
 llvm::Expected<DeviceArgument> uploadArgument(Runtime &runtime,
                                               const ParamType &param,
                                               const HostTensor &tensor);

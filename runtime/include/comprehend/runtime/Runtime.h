@@ -32,6 +32,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace comprehend::runtime {
@@ -91,8 +92,14 @@ public:
   //===--------------------------------------------------------------------===//
 
   /// Builds (or finds in the caches) the program of a SPIR-V module. The
-  /// program lives as long as the Runtime.
+  /// program lives as long as the Runtime, or until every caller that loaded
+  /// it has released it and kMaxIdlePrograms programs were released after it.
   llvm::Expected<Program *> loadProgram(llvm::ArrayRef<uint32_t> spirv);
+  /// Gives back a program of loadProgram() that the caller no longer uses.
+  void releaseProgram(Program *program);
+  /// Released programs kept for a later load of the same module (LRU), so
+  /// that a long-lived process that compiles ever new kernels stays bounded.
+  static constexpr unsigned kMaxIdlePrograms = 32;
   /// Number of modules built from SPIR-V (not found in a cache) so far.
   unsigned getNumProgramBuilds() const { return numBuilds; }
 
@@ -150,6 +157,15 @@ private:
   std::shared_ptr<Platform> platform;
   RuntimeOptions options;
   llvm::StringMap<std::unique_ptr<Program>> programs;
+  /// Per loaded program: its key in `programs` and how many callers use it.
+  struct ProgramUse {
+    std::string key;
+    unsigned users = 0;
+  };
+  llvm::DenseMap<const Program *, ProgramUse> programUses;
+  /// Programs without users, least recently released first.
+  std::vector<const Program *> idlePrograms;
+  std::mutex programsMutex; // releases may come from other threads (GC)
   unsigned numBuilds = 0;
 };
 
