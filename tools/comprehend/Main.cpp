@@ -1,7 +1,7 @@
 //===- Main.cpp - The comprehend command-line driver ----------------------===//
 //
 // Thin: parses flags, dispatches to one sub-command, maps the result to the
-// exit codes of DESIGN.md (0 ok, 1 invalid input, 2 usage, 3 runtime).
+// exit codes of docs/design.md (0 ok, 1 invalid input, 2 usage, 3 runtime).
 //
 //===----------------------------------------------------------------------===//
 #include "Options.h"

@@ -14,7 +14,7 @@
 
 namespace comprehend::tools {
 
-/// The driver's exit codes (DESIGN.md "Command line").
+/// The driver's exit codes (docs/design.md "Exit codes and diagnostics").
 enum ExitCode : int {
   ExitSuccess = 0,
   ExitInvalidInput = 1, ///< diagnostics were printed

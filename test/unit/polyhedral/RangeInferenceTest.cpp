@@ -1,7 +1,7 @@
 //===- RangeInferenceTest.cpp - TC range inference with isl ---------------===//
 //
-// The worked examples of tc-frontend-notes.md section 8.3, built directly
-// from IndexExpr. Symbolic results are compared as text where the text is
+// The worked examples of TC range inference (docs/range-inference.md),
+// built directly from IndexExpr. Symbolic results are compared as text where the text is
 // part of the contract (`N - K + 1`, `floord(H - KH, 2) + 1`) and every
 // result is checked against its closed form under random concrete sizes.
 //

@@ -22,8 +22,9 @@ inline constexpr const char *kSpir12BuildOptions = "-x spir -spir-std=1.2";
 
 /// Translates SPIR-V words to SPIR 1.2 (LLVM 15 bitcode) through the
 /// backend's translateSpirvToSpir12; failures are device errors. The module
-/// must be "OpenCL 1.2-shaped" (see DESIGN.md): no Generic storage class,
-/// built-in variables imported through LinkageAttributes.
+/// must be "OpenCL 1.2-shaped" (comprehend/backend/SpirBridge.h): no
+/// Generic storage class, built-in variables imported through
+/// LinkageAttributes.
 llvm::Expected<std::string>
 translateSpirvToSpir12(llvm::ArrayRef<uint32_t> words);
 

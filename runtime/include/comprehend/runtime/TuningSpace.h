@@ -1,7 +1,7 @@
 //===- TuningSpace.h - Search spaces of the autotuner -----------*- C++ -*-===//
 //
 // The autotuner sees a kernel only as a search space plus a function from a
-// configuration to a measured time (DESIGN.md "Autotuner"). A search space is
+// configuration to a measured time (docs/tuning.md). A search space is
 // a list of named integer parameters, each with a finite domain and a default
 // value, plus legality constraints that are checked before anything is
 // compiled, so an illegal point (a work-group larger than the device allows,
