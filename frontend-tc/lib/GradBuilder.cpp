@@ -96,8 +96,33 @@ DimRange BackwardBuilder::varRange(unsigned index, llvm::StringRef var) const {
   const poly::VarRange *range = ranges.statements[index].ranges.lookup(var);
   if (!range)
     return {"0", "0"};
-  return {printIndexExpr(range->loExpr, sizeVarOf).text,
-          printIndexExpr(range->hiExpr, sizeVarOf).text};
+  return {boundText(printIndexExpr(range->loExpr, sizeVarOf)),
+          boundText(printIndexExpr(range->hiExpr, sizeVarOf))};
+}
+
+/// A loop bound that contains \p bound: a Select (a bound that differs
+/// between ranges of the sizes, which no where clause takes) widens to the
+/// loosest of its values.
+static poly::IndexExpr widenSelect(const poly::IndexExpr &bound, bool upper) {
+  using Kind = poly::IndexExpr::Kind;
+  if (bound.getKind() != Kind::Select)
+    return bound;
+  poly::IndexExpr a = widenSelect(bound.getOperands()[1], upper);
+  poly::IndexExpr b = widenSelect(bound.getOperands()[2], upper);
+  if (a.getKind() == Kind::Constant && b.getKind() == Kind::Constant)
+    return poly::IndexExpr::constant(
+        upper ? std::max(a.getValue(), b.getValue())
+              : std::min(a.getValue(), b.getValue()));
+  return poly::IndexExpr::binary(upper ? Kind::Max : Kind::Min, a, b);
+}
+
+DimRange BackwardBuilder::loopRange(unsigned index, llvm::StringRef var) const {
+  const poly::VarRange *range = ranges.statements[index].ranges.lookup(var);
+  if (!range)
+    return {"0", "0"};
+  return {
+      boundText(printIndexExpr(widenSelect(range->loExpr, false), sizeVarOf)),
+      boundText(printIndexExpr(widenSelect(range->hiExpr, true), sizeVarOf))};
 }
 
 void BackwardBuilder::nameOutputSizes() {
@@ -214,8 +239,8 @@ std::string BackwardBuilder::printWheres(const ComprehensionStmt &stmt,
   for (const WhereClause &where : stmt.getWheres()) {
     if (where.getKind() == WhereClause::Kind::Range)
       clauses.push_back(where.getVar().name.str() + " in " +
-                        rewriter.print(where.getLo()).text + ":" +
-                        rewriter.print(where.getHi()).text);
+                        boundText(rewriter.print(where.getLo())) + ":" +
+                        boundText(rewriter.print(where.getHi())));
     else if (where.getKind() == WhereClause::Kind::Exists)
       clauses.push_back("exists " + rewriter.print(where.getValue()).text);
   }

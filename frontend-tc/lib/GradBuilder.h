@@ -22,7 +22,8 @@
 
 namespace comprehend::tc::grad {
 
-/// The lower and upper (exclusive) bound of one dimension, as TC text.
+/// The lower and upper (exclusive) bound of one dimension, as TC text that
+/// binds at least as tight as `+` (see boundText).
 using DimRange = std::pair<std::string, std::string>;
 
 class BackwardBuilder {
@@ -80,6 +81,9 @@ private:
   Term makeSeed(unsigned index, Rewriter &rewriter);
   std::string makeTies(unsigned index);
   DimRange varRange(unsigned index, llvm::StringRef var) const;
+  /// varRange as a where clause takes it: a bound that is a Select widens
+  /// (the statement is masked with the exact range then).
+  DimRange loopRange(unsigned index, llvm::StringRef var) const;
   /// The where clauses of a contribution: the ranges of the indices that
   /// no read bounds; \p reduces tells whether indices are left to reduce.
   std::vector<std::string> rangeClauses(unsigned index, const Inversion &inv,

@@ -61,7 +61,7 @@ std::vector<DimRange> BackwardBuilder::versionDims(unsigned index,
   // A call's results have the callee's output shapes, starting at 0.
   const poly::TensorShape &shape = ranges.shapes.find(tensor)->second;
   for (const poly::IndexExpr &extent : shape.extentExprs)
-    result.push_back({"0", printIndexExpr(extent, sizeVarOf).text});
+    result.push_back({"0", boundText(printIndexExpr(extent, sizeVarOf))});
   return result;
 }
 

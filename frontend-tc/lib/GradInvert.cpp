@@ -189,8 +189,8 @@ BackwardBuilder::invert(unsigned index, const Expr &read, Rewriter &rewriter) {
   inv.indices.resize(subscripts.size());
   auto rangeMask = [&](llvm::StringRef var, const Term &value) {
     DimRange range = varRange(index, var);
-    inv.masks.push_back(binary("<=", lit(range.first), value));
-    inv.masks.push_back(binary("<", value, lit(range.second)));
+    inv.masks.push_back(binary("<=", {range.first, PrecAdditive}, value));
+    inv.masks.push_back(binary("<", value, {range.second, PrecAdditive}));
   };
   // Plain indices first, so affine subscripts eliminate the others.
   for (unsigned d = 0; d < subscripts.size(); ++d) {
@@ -237,6 +237,12 @@ BackwardBuilder::invert(unsigned index, const Expr &read, Rewriter &rewriter) {
         binary("==", rewriter.print(*subscripts[d]), lit(fresh)));
     inv.indices[d] = fresh;
   }
+  // A reduction variable whose where clause gets a widened range keeps its
+  // exact range as a mask.
+  for (const std::string &var : stmt.getReductionVars())
+    if (!inv.eliminated.contains(var) &&
+        loopRange(index, var) != varRange(index, var))
+      rangeMask(var, lit(var));
   rewriter.targetIndices = inv.indices;
   return inv;
 }
@@ -338,7 +344,7 @@ BackwardBuilder::rangeClauses(unsigned index, const Inversion &inv,
     if (inv.eliminated.contains(var))
       continue;
     reduces = true;
-    DimRange range = varRange(index, var);
+    DimRange range = loopRange(index, var);
     if (bindAll || !boundedByRead(rewriter, var, range))
       wheres.push_back(var + " in " + range.first + ":" + range.second);
   }

@@ -10,11 +10,6 @@ using namespace comprehend::tc::grad;
 
 namespace {
 
-/// \p t's text, in parentheses when its operator binds looser than \p prec.
-std::string wrap(const Term &t, int prec) {
-  return t.prec < prec ? "(" + t.text + ")" : t.text;
-}
-
 /// Precedence of a binary operator spelled \p op.
 int precOf(llvm::StringRef op) {
   if (op == "||")
@@ -31,6 +26,12 @@ int precOf(llvm::StringRef op) {
 }
 
 } // namespace
+
+std::string grad::wrap(const Term &t, int prec) {
+  return t.prec < prec ? "(" + t.text + ")" : t.text;
+}
+
+std::string grad::boundText(const Term &t) { return wrap(t, PrecAdditive); }
 
 Term grad::lit(llvm::StringRef text) {
   return {text.str(), text.startswith("-") ? int(PrecUnary) : int(PrecPrimary)};

@@ -39,6 +39,12 @@ struct Term {
   int prec = PrecPrimary;
 };
 
+/// \p t's text, in parentheses when its operator binds looser than \p prec.
+std::string wrap(const Term &t, int prec);
+/// \p t's text for a range bound or an extent (`i in 0:B`, `float(B)`),
+/// which the builders splice between `+`, `-` and comparisons: in
+/// parentheses unless it binds at least as tight as `+`.
+std::string boundText(const Term &t);
 Term lit(llvm::StringRef text);
 Term zero();
 bool isZero(const Term &t);

@@ -25,6 +25,11 @@ std::optional<LoopMark> comprehend::poly::readLoopMark(const isl::id &id) {
 
 namespace {
 
+bool isSequenceOrSet(const isl::schedule_node &node) {
+  return node.isa<isl::schedule_node_sequence>() ||
+         node.isa<isl::schedule_node_set>();
+}
+
 /// Places the group and work-item marks in one kernel's subtree.
 class Mapper {
 public:
@@ -34,6 +39,10 @@ public:
   /// Maps the kernel whose subtree starts at \p node; returns the node at
   /// the same position.
   isl::schedule_node mapKernel(const isl::schedule_node &node);
+  /// mapKernel, except that a sequence (or set) of loop nests with no band
+  /// above it maps each part as a kernel of its own; returns the node at the
+  /// same position.
+  isl::schedule_node mapKernelOrParts(const isl::schedule_node &node);
 
   /// See MappedSchedule.
   bool usedGroupWork = false, usedVectorRuns = false;
@@ -151,6 +160,21 @@ isl::schedule_node Mapper::mapKernel(const isl::schedule_node &node) {
   return sinkRunPoints(kernel).value_or(kernel);
 }
 
+isl::schedule_node Mapper::mapKernelOrParts(const isl::schedule_node &node) {
+  // With no band above them, the parts would share one work-group (the
+  // work-item marks of mapInside): a layer norm backward's rows and its
+  // column sum `d_gamma(d) +=! ...`, both parallel but over different
+  // dimensions, ran on one group. isl's AST puts each part at the top
+  // level, where a part that gets groups is a kernel with its own grid;
+  // parts that still run on one group share a kernel again (translateAst).
+  if (!isSequenceOrSet(node))
+    return mapKernel(node);
+  isl::schedule_node result = node;
+  for (int child = 0, e = result.n_children(); child < e; ++child)
+    result = mapKernel(result.child(child).child(0)).parent().parent();
+  return result;
+}
+
 isl::schedule_node Mapper::mapInside(isl::schedule_node node) {
   if (node.isa<isl::schedule_node_band>()) {
     auto band = node.as<isl::schedule_node_band>();
@@ -261,10 +285,10 @@ MappedTree comprehend::poly::mapKernels(const Scop &scop,
   // whole tree.
   Mapper mapper(options, scop);
   isl::schedule_node top = schedule.root().child(0);
-  if (top.isa<isl::schedule_node_sequence>() ||
-      top.isa<isl::schedule_node_set>()) {
+  if (isSequenceOrSet(top)) {
     for (int child = 0, e = top.n_children(); child < e; ++child)
-      top = mapper.mapKernel(top.child(child).child(0)).parent().parent();
+      top =
+          mapper.mapKernelOrParts(top.child(child).child(0)).parent().parent();
   } else {
     top = mapper.mapKernel(top);
   }

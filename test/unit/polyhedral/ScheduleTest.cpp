@@ -232,6 +232,43 @@ TEST(ScheduleTest, DependencesOrderTheStatements) {
   }
 }
 
+TEST(ScheduleTest, PartsOfAKernelSequenceGetGroupsEach) {
+  // Layer norm's backward (`comprehend grad examples/layer_norm.tc`), reads
+  // only: isl fuses the row work over n and the column sum dg(d) over d
+  // under one filter, in sequence, no band above them. Each part maps as a
+  // kernel over groups of its own.
+  auto nd = [](llvm::StringRef tensor) {
+    return read(tensor, {V("n"), V("d")});
+  };
+  auto row = [](llvm::StringRef tensor) { return read(tensor, {V("n")}); };
+  auto col = [](llvm::StringRef tensor) { return read(tensor, {V("d")}); };
+  std::vector<std::pair<std::string, int64_t>> nByD = {{"n", 512}, {"d", 512}};
+  std::vector<std::pair<std::string, int64_t>> dByN = {{"d", 512}, {"n", 512}};
+  auto update = [](ScheduledStatement stmt) {
+    stmt.hasInit = false;
+    return stmt;
+  };
+  std::vector<ScheduledStatement> stmts = {
+      box("mean", {"n"}, nByD, {nd("X")}, true),
+      box("var", {"n"}, nByD, {nd("X"), row("mean")}, true),
+      box("dg", {"d"}, dByN, {nd("dY"), row("var"), nd("X"), row("mean")},
+          true),
+      box("dX", {"n", "d"}, nByD, {nd("dY"), row("var"), col("G")}),
+      box("dmean", {"n"}, nByD, {nd("dY"), row("var"), col("G")}, true),
+      box("dvar", {"n"}, nByD,
+          {nd("dY"), col("G"), nd("X"), row("mean"), row("var")}, true),
+      box("db", {"d"}, dByN, {nd("dY")}, true),
+      update(box("dX", {"n", "d"}, nByD,
+                 {nd("dX"), row("dvar"), nd("X"), row("mean")}, true)),
+      update(box("dmean", {"n"}, nByD,
+                 {row("dmean"), row("dvar"), nd("X"), row("mean")}, true)),
+      update(box("dX", {"n", "d"}, nByD, {nd("dX"), row("dmean")}, true))};
+  MappedSchedule schedule = map(stmts);
+  ASSERT_GE(schedule.kernels.size(), 2u) << schedule.astText;
+  for (const MappedKernel &kernel : schedule.kernels)
+    EXPECT_GT(kernel.grid[0], 1) << schedule.astText;
+}
+
 TEST(ScheduleTest, NoFusionKeepsStatementsApart) {
   ScheduleOptions options;
   options.fusion = FusionStrategy::None;

@@ -197,6 +197,18 @@ TEST(GradTest, StrideOneConvolutionsAsConvolutions) {
       {{"I", {2, 2, 5, 5}}, {"W1", {2, 2, 2, 3}}, {"J", {2, 6}}, {"V", {3}}});
 }
 
+TEST(GradTest, WindowBoundedByAConstantOutputExtent) {
+  // h in 0:3 bounds kh by min(2, H - 2), which isl gives as `H == 3 ? 1 : 2`
+  // (H >= 3): printed in parentheses, widened to 0:2 in d_I's where clause
+  // and masked there with the exact range. H = 3 drops kh = 1.
+  for (int64_t h : {3, 5})
+    checkGradient("def conv(double(N, C, H, W) I, double(M, C, 2, 3) W1) -> "
+                  "(O) {\n"
+                  "  O(n, m, h, w) +=! I(n, c, h + kh, w + kw) * W1(m, c, kh, "
+                  "kw) where h in 0:3, w in 0:2\n}\n",
+                  {{"I", {2, 2, h, 4}}, {"W1", {2, 2, 2, 3}}});
+}
+
 TEST(GradTest, Softmax) {
   checkGradient("def softmax(double(N, D) X) -> (Y) {\n"
                 "  mx(n) max=! X(n, d)\n"
