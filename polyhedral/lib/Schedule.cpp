@@ -99,7 +99,7 @@ comprehend::poly::mapSchedule(llvm::ArrayRef<std::string> params,
         isl_ctx_last_error(ctx.getRaw()) == isl_error_quota)
       return scheduleError(llvm::Twine("isl gave up after ") +
                            llvm::Twine(scheduleMaxOperations.getValue()) +
-                           " operations (see --isl-schedule-max-operations)");
+                           " operations, its quota for one schedule");
     return scheduleError(llvm::Twine("scheduling failed in isl: ") +
                          error.what());
   }

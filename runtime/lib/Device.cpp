@@ -103,13 +103,14 @@ static Expected<Device> selectOnPlatform(std::vector<Device> &devices,
     if (device.getPlatformKind() == kind &&
         device.getInfo().platformIndex == index)
       return std::move(device);
-  return makeInputError(llvm::Twine(origin) + " " + spec +
-                        " is out of range: " + countDevices(own->size(), name) +
-                        " (see 'comprehend devices')");
+  return makeInputError(
+      llvm::Twine(origin) + " " + spec +
+          " is out of range: " + countDevices(own->size(), name),
+      InputSubject::Device);
 }
 
 Expected<Device> runtime::selectDevice(StringRef spec) {
-  std::string origin = "--device";
+  std::string origin = "device";
   std::string specText = spec.trim().str();
   if (specText.empty()) {
     if (const char *env = std::getenv("COMPREHEND_DEVICE")) {
@@ -146,8 +147,9 @@ Expected<Device> runtime::selectDevice(StringRef spec) {
   if (!StringRef(specText).getAsInteger(10, index)) {
     if (index >= devices->size())
       return makeInputError(
-          llvm::Twine(origin) + " " + specText + " is out of range: " +
-          countDevices(devices->size(), "") + " (see 'comprehend devices')");
+          llvm::Twine(origin) + " " + specText +
+              " is out of range: " + countDevices(devices->size(), ""),
+          InputSubject::Device);
     return std::move((*devices)[index]);
   }
   std::string needle = StringRef(specText).lower();
@@ -156,7 +158,8 @@ Expected<Device> runtime::selectDevice(StringRef spec) {
         std::string::npos)
       return std::move(device);
   return makeInputError(llvm::Twine(origin) + " '" + specText +
-                        "' matches no device (see 'comprehend devices')");
+                            "' matches no device",
+                        InputSubject::Device);
 }
 
 //===----------------------------------------------------------------------===//

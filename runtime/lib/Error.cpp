@@ -8,8 +8,11 @@ using llvm::StringRef;
 
 char RuntimeError::ID = 0;
 
-llvm::Error comprehend::runtime::makeInputError(const llvm::Twine &message) {
-  return llvm::make_error<RuntimeError>(ErrorKind::Input, message.str());
+llvm::Error comprehend::runtime::makeInputError(const llvm::Twine &message,
+                                                InputSubject subject,
+                                                StringRef subjectName) {
+  return llvm::make_error<RuntimeError>(ErrorKind::Input, message.str(), 0,
+                                        subject, subjectName.str());
 }
 
 llvm::Error comprehend::runtime::makeDeviceError(const llvm::Twine &message) {
@@ -77,8 +80,7 @@ static const CLErrorEntry clErrors[] = {
     {-44, "CL_INVALID_PROGRAM", ""},
     {-45, "CL_INVALID_PROGRAM_EXECUTABLE",
      "the program was not built for this device"},
-    {-46, "CL_INVALID_KERNEL_NAME",
-     "no kernel of that name is in the module; check --entry"},
+    {-46, "CL_INVALID_KERNEL_NAME", "no kernel of that name is in the module"},
     {-47, "CL_INVALID_KERNEL_DEFINITION", ""},
     {-48, "CL_INVALID_KERNEL", ""},
     {-49, "CL_INVALID_ARG_INDEX",
@@ -104,8 +106,7 @@ static const CLErrorEntry clErrors[] = {
     {-61, "CL_INVALID_BUFFER_SIZE",
      "a tensor is empty or larger than the device's maximum allocation"},
     {-62, "CL_INVALID_MIP_LEVEL", ""},
-    {-63, "CL_INVALID_GLOBAL_WORK_SIZE",
-     "the grid is empty or too large; check --grid"},
+    {-63, "CL_INVALID_GLOBAL_WORK_SIZE", "the grid is empty or too large"},
     {-64, "CL_INVALID_PROPERTY", ""},
     {-65, "CL_INVALID_IMAGE_DESCRIPTOR", ""},
     {-66, "CL_INVALID_COMPILER_OPTIONS", ""},
@@ -141,6 +142,18 @@ StringRef comprehend::runtime::getCLErrorHint(int32_t code) {
          "(e.g. POCL_DEBUG=all) for details";
 }
 
+/// The input to check for the status codes that a caller's input causes.
+static InputSubject subjectOfCLCode(int32_t code) {
+  switch (code) {
+  case -46: // CL_INVALID_KERNEL_NAME
+    return InputSubject::Entry;
+  case -63: // CL_INVALID_GLOBAL_WORK_SIZE
+    return InputSubject::Grid;
+  default:
+    return InputSubject::None;
+  }
+}
+
 llvm::Error comprehend::runtime::makeCLError(StringRef call, int32_t code,
                                              const llvm::Twine &detail) {
   std::string message;
@@ -151,12 +164,12 @@ llvm::Error comprehend::runtime::makeCLError(StringRef call, int32_t code,
   if (!extra.empty())
     os << "\n" << StringRef(extra).rtrim();
   return llvm::make_error<RuntimeError>(ErrorKind::Device, std::move(message),
-                                        code);
+                                        code, subjectOfCLCode(code));
 }
 
 ErrorKind comprehend::runtime::reportError(llvm::Error error,
                                            llvm::raw_ostream &os,
-                                           StringRef prefix) {
+                                           StringRef prefix, SubjectHint hint) {
   ErrorKind worst = ErrorKind::Input;
   bool any = false;
   llvm::handleAllErrors(
@@ -165,7 +178,11 @@ ErrorKind comprehend::runtime::reportError(llvm::Error error,
         any = true;
         if (e.getKind() == ErrorKind::Device)
           worst = ErrorKind::Device;
-        os << prefix << ": error: " << e.getMessage() << "\n";
+        os << prefix << ": error: " << e.getMessage();
+        std::string words = hint ? hint(e) : std::string();
+        if (!words.empty())
+          os << " (" << words << ")";
+        os << "\n";
       },
       [&](const llvm::ErrorInfoBase &e) {
         any = true;

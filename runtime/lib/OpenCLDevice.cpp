@@ -99,9 +99,20 @@ querySubgroupSizes(cl_device_id device, const DeviceInfo &info) {
   return sizes;
 }
 
-Expected<DeviceInfo> runtime::queryDeviceInfo(cl_platform_id platform,
-                                              cl_device_id device) {
-  DeviceInfo info;
+namespace {
+/// The device limits that only the core info keeps.
+struct DeviceLimits {
+  size_t maxWorkGroupSize = 0;
+  cl_ulong localMemory = 0;
+  cl_device_local_mem_type localMemoryType = 0;
+  cl_device_fp_config doubleConfig = 0;
+  cl_uint vectorWidth = 0;
+};
+} // namespace
+
+/// The names, versions, extensions, IL versions and type of `device`.
+static llvm::Error queryDescription(cl_platform_id platform,
+                                    cl_device_id device, DeviceInfo &info) {
 #define QUERY_STRING(FIELD, PARAM)                                             \
   if (auto value = getDeviceString(device, PARAM, #PARAM))                     \
     info.FIELD = std::move(*value);                                            \
@@ -148,6 +159,13 @@ Expected<DeviceInfo> runtime::queryDeviceInfo(cl_platform_id platform,
               : (*type & CL_DEVICE_TYPE_CPU)         ? "cpu"
               : (*type & CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator"
                                                      : "other";
+  return llvm::Error::success();
+}
+
+/// The sizes and limits of `device`: into `info`, and those only the core
+/// info keeps into `limits`.
+static llvm::Error queryLimits(cl_device_id device, DeviceInfo &info,
+                               DeviceLimits &limits) {
 #define QUERY_VALUE(VAR, TYPE, PARAM)                                          \
   auto VAR = getDeviceValue<TYPE>(device, PARAM, #PARAM);                      \
   if (!VAR)                                                                    \
@@ -165,6 +183,11 @@ Expected<DeviceInfo> runtime::queryDeviceInfo(cl_platform_id platform,
   QUERY_VALUE(vectorWidth, cl_uint, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT)
 #undef QUERY_VALUE
   info.addressBits = *addressBits;
+  limits.maxWorkGroupSize = *maxWorkGroupSize;
+  limits.localMemory = *localMemory;
+  limits.localMemoryType = *localMemoryType;
+  limits.doubleConfig = *doubleConfig;
+  limits.vectorWidth = *vectorWidth;
   info.computeUnits = *computeUnits;
   info.globalMemoryBytes = *globalMemory;
   info.maxAllocationBytes = *maxAllocation;
@@ -175,7 +198,13 @@ Expected<DeviceInfo> runtime::queryDeviceInfo(cl_platform_id platform,
     return makeCLError("clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)", err);
   for (size_t size : itemSizes)
     info.maxWorkItemSizes.push_back(size);
+  return llvm::Error::success();
+}
 
+/// The module format `device` takes and the core info the backend compiles
+/// for, from what queryDescription and queryLimits found.
+static void deriveCoreInfo(cl_device_id device, DeviceInfo &info,
+                           const DeviceLimits &limits) {
   uint32_t spirvVersion = getMaxSpirvVersion(info.ilVersions);
   if (spirvVersion != 0)
     info.format = ModuleFormat::Spirv;
@@ -195,15 +224,15 @@ Expected<DeviceInfo> runtime::queryDeviceInfo(cl_platform_id platform,
     core.subgroupSizes = querySubgroupSizes(device, info);
   else
     core.subgroupSizes = {1};
-  core.maxWorkGroupSize = static_cast<unsigned>(*maxWorkGroupSize);
-  core.localMemoryBytes = *localMemory;
-  core.dedicatedLocalMemory = *localMemoryType == CL_LOCAL;
+  core.maxWorkGroupSize = static_cast<unsigned>(limits.maxWorkGroupSize);
+  core.localMemoryBytes = limits.localMemory;
+  core.dedicatedLocalMemory = limits.localMemoryType == CL_LOCAL;
   // A CPU work-item holds its values in the core's vector registers, and
   // the device is the host, whose L1 data cache the C library knows
   // (OpenCL's CL_DEVICE_GLOBAL_MEM_CACHE_SIZE is the last level, or 0 on
   // PoCL). GPUs spill early and vectorise across a subgroup.
   if (info.type == "cpu") {
-    core.nativeVectorWidth = std::max<cl_uint>(*vectorWidth, 1);
+    core.nativeVectorWidth = std::max<cl_uint>(limits.vectorWidth, 1);
     core.registerBudget =
         backend::CoreInfo::getCpuRegisterBudget(core.nativeVectorWidth);
     long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
@@ -212,7 +241,8 @@ Expected<DeviceInfo> runtime::queryDeviceInfo(cl_platform_id platform,
     core.nativeVectorWidth = 1;
     core.registerBudget = 128;
   }
-  core.features.fp64 = *doubleConfig != 0 || info.hasExtension("cl_khr_fp64");
+  core.features.fp64 =
+      limits.doubleConfig != 0 || info.hasExtension("cl_khr_fp64");
   core.features.fp16 = info.hasExtension("cl_khr_fp16");
   core.features.int64Atomics =
       info.hasExtension("cl_khr_int64_base_atomics") &&
@@ -224,6 +254,17 @@ Expected<DeviceInfo> runtime::queryDeviceInfo(cl_platform_id platform,
   core.features.blockIO2d = info.hasExtension("cl_intel_subgroup_2d_block_io");
   core.spirv.maxVersion = spirvVersion != 0 ? spirvVersion : 0x00010000;
   core.spirv.openCL12Shaped = info.format != ModuleFormat::Spirv;
+}
+
+Expected<DeviceInfo> runtime::queryDeviceInfo(cl_platform_id platform,
+                                              cl_device_id device) {
+  DeviceInfo info;
+  if (llvm::Error error = queryDescription(platform, device, info))
+    return error;
+  DeviceLimits limits;
+  if (llvm::Error error = queryLimits(device, info, limits))
+    return error;
+  deriveCoreInfo(device, info, limits);
   return info;
 }
 

@@ -78,6 +78,16 @@ def test_ir_argument_errors(rng):
         program["nope"]
 
 
+def test_unknown_device_names_the_listing_not_a_flag():
+    # The runtime's message names no CLI flag; the Python layer adds how to
+    # find a device in its own terms.
+    with pytest.raises(ValueError) as info:
+        comprehend.load_ir(AXPY, device="no such device 1234")
+    message = str(info.value)
+    assert message == ("device 'no such device 1234' matches no device "
+                       "(see comprehend.devices())")
+
+
 def test_check_raises_located_diagnostics(tmp_path):
     assert comprehend.check(example("matmul.tc")) == ""
     assert comprehend.check(example("gemm.ir")) == ""

@@ -81,9 +81,35 @@ int getConfigOption(llvm::StringRef command, runtime::Configuration &config) {
   return ExitSuccess;
 }
 
+/// How the input an error is about is given on the command line; empty for
+/// none. The libraries' messages name no flag.
+static std::string flagHint(const runtime::RuntimeError &error) {
+  using runtime::InputSubject;
+  std::string name = error.getSubjectName().str();
+  switch (error.getSubject()) {
+  case InputSubject::Size:
+    return "give it with --sizes or an --arg array";
+  case InputSubject::Argument:
+    return "check --arg";
+  case InputSubject::MissingArray:
+    return "give it with --arg " + name + "=FILE.npy";
+  case InputSubject::MissingScalar:
+    return "give it with --arg " + name + "=VALUE";
+  case InputSubject::Device:
+    return "see 'comprehend devices'";
+  case InputSubject::Grid:
+    return "check --grid";
+  case InputSubject::Entry:
+    return "check --entry";
+  case InputSubject::None:
+    break;
+  }
+  return "";
+}
+
 int reportFailure(llvm::Error error, StringRef command) {
   runtime::ErrorKind kind = runtime::reportError(
-      std::move(error), errs(), ("comprehend " + command).str());
+      std::move(error), errs(), ("comprehend " + command).str(), flagHint);
   return kind == runtime::ErrorKind::Input ? ExitInvalidInput : ExitRuntime;
 }
 

@@ -55,6 +55,32 @@ int selectTcEntry(StringRef command, const tc::Program &program,
   return ExitSuccess;
 }
 
+/// The lowering says that a size variable has no value; the driver says how
+/// to give one.
+static void noteMissingSizes(StringRef command, const tc::Def &entry,
+                             const StringMap<int64_t> &sizes) {
+  std::string missing;
+  for (const std::string &var : entry.getSizeVars())
+    if (!sizes.count(var))
+      missing += (missing.empty() ? "" : ",") + var + "=...";
+  if (!missing.empty())
+    errs() << "comprehend " << command << ": note: give the sizes with --sizes "
+           << missing << "\n";
+}
+
+/// `--emit schedule`: the schedule of \p entry at \p sizes.
+static int printTcSchedule(TcInput &input, const tc::Def &entry,
+                           const StringMap<int64_t> &sizes,
+                           const tc::LoweringOptions &options) {
+  if (failed(tc::printSchedule(*input.program, entry, sizes, outs(),
+                               input.diags, options)) ||
+      input.diags.hasErrors()) {
+    noteMissingSizes("compile", entry, sizes);
+    return ExitInvalidInput;
+  }
+  return ExitSuccess;
+}
+
 int checkTcFile() {
   TcInput input;
   if (int code = loadTcInput(input, /*inferAllRanges=*/true))
@@ -89,17 +115,15 @@ int compileTcFile() {
     return ExitInvalidInput;
   }
   if (Emit == EmitKind::Schedule)
-    return failed(tc::printSchedule(*input.program, *entry, sizes, outs(),
-                                    input.diags, options)) ||
-                   input.diags.hasErrors()
-               ? ExitInvalidInput
-               : ExitSuccess;
+    return printTcSchedule(input, *entry, sizes, options);
   ir::Context ctx;
   ir::Program lowered(ctx);
   if (!tc::lowerDef(*input.program, *entry, sizes, lowered, input.diags,
                     options) ||
-      input.diags.hasErrors())
+      input.diags.hasErrors()) {
+    noteMissingSizes("compile", *entry, sizes);
     return ExitInvalidInput;
+  }
   // The lowering must produce valid IR; a verifier error here is a bug of
   // the lowering, reported with the TC locations it carries.
   if (failed(ir::verify(lowered, input.diags)))

@@ -237,7 +237,7 @@ LogicalResult FunctionEmitter::checkLowered(const ir::Region &region) {
       return diags.emitError(inst.getLoc())
              << "compiler bug: '" << inst.getName()
              << "' reached SPIR-V emission; the lowering passes must remove "
-                "it (was it left out of --passes?)";
+                "it (was its pass left out of the pipeline?)";
     for (const ir::Region *nested : inst.getRegions())
       if (failed(checkLowered(*nested)))
         return failure();

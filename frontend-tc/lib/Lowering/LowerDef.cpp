@@ -309,8 +309,7 @@ LogicalResult DefLowerer::checkSizes() {
     if (!sizes.count(sizeVar)) {
       diags.emitError(def.getName().loc)
           << "size variable '" << sizeVar << "' of '" << def.getName().name
-          << "' needs a value to lower the def; pass --sizes " << sizeVar
-          << "=...";
+          << "' has no value, and the def cannot be lowered without one";
       ok = false;
     }
   return success(ok);

@@ -134,9 +134,8 @@ TEST(DeviceTest, UnknownDeviceIsAnInputError) {
   ASSERT_FALSE(bool(device));
   llvm::handleAllErrors(device.takeError(), [](const RuntimeError &e) {
     EXPECT_EQ(e.getKind(), ErrorKind::Input);
-    EXPECT_EQ(e.getMessage(),
-              "--device 'no such device 1234' matches no device (see "
-              "'comprehend devices')");
+    EXPECT_EQ(e.getMessage(), "device 'no such device 1234' matches no device");
+    EXPECT_EQ(e.getSubject(), InputSubject::Device);
   });
   auto outOfRange = selectDevice("999");
   ASSERT_FALSE(bool(outOfRange));

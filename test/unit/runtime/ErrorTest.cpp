@@ -65,4 +65,37 @@ TEST(ErrorTest, ReportPicksTheMostSevereKind) {
                       "x: error: b\ny: error: other\n");
 }
 
+TEST(ErrorTest, StatusCodesOfTheCallersInputNameTheirSubject) {
+  llvm::handleAllErrors(
+      makeCLError("clCreateKernel", -46), [](const RuntimeError &e) {
+        EXPECT_EQ(e.getSubject(), InputSubject::Entry);
+        EXPECT_EQ(e.getMessage().find("--"), llvm::StringRef::npos);
+      });
+  llvm::handleAllErrors(
+      makeCLError("clEnqueueNDRangeKernel", -63), [](const RuntimeError &e) {
+        EXPECT_EQ(e.getSubject(), InputSubject::Grid);
+        EXPECT_EQ(e.getMessage().find("--"), llvm::StringRef::npos);
+      });
+  llvm::handleAllErrors(makeCLError("clFinish", -36),
+                        [](const RuntimeError &e) {
+                          EXPECT_EQ(e.getSubject(), InputSubject::None);
+                        });
+}
+
+TEST(ErrorTest, ReportAppendsTheFrontEndsHint) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto hint = [](const RuntimeError &e) -> std::string {
+    if (e.getSubject() != InputSubject::MissingScalar)
+      return "";
+    return ("give " + e.getSubjectName() + " a value").str();
+  };
+  llvm::Error errors = llvm::joinErrors(
+      makeInputError("missing n", InputSubject::MissingScalar, "n"),
+      makeInputError("bad file"));
+  EXPECT_EQ(reportError(std::move(errors), os, "x", hint), ErrorKind::Input);
+  EXPECT_EQ(os.str(), "x: error: missing n (give n a value)\n"
+                      "x: error: bad file\n");
+}
+
 } // namespace

@@ -77,8 +77,7 @@ TEST(FakeCudaTest, TheDeviceIsListedAfterTheOpenCLOnes) {
   auto outOfRange = selectDevice("cuda:1");
   ASSERT_FALSE(bool(outOfRange));
   EXPECT_EQ(llvm::toString(outOfRange.takeError()),
-            "--device cuda:1 is out of range: there is 1 CUDA device (see "
-            "'comprehend devices')");
+            "device cuda:1 is out of range: there is 1 CUDA device");
 }
 
 TEST(FakeCudaTest, MemoryRoundTripsAndIsFreed) {

@@ -128,8 +128,9 @@ TEST(DeviceSpecTest, PlatformAndIndexSelectOpenCLDevices) {
   ASSERT_FALSE(bool(outOfRange));
   llvm::handleAllErrors(outOfRange.takeError(), [](const RuntimeError &e) {
     EXPECT_EQ(e.getKind(), ErrorKind::Input);
-    EXPECT_NE(e.getMessage().find("--device opencl:99 is out of range"),
+    EXPECT_NE(e.getMessage().find("device opencl:99 is out of range"),
               llvm::StringRef::npos);
+    EXPECT_EQ(e.getSubject(), InputSubject::Device);
   });
   // Not a platform spec: a name substring that matches nothing.
   auto named = selectDevice("cuda:zero");

@@ -652,10 +652,10 @@ TEST(LoweringTest, MissingSizesAreReported) {
   EXPECT_FALSE(lowered.lower("matmul", {{"M", 3}}));
   EXPECT_EQ(lowered.source.messages,
             (std::vector<std::string>{
-                "2:5: size variable 'K' of 'matmul' needs a value to lower "
-                "the def; pass --sizes K=...",
-                "2:5: size variable 'N' of 'matmul' needs a value to lower "
-                "the def; pass --sizes N=..."}));
+                "2:5: size variable 'K' of 'matmul' has no value, and the "
+                "def cannot be lowered without one",
+                "2:5: size variable 'N' of 'matmul' has no value, and the "
+                "def cannot be lowered without one"}));
   EXPECT_TRUE(lowered.program.empty());
 }
 

@@ -23,7 +23,7 @@ using namespace comprehend::runtime;
 using llvm::StringRef;
 
 namespace {
-/// The `--arg NAME=VALUE` strings of `args` by parameter name, each naming a
+/// The `NAME=VALUE` argument strings of `args` by parameter name, each naming a
 /// parameter of `entry` once.
 llvm::Expected<llvm::StringMap<std::string>>
 parseGivenArguments(const KernelEntry &entry, StringRef entryName,
@@ -34,17 +34,19 @@ parseGivenArguments(const KernelEntry &entry, StringRef entryName,
     name = name.trim();
     name.consume_front("%");
     if (name.empty() || !StringRef(arg).contains('='))
-      return makeInputError("--arg '" + arg +
-                            "' must be NAME=FILE.npy or "
-                            "NAME=VALUE");
+      return makeInputError("argument '" + arg +
+                                "' must be NAME=FILE.npy or NAME=VALUE",
+                            InputSubject::Argument);
     // clang-15 cannot capture a structured binding: `name` by init-capture.
     if (!llvm::any_of(entry.params, [&, name = name](const ParamType &param) {
           return param.name == name;
         }))
-      return makeInputError("--arg '" + arg + "': '@" + entryName +
-                            "' has no parameter '%" + name + "'");
+      return makeInputError("argument '" + arg + "': '@" + entryName +
+                                "' has no parameter '%" + name + "'",
+                            InputSubject::Argument);
     if (!given.try_emplace(name, value.str()).second)
-      return makeInputError("--arg: parameter '%" + name + "' is given twice");
+      return makeInputError("parameter '%" + name + "' is given twice",
+                            InputSubject::Argument);
   }
   return given;
 }
@@ -57,14 +59,15 @@ llvm::Expected<ArgValue> bindScalar(const ParamType &param,
     // Random integers would be random loop bounds and sizes.
     if (isIntegerDType(param.dtype) || param.dtype == DType::Bool)
       return makeInputError("missing argument '%" + param.name + "' of type " +
-                            param.str() + ": give it with --arg " + param.name +
-                            "=VALUE");
+                                param.str(),
+                            InputSubject::MissingScalar, param.name);
     return ArgValue(makeRandomScalar(param.dtype, rng));
   }
   auto scalar = ScalarArg::parse(param.dtype, *given);
   if (!scalar)
-    return makeInputError("--arg " + param.name + ": " +
-                          llvm::toString(scalar.takeError()));
+    return makeInputError("argument " + param.name + ": " +
+                              llvm::toString(scalar.takeError()),
+                          InputSubject::Argument);
   return ArgValue(*scalar);
 }
 
@@ -89,9 +92,10 @@ llvm::Expected<PendingArray> readOrShape(const ParamType &param,
   pending.shape = getHostShape(param);
   if (llvm::is_contained(pending.shape, kDynamic))
     return makeInputError("missing argument '%" + param.name + "': its type " +
-                          param.str() +
-                          " has dynamic sizes, so give it with --arg " +
-                          param.name + "=FILE.npy");
+                              param.str() +
+                              " has dynamic sizes, so no random array can "
+                              "stand in",
+                          InputSubject::MissingArray, param.name);
   return pending;
 }
 

@@ -152,16 +152,19 @@ llvm::Error readGivenArrays(const tc::Def &def,
     std::string message;
     const tc::Param *param = findArgParam(def, name, incoming, message);
     if (!param)
-      return makeInputError("--arg '" + arg + "': " + message);
+      return makeInputError("argument '" + arg + "': " + message,
+                            InputSubject::Argument);
     // An output's element type is the type sema inferred for it.
     const tc::TensorInfo *info = def.lookupTensor(name);
     if (!info)
-      return makeInputError("--arg '" + arg + "': '" + name.str() +
-                            "' is never defined");
+      return makeInputError("argument '" + arg + "': '" + name.str() +
+                                "' is never defined",
+                            InputSubject::Argument);
     std::optional<DType> dtype = getDType(info->type);
     if (!dtype)
-      return makeInputError("--arg '" + arg + "': the element type of '" +
-                            name.str() + "' is not supported by run");
+      return makeInputError("argument '" + arg + "': the element type of '" +
+                                name.str() + "' is not supported by run",
+                            InputSubject::Argument);
     auto tensor = readNpyFile(path, *dtype);
     if (!tensor)
       return makeInputError(llvm::toString(tensor.takeError()));
@@ -174,7 +177,8 @@ llvm::Error readGivenArrays(const tc::Def &def,
              .try_emplace(
                  name, TcArguments::GivenArray{path.str(), std::move(*tensor)})
              .second)
-      return makeInputError("--arg: '" + name.str() + "' is given twice");
+      return makeInputError("'" + name.str() + "' is given twice",
+                            InputSubject::Argument);
   }
   return llvm::Error::success();
 }
@@ -185,7 +189,7 @@ llvm::Error bindSizes(const tc::Def &def, const llvm::StringMap<int64_t> &fixed,
                       llvm::StringMap<int64_t> &sizes) {
   llvm::StringMap<SizeBinding> bound;
   for (const auto &size : fixed)
-    bound[size.first()] = {size.second, "--sizes"};
+    bound[size.first()] = {size.second, "the given sizes"};
   // Inputs, and outputs with a declared type that take an incoming value.
   llvm::SmallVector<const tc::Param *, 8> params;
   for (const tc::Param &input : def.getInputs())
@@ -231,9 +235,10 @@ llvm::Error bindSizes(const tc::Def &def, const llvm::StringMap<int64_t> &fixed,
   for (const std::string &var : def.getSizeVars()) {
     auto it = bound.find(var);
     if (it == bound.end())
-      return makeInputError(
-          "size '" + var +
-          "' is unknown; give it with --sizes or an --arg array");
+      return makeInputError("size '" + var +
+                                "' is unknown: no given size or array binds "
+                                "it",
+                            InputSubject::Size, var);
     sizes[var] = it->second.value;
   }
   return llvm::Error::success();

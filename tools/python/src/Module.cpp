@@ -10,6 +10,29 @@
 using namespace comprehend;
 using namespace comprehend::python;
 
+/// How a Python caller gives the input that `error` is about, in terms of
+/// the keyword arguments of the bindings; empty for none.
+static std::string keywordHint(const runtime::RuntimeError &error) {
+  using runtime::InputSubject;
+  switch (error.getSubject()) {
+  case InputSubject::Size:
+    return "give it in sizes";
+  case InputSubject::Argument:
+  case InputSubject::MissingArray:
+  case InputSubject::MissingScalar:
+    return "check args";
+  case InputSubject::Device:
+    return "see comprehend.devices()";
+  case InputSubject::Grid:
+    return "check grid";
+  case InputSubject::Entry:
+    return "check entry";
+  case InputSubject::None:
+    break;
+  }
+  return "";
+}
+
 Outcome Outcome::fromError(llvm::Error error, llvm::StringRef diagnostics) {
   Outcome outcome;
   outcome.kind = Kind::Device;
@@ -17,6 +40,9 @@ Outcome Outcome::fromError(llvm::Error error, llvm::StringRef diagnostics) {
       std::move(error),
       [&](const runtime::RuntimeError &e) {
         outcome.message = e.getMessage().str();
+        std::string hint = keywordHint(e);
+        if (!hint.empty())
+          outcome.message += " (" + hint + ")";
         if (e.getKind() == runtime::ErrorKind::Input)
           outcome.kind = diagnostics.empty() ? Kind::Value : Kind::Compile;
       },

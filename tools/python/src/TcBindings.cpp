@@ -430,9 +430,32 @@ py::list describeTensors(const TcKernelHandle &handle) {
   return tensors;
 }
 
-} // namespace
+/// The ranges of `entry` at `sizes` as JSON (what `comprehend ranges`
+/// prints).
+std::string printRanges(TcProgramHandle &handle, const std::string &entry,
+                        const Sizes &sizes) {
+  const tc::Def &def = handle.getDef(entry);
+  Outcome outcome;
+  std::string json;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(handle.mutex);
+    DiagnosticBuffer buffer(handle.sourceMgr);
+    llvm::StringMap<int64_t> bound = toStringMap(sizes);
+    std::optional<tc::DefRanges> ranges =
+        tc::inferRanges(*handle.program, def, bound, buffer.diags);
+    if (!ranges || buffer.diags.hasErrors()) {
+      outcome = Outcome::compile(buffer.take());
+    } else {
+      llvm::raw_string_ostream os(json);
+      tc::printRangesJson(os, def, *ranges, bound, handle.sourceMgr);
+    }
+  }
+  check(outcome);
+  return json;
+}
 
-void python::bindTc(py::module_ &m) {
+void bindTcProgram(py::module_ &m) {
   py::class_<TcProgramHandle, ProgramPtr>(
       m, "TcProgram", "A Tensor Comprehensions source, parsed and checked.")
       .def(py::init(&parseProgram), py::arg("source"),
@@ -462,31 +485,7 @@ void python::bindTc(py::module_ &m) {
             return sizes;
           },
           py::arg("entry"), py::arg("shapes"), py::arg("fixed") = Sizes())
-      .def(
-          "ranges",
-          [](TcProgramHandle &handle, const std::string &entry,
-             const Sizes &sizes) {
-            const tc::Def &def = handle.getDef(entry);
-            Outcome outcome;
-            std::string json;
-            {
-              py::gil_scoped_release release;
-              std::lock_guard<std::mutex> lock(handle.mutex);
-              DiagnosticBuffer buffer(handle.sourceMgr);
-              llvm::StringMap<int64_t> bound = toStringMap(sizes);
-              std::optional<tc::DefRanges> ranges =
-                  tc::inferRanges(*handle.program, def, bound, buffer.diags);
-              if (!ranges || buffer.diags.hasErrors()) {
-                outcome = Outcome::compile(buffer.take());
-              } else {
-                llvm::raw_string_ostream os(json);
-                tc::printRangesJson(os, def, *ranges, bound, handle.sourceMgr);
-              }
-            }
-            check(outcome);
-            return json;
-          },
-          py::arg("entry"), py::arg("sizes"))
+      .def("ranges", &printRanges, py::arg("entry"), py::arg("sizes"))
       .def("compile", &compileKernel, py::arg("device"), py::arg("entry"),
            py::arg("sizes"), py::arg("config") = py::none(),
            py::arg("use_cache") = true, py::arg("cache_path") = "")
@@ -494,7 +493,9 @@ void python::bindTc(py::module_ &m) {
            py::arg("evals") = 0, py::arg("budget") = 0.0, py::arg("seed") = 1,
            py::arg("repeat") = 10, py::arg("cache_path") = "",
            py::arg("progress") = py::none());
+}
 
+void bindTcKernel(py::module_ &m) {
   py::class_<TcKernelHandle, KernelPtr>(
       m, "TcKernel", "One TC def compiled at concrete sizes for a device.")
       .def_readonly("entry", &TcKernelHandle::entry)
@@ -545,4 +546,11 @@ void python::bindTc(py::module_ &m) {
       .def("lowered_ir", &printLoweredIr)
       .def("spirv", &getSpirv)
       .def("spirv_asm", &disassemble);
+}
+
+} // namespace
+
+void python::bindTc(py::module_ &m) {
+  bindTcProgram(m);
+  bindTcKernel(m);
 }

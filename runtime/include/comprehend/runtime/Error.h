@@ -11,6 +11,7 @@
 #ifndef COMPREHEND_RUNTIME_ERROR_H
 #define COMPREHEND_RUNTIME_ERROR_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
@@ -29,18 +30,48 @@ enum class ErrorKind {
   Device,
 };
 
+/// The caller-given input an error is about. Library messages name no flag
+/// or keyword argument; each front end maps the subject to how its users give
+/// that input (the driver: a flag, Python: a keyword argument).
+enum class InputSubject {
+  None,
+  /// The value of a size variable; the error's subject name is the size.
+  Size,
+  /// An argument given for a kernel parameter.
+  Argument,
+  /// A kernel parameter that needs an array argument; subject name: the
+  /// parameter.
+  MissingArray,
+  /// A kernel parameter that needs a scalar argument; subject name: the
+  /// parameter.
+  MissingScalar,
+  /// The device spec.
+  Device,
+  /// The launch grid.
+  Grid,
+  /// The name of the kernel to launch.
+  Entry,
+};
+
 /// The one error class of the runtime.
 class RuntimeError : public llvm::ErrorInfo<RuntimeError> {
 public:
   static char ID;
 
-  RuntimeError(ErrorKind kind, std::string message, int32_t clCode = 0)
-      : kind(kind), message(std::move(message)), clCode(clCode) {}
+  RuntimeError(ErrorKind kind, std::string message, int32_t clCode = 0,
+               InputSubject subject = InputSubject::None,
+               std::string subjectName = "")
+      : kind(kind), message(std::move(message)), clCode(clCode),
+        subject(subject), subjectName(std::move(subjectName)) {}
 
   ErrorKind getKind() const { return kind; }
   /// The OpenCL status code behind the error, 0 when there is none.
   int32_t getCLCode() const { return clCode; }
   llvm::StringRef getMessage() const { return message; }
+  /// What the error is about, for a front end's hint on how to give it.
+  InputSubject getSubject() const { return subject; }
+  /// The size or parameter the subject names, empty for none.
+  llvm::StringRef getSubjectName() const { return subjectName; }
 
   void log(llvm::raw_ostream &os) const override { os << message; }
   std::error_code convertToErrorCode() const override {
@@ -51,10 +82,14 @@ private:
   ErrorKind kind;
   std::string message;
   int32_t clCode;
+  InputSubject subject;
+  std::string subjectName;
 };
 
 /// An error in the user's input (exit code 1).
-llvm::Error makeInputError(const llvm::Twine &message);
+llvm::Error makeInputError(const llvm::Twine &message,
+                           InputSubject subject = InputSubject::None,
+                           llvm::StringRef subjectName = "");
 /// A device or runtime failure (exit code 3).
 llvm::Error makeDeviceError(const llvm::Twine &message);
 
@@ -77,11 +112,16 @@ llvm::StringRef getCLErrorName(int32_t code);
 /// What a user can do about an OpenCL status code (one sentence, lower case).
 llvm::StringRef getCLErrorHint(int32_t code);
 
-/// Prints every error in `error` as "<prefix>: error: <message>" lines and
-/// returns the most severe kind (Device wins over Input; errors that are no
-/// RuntimeError count as Device).
+/// A front end's words on how to give the input a RuntimeError is about (the
+/// driver names a flag, Python a keyword argument); empty for none.
+using SubjectHint = llvm::function_ref<std::string(const RuntimeError &)>;
+
+/// Prints every error in `error` as "<prefix>: error: <message>" lines, each
+/// followed by " (<hint>)" where `hint` gives one, and returns the most
+/// severe kind (Device wins over Input; errors that are no RuntimeError count
+/// as Device).
 ErrorKind reportError(llvm::Error error, llvm::raw_ostream &os,
-                      llvm::StringRef prefix);
+                      llvm::StringRef prefix, SubjectHint hint = nullptr);
 
 } // namespace comprehend::runtime
 
