@@ -228,7 +228,8 @@ def stream_rate(cases):
     return None
 
 
-def write_markdown(cases, contexts, tuning, machine, plot_name, out):
+def write_markdown(cases, contexts, tuning, machine, plot_name, out,
+                   gpu_report=None):
     stream = stream_rate(cases)
     w = out.write
     w("# Benchmarks\n\n")
@@ -382,6 +383,7 @@ def write_markdown(cases, contexts, tuning, machine, plot_name, out):
     errors = [(kernel, shape, variant, result.error)
               for (kernel, shape), variants in cases.items()
               for variant, result in variants.items() if result.error]
+    write_gpu_section(w, gpu_report)
     w("## Variants that did not run\n\n")
     if not errors:
         w("None.\n\n")
@@ -581,6 +583,30 @@ def read_machine(directory):
         return [line.rstrip("\n") for line in f if line.strip()]
 
 
+GPU_NOTE = (
+    "No NVIDIA GPU has run these benchmarks yet: the sessions so far had "
+    "none. `scripts/gpu-check.sh` (docs/devices.md) runs the e2e suite, the "
+    "main job and the GPU rows (matmul 4096^3 FP32 against cuBLAS with TF32 "
+    "off, batched 20000x16^3 against `torch.bmm`, softmax and layer norm "
+    "8192x2048 against a device-to-device copy) on a CUDA device beside "
+    "PyTorch on the same card; saved as `bench/results/gpu.md`, its "
+    "report.md is what this section then shows.\n\n")
+
+
+def write_gpu_section(w, gpu_report):
+    """The NVIDIA GPU rows: the GPU check's saved report, if there is one."""
+    w("## NVIDIA GPU\n\n")
+    w(gpu_report.strip() + "\n\n" if gpu_report else GPU_NOTE)
+
+
+def read_gpu_report(results_dir):
+    path = os.path.join(results_dir, "gpu.md")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return f.read()
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -603,7 +629,8 @@ def main():
             os.path.abspath(args.markdown)))
     with open(args.markdown, "w") as f:
         write_markdown(cases, contexts, load_tuning(args.results),
-                       read_machine(args.results), plot_name, f)
+                       read_machine(args.results), plot_name, f,
+                       read_gpu_report(args.results))
     print("report.py: wrote %s and %s" % (args.markdown, args.plot),
           file=sys.stderr)
     return 0

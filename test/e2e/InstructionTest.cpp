@@ -8,6 +8,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ModuleFixture.h"
+#include "comprehend/backend/Compiler.h"
+#include "comprehend/backend/Ptx.h"
+#include "comprehend/ir/Context.h"
+#include "comprehend/ir/Parser.h"
+#include "comprehend/ir/Program.h"
+#include "comprehend/ir/Verifier.h"
 #include "comprehend/runtime/Executable.h"
 #include "comprehend/runtime/HostArguments.h"
 
@@ -492,6 +498,33 @@ TEST_F(InstructionTest, Casts) {
         }
       }
     }
+}
+
+// The same module compiled for an NVIDIA core translates to PTX with an entry
+// per kernel and every built-in resolved (docs/nvidia.md). This runs nothing:
+// scripts/gpu-check.sh runs the suite on a GPU where one is lent.
+TEST(InstructionPtxTest, EveryKernelTranslatesToPtx) {
+  llvm::SourceMgr sourceMgr;
+  std::string messages;
+  llvm::raw_string_ostream os(messages);
+  comprehend::DiagnosticEngine diags(sourceMgr, os);
+  comprehend::ir::Context ctx;
+  auto program =
+      comprehend::ir::parseSource(ctx, diags, makeProgram(), "instructions.ir");
+  ASSERT_TRUE(program) << os.str();
+  ASSERT_TRUE(comprehend::ir::verify(*program, diags).succeeded()) << os.str();
+  auto core = comprehend::backend::CoreInfo::getPreset("nvidia-sm80");
+  ASSERT_TRUE(core);
+  auto compiled =
+      comprehend::backend::compileProgram(*program, *core, {}, diags);
+  ASSERT_TRUE(compiled) << os.str();
+  auto ptx = comprehend::backend::emitPtx(compiled->spirv, *core);
+  ASSERT_TRUE(bool(ptx)) << llvm::toString(ptx.takeError());
+  EXPECT_GT(compiled->kernels.size(), 100u);
+  for (const comprehend::backend::KernelInfo &kernel : compiled->kernels)
+    EXPECT_NE(ptx->find(".entry " + kernel.name + "("), std::string::npos)
+        << kernel.name;
+  EXPECT_EQ(ptx->find(".extern .func"), std::string::npos);
 }
 
 } // namespace
