@@ -265,21 +265,19 @@ api::bindTcArguments(const tc::Def &def, const llvm::StringMap<int64_t> &fixed,
   return arguments;
 }
 
-llvm::Expected<TcRunResult>
-api::runTcKernel(TcKernel &kernel, const tc::Program &program,
-                 const tc::Def &def, const TcArguments &arguments,
-                 DiagnosticEngine &diags, const TcRunOptions &options) {
-  llvm::ArrayRef<tc::LoweredTensor> tensors = kernel.getTensors();
-  const llvm::StringMap<TcArguments::GivenArray> &given = arguments.arrays;
-  TcRunResult result;
-  // Inputs and the incoming values of outputs that take one (given or
-  // random), in row-major order for the evaluator; the device buffer of a
-  // row-major TC tensor is the column-major memref with reversed modes, so
-  // the same bytes serve both. Everything else is poisoned with NaN bytes.
+namespace {
+/// Writes the inputs and the incoming values of outputs that take one
+/// (given or random) and poisons every other tensor with NaN bytes; returns
+/// the same values in row-major order for the evaluator. The device buffer
+/// of a row-major TC tensor is the column-major memref with reversed modes,
+/// so the same bytes serve both.
+llvm::Expected<llvm::StringMap<tc::Tensor>>
+uploadInputs(TcKernel &kernel,
+             const llvm::StringMap<TcArguments::GivenArray> &given) {
   std::mt19937_64 rng(std::random_device{}());
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
   llvm::StringMap<tc::Tensor> evalArgs;
-  for (const tc::LoweredTensor &tensor : tensors) {
+  for (const tc::LoweredTensor &tensor : kernel.getTensors()) {
     if (tensor.role != tc::TensorInfo::Role::Input &&
         !kernel.takesIncomingValue(tensor.name)) {
       if (llvm::Error error = kernel.fill(tensor.name, 0xff))
@@ -318,14 +316,13 @@ api::runTcKernel(TcKernel &kernel, const tc::Program &program,
             kernel.write(tensor.name, bytes.data(), bytes.size()))
       return error;
   }
+  return evalArgs;
+}
 
-  // The first launch produces the outputs; the timed ones after it may
-  // accumulate into them, so outputs are read before.
-  auto first = kernel.run(1);
-  if (!first)
-    return first.takeError();
+/// The def's outputs as the device left them.
+llvm::Expected<llvm::StringMap<HostData>> readOutputs(TcKernel &kernel) {
   llvm::StringMap<HostData> outputs;
-  for (const tc::LoweredTensor &tensor : tensors) {
+  for (const tc::LoweredTensor &tensor : kernel.getTensors()) {
     if (tensor.role != tc::TensorInfo::Role::Output)
       continue;
     DType dtype = *getDType(tensor.type);
@@ -340,75 +337,123 @@ api::runTcKernel(TcKernel &kernel, const tc::Program &program,
     for (int64_t i = 0; i < count; ++i)
       data.values[i] = loadElement(dtype, bytes.data(), i);
   }
+  return outputs;
+}
 
-  if (!options.outDir.empty()) {
-    if (std::error_code ec = llvm::sys::fs::create_directories(options.outDir))
-      return makeInputError("cannot create '" + options.outDir +
-                            "': " + ec.message());
-    for (const tc::LoweredTensor &tensor : tensors) {
-      if (tensor.role != tc::TensorInfo::Role::Output)
-        continue;
-      const HostData &data = outputs[tensor.name];
-      // HostTensor is column-major over the TC shape; the file is then what
-      // NumPy reads with the TC shape.
-      HostTensor host(data.dtype, tensor.shape);
-      for (size_t i = 0; i < data.values.size(); ++i)
-        storeElement(data.dtype, host.data.data(),
-                     getColumnMajorOffset(tensor.shape, i), data.values[i]);
-      llvm::SmallString<128> path(options.outDir);
-      llvm::sys::path::append(path, tensor.name + ".npy");
-      if (llvm::Error error = writeNpyFile(path, host))
-        return error;
-      result.written.push_back(std::string(path));
+/// Writes every output as DIR/NAME.npy (creating DIR) and appends the
+/// paths to \p written.
+llvm::Error writeOutputs(llvm::ArrayRef<tc::LoweredTensor> tensors,
+                         const llvm::StringMap<HostData> &outputs,
+                         llvm::StringRef dir,
+                         std::vector<std::string> &written) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return makeInputError("cannot create '" + dir + "': " + ec.message());
+  for (const tc::LoweredTensor &tensor : tensors) {
+    if (tensor.role != tc::TensorInfo::Role::Output)
+      continue;
+    const HostData &data = outputs.find(tensor.name)->second;
+    // HostTensor is column-major over the TC shape; the file is then what
+    // NumPy reads with the TC shape.
+    HostTensor host(data.dtype, tensor.shape);
+    for (size_t i = 0; i < data.values.size(); ++i)
+      storeElement(data.dtype, host.data.data(),
+                   getColumnMajorOffset(tensor.shape, i), data.values[i]);
+    llvm::SmallString<128> path(dir);
+    llvm::sys::path::append(path, tensor.name + ".npy");
+    if (llvm::Error error = writeNpyFile(path, host))
+      return error;
+    written.push_back(std::string(path));
+  }
+  return llvm::Error::success();
+}
+
+/// The largest relative error of \p got against \p wanted (NaN, poison
+/// left behind, counts as infinite).
+double getMaxRelativeError(llvm::ArrayRef<double> got,
+                           llvm::ArrayRef<double> wanted) {
+  double maxError = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    double error =
+        std::abs(got[i] - wanted[i]) / std::max(1.0, std::abs(wanted[i]));
+    maxError = std::isnan(error) ? std::numeric_limits<double>::infinity()
+                                 : std::max(maxError, error);
+    if (std::isinf(maxError))
+      break;
+  }
+  return maxError;
+}
+
+/// Runs the reference evaluator on the same inputs and records the largest
+/// relative error of the outputs, the tolerance and the worst tensor.
+llvm::Error checkAgainstEvaluator(TcKernel &kernel, const tc::Program &program,
+                                  const tc::Def &def,
+                                  const llvm::StringMap<tc::Tensor> &evalArgs,
+                                  const TcArguments &arguments,
+                                  const llvm::StringMap<HostData> &outputs,
+                                  DiagnosticEngine &diags,
+                                  TcRunResult &result) {
+  auto start = std::chrono::steady_clock::now();
+  std::optional<llvm::StringMap<tc::Tensor>> expected =
+      tc::evaluate(program, def, evalArgs, diags, arguments.sizes);
+  result.referenceMs = std::chrono::duration<double, std::milli>(
+                           std::chrono::steady_clock::now() - start)
+                           .count();
+  if (!expected || diags.hasErrors())
+    return makeInputError("the reference evaluator failed on '" +
+                          def.getName().name + "'");
+  result.maxError = 0;
+  const tc::DefRanges *ranges = kernel.getRanges();
+  int64_t terms = ranges ? tc::getLongestReduction(*ranges) : 1;
+  for (const tc::LoweredTensor &tensor : kernel.getTensors()) {
+    if (tensor.role != tc::TensorInfo::Role::Output)
+      continue;
+    result.tolerance =
+        std::max(result.tolerance, getTolerance(tensor.type, terms));
+    auto want = expected->find(tensor.name);
+    const std::vector<double> &got = outputs.find(tensor.name)->second.values;
+    if (want == expected->end() || want->second.data.size() != got.size())
+      return makeInputError("the evaluator's '" + tensor.name +
+                            "' has a different shape than the kernel's");
+    double error = getMaxRelativeError(got, want->second.data);
+    if (error > *result.maxError) {
+      result.maxError = error;
+      result.worstTensor = tensor.name;
     }
   }
+  return llvm::Error::success();
+}
+} // namespace
 
+llvm::Expected<TcRunResult>
+api::runTcKernel(TcKernel &kernel, const tc::Program &program,
+                 const tc::Def &def, const TcArguments &arguments,
+                 DiagnosticEngine &diags, const TcRunOptions &options) {
+  TcRunResult result;
+  auto evalArgs = uploadInputs(kernel, arguments.arrays);
+  if (!evalArgs)
+    return evalArgs.takeError();
+  // The first launch produces the outputs; the timed ones after it may
+  // accumulate into them, so outputs are read before.
+  auto first = kernel.run(1);
+  if (!first)
+    return first.takeError();
+  auto outputs = readOutputs(kernel);
+  if (!outputs)
+    return outputs.takeError();
+  if (!options.outDir.empty())
+    if (llvm::Error error = writeOutputs(kernel.getTensors(), *outputs,
+                                         options.outDir, result.written))
+      return error;
   // Timed before the evaluator: right after seconds of single-threaded
   // host work, the device's worker threads measured up to 2x slower.
   auto timing = kernel.run(std::max(1u, options.repeat));
   if (!timing)
     return timing.takeError();
   result.timing = std::move(*timing);
-
-  // --check: the evaluator on the same inputs. NaN (poison left behind)
-  // counts as an infinite error.
-  std::optional<double> &maxError = result.maxError;
-  double &tolerance = result.tolerance;
-  if (options.check) {
-    auto start = std::chrono::steady_clock::now();
-    std::optional<llvm::StringMap<tc::Tensor>> expected =
-        tc::evaluate(program, def, evalArgs, diags, arguments.sizes);
-    result.referenceMs = std::chrono::duration<double, std::milli>(
-                             std::chrono::steady_clock::now() - start)
-                             .count();
-    if (!expected || diags.hasErrors())
-      return makeInputError("the reference evaluator failed on '" +
-                            def.getName().name + "'");
-    maxError = 0;
-    const tc::DefRanges *ranges = kernel.getRanges();
-    int64_t terms = ranges ? tc::getLongestReduction(*ranges) : 1;
-    for (const tc::LoweredTensor &tensor : tensors) {
-      if (tensor.role != tc::TensorInfo::Role::Output)
-        continue;
-      tolerance = std::max(tolerance, getTolerance(tensor.type, terms));
-      auto want = expected->find(tensor.name);
-      const std::vector<double> &got = outputs[tensor.name].values;
-      if (want == expected->end() || want->second.data.size() != got.size())
-        return makeInputError("the evaluator's '" + tensor.name +
-                              "' has a different shape than the kernel's");
-      for (size_t i = 0; i < got.size(); ++i) {
-        double wanted = want->second.data[i];
-        double error =
-            std::abs(got[i] - wanted) / std::max(1.0, std::abs(wanted));
-        if (std::isnan(error))
-          error = std::numeric_limits<double>::infinity();
-        if (error > *maxError) {
-          maxError = error;
-          result.worstTensor = tensor.name;
-        }
-      }
-    }
-  }
-
+  if (options.check)
+    if (llvm::Error error =
+            checkAgainstEvaluator(kernel, program, def, *evalArgs, arguments,
+                                  *outputs, diags, result))
+      return error;
   return result;
 }
