@@ -349,3 +349,14 @@ def test_rank_zero_inputs_and_outputs(cache):
     y, t = scale(np.arange(4, dtype="f4"), np.float32(2))
     np.testing.assert_array_equal(y, [0, 2, 4, 6])
     assert t.shape == () and t == 12
+
+
+def test_too_large_output_is_a_device_error_before_allocation(cache):
+    # B is 300000 x 300000 floats (360 GB): the limits are checked before
+    # anything is allocated, and the error names the tensor and its bytes.
+    f = comprehend.define(
+        "def outer(float(N) A) -> (B) { B(i, j) = A(i) * A(j) }",
+        cache=cache)
+    with pytest.raises(comprehend.DeviceError,
+                       match=r"tensor 'B' needs 360000000000 bytes[,;]"):
+        f(np.ones(300000, np.float32))
