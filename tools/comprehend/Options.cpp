@@ -9,7 +9,7 @@ namespace comprehend::tools {
 
 cl::SubCommand CheckCommand("check", "Parse and verify a .ir or .tc file");
 cl::SubCommand CompileCommand("compile",
-                              "Compile a .ir or .tc file to IR or SPIR-V");
+                              "Compile a .ir or .tc file to IR, SPIR-V or PTX");
 cl::SubCommand
     RangesCommand("ranges",
                   "Print the inferred index ranges of a .tc file as JSON");
