@@ -282,10 +282,16 @@ llvm::Error CudaPlatform::checkLaunchShape(const Kernel &kernel,
                            " work-items exceeds the device's " +
                            llvm::Twine(maxThreads) +
                            " threads per block; try a smaller work-group size");
+  // CUDA's grid limits on every compute capability from 3.0 on: the
+  // driver would refuse a larger grid with an unnamed invalid value.
+  static const size_t maxGrid[3] = {(size_t(1) << 31) - 1, 65535, 65535};
   for (unsigned i = 0; i < 3; ++i)
-    if (config.grid[i] > UINT_MAX)
+    if (config.grid[i] > maxGrid[i])
       return makeDeviceError("cuLaunchKernel(" + kernel.getName() +
-                             "): the grid is too large for CUDA");
+                             "): " + llvm::Twine(config.grid[i]) +
+                             " work-groups in dimension " + llvm::Twine(i) +
+                             " exceed CUDA's limit of " +
+                             llvm::Twine(maxGrid[i]));
   return llvm::Error::success();
 }
 

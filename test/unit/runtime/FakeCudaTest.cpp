@@ -226,6 +226,18 @@ TEST(FakeCudaTest, LaunchesPassTheCallingConvention) {
   for (Kind kind : {Kind::Scalar, Kind::Pointer, Kind::DynamicShape,
                     Kind::GroupPointer, Kind::GroupSize})
     EXPECT_TRUE(kinds.count(kind)) << "no argument of kind " << int(kind);
+
+  // A grid past CUDA's 65535 work-groups in y is refused before the driver
+  // sees it, by name.
+  LaunchConfig tooTall{{1, 65536, 1}, config.workGroupSize};
+  auto refused = rt.launch(*kernel, tooTall);
+  ASSERT_FALSE(bool(refused));
+  std::string message = llvm::toString(refused.takeError());
+  EXPECT_NE(message.find("65536 work-groups in dimension 1 exceed CUDA's "
+                         "limit of 65535"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(getLastLaunch().grid, (std::array<unsigned, 3>{2, 3, 1}));
 }
 
 TEST(FakeCudaTest, DriverErrorsAreNamedWithTheJitLog) {
