@@ -123,6 +123,25 @@ tc::getLoweringKnobDomains(const LoweringKnobUse &use,
   return domains;
 }
 
+LoweringOptions LoweringOptions::forCore(const CoreShape &core) {
+  return forCore(core, LoweringOptions());
+}
+
+LoweringOptions LoweringOptions::forCore(const CoreShape &core,
+                                         LoweringOptions base) {
+  // Rows and runs per work-item where work-items run on vectors (CPU
+  // cores): "Vector rows" and "Vector runs" in docs/lowering.md. A knob
+  // may override them.
+  bool vectorWorkItems =
+      core.defaultSubgroupSize == 1 && core.nativeVectorWidth > 1;
+  base.vectorRows = vectorWorkItems ? 4 : 0;
+  base.vectorRun = vectorWorkItems ? 4 * int64_t(core.nativeVectorWidth) : 0;
+  // The smallest subgroup gives a work-group the most subgroups.
+  base.maxSubgroups = std::max<int64_t>(
+      1, core.maxWorkGroupSize / std::max(1u, core.smallestSubgroupSize));
+  return base;
+}
+
 void tc::applyLoweringKnobs(const KnobValues &values, bool dedicatedLocalMemory,
                             int64_t localMemoryBytes,
                             LoweringOptions &options) {

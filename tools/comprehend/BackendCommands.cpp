@@ -110,27 +110,10 @@ static int emitPtxText(llvm::ArrayRef<uint32_t> spirv,
   return exitCode;
 }
 
-int emitBackendOutput(ir::Program &program, const backend::CoreInfo &core,
-                      DiagnosticEngine &diags) {
-  backend::CompileOptions options;
-  if (failed(getCompileOptions(options)))
-    return ExitUsage;
-  // --config: backend knobs here, launch shapes on every function (the
-  // lowering knobs of a .tc file were applied by its lowering).
-  runtime::Configuration config;
-  if (int code = getConfigOption("compile", config))
-    return code;
-  tc::LoweringOptions loweringOptions;
-  if (llvm::Error error = api::applyCompileConfiguration(
-          config, core, loweringOptions, options)) {
-    llvm::errs() << "comprehend compile: error: "
-                 << llvm::toString(std::move(error)) << "\n";
-    return ExitInvalidInput;
-  }
-  if (!config.empty())
-    for (ir::Function &function : program)
-      runtime::applyConfiguration(function, config);
-
+/// Writes what --emit asks of \p program, compiled with \p options.
+static int emitCompiled(ir::Program &program, const backend::CoreInfo &core,
+                        const backend::CompileOptions &options,
+                        DiagnosticEngine &diags) {
   std::error_code error;
   bool binary = Emit == EmitKind::Spirv;
   std::string outputPath =
@@ -176,6 +159,36 @@ int emitBackendOutput(ir::Program &program, const backend::CoreInfo &core,
   output.os() << *text;
   output.keep();
   return ExitSuccess;
+}
+
+int emitBackendOutput(ir::Program &program, const backend::CoreInfo &core,
+                      DiagnosticEngine &diags) {
+  api::CompilationOptions base;
+  if (failed(getCompileOptions(base.compile)))
+    return ExitUsage;
+  // --config of a .ir file: the backend knobs, and the launch shapes on
+  // every function (the lowering knobs have nothing to act on).
+  runtime::Configuration config;
+  if (int code = getConfigOption("compile", config))
+    return code;
+  auto configured = api::configureCompilation(core, config, base);
+  if (!configured) {
+    llvm::errs() << "comprehend compile: error: "
+                 << llvm::toString(configured.takeError()) << "\n";
+    return ExitInvalidInput;
+  }
+  if (!config.empty())
+    for (ir::Function &function : program)
+      runtime::applyConfiguration(function, config);
+  return emitCompiled(program, core, configured->compile, diags);
+}
+
+int emitBackendOutput(ir::Program &program, const backend::CoreInfo &core,
+                      backend::CompileOptions options,
+                      DiagnosticEngine &diags) {
+  if (failed(getCompileOptions(options)))
+    return ExitUsage;
+  return emitCompiled(program, core, options, diags);
 }
 
 } // namespace comprehend::tools

@@ -3,6 +3,7 @@
 #ifndef COMPREHEND_TOOLS_COMMANDS_H
 #define COMPREHEND_TOOLS_COMMANDS_H
 
+#include "comprehend/backend/Compiler.h"
 #include "comprehend/backend/CoreInfo.h"
 
 #include <optional>
@@ -23,10 +24,14 @@ int compileIrFile();
 // BackendCommands.cpp: the core `compile` targets (--target or --device;
 // nullopt after printing why, with the exit code in \p exitCode), and
 // `compile --emit lowered-ir|spirv|spirv-asm` of a verified program for it,
-// with -O, --verify and --passes.
+// with -O, --verify, --passes and (for a .ir file) --config.
 std::optional<backend::CoreInfo> getCompileTarget(int &exitCode);
 int emitBackendOutput(ir::Program &program, const backend::CoreInfo &core,
                       DiagnosticEngine &diags);
+/// The same for a program lowered from a .tc file, whose --config gave
+/// \p options (api::configureCompilation) and its launch shapes.
+int emitBackendOutput(ir::Program &program, const backend::CoreInfo &core,
+                      backend::CompileOptions options, DiagnosticEngine &diags);
 
 // TcCommands.cpp: Tensor Comprehensions.
 int checkTcFile();

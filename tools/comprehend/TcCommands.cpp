@@ -98,8 +98,7 @@ int compileTcFile() {
   StringMap<int64_t> sizes;
   if (int code = selectTcEntry("compile", *input.program, entry, sizes))
     return code;
-  // --config may set lowering knobs; they are checked against the target.
-  tc::LoweringOptions options;
+  // --config may set any knob; they are checked against the target.
   runtime::Configuration config;
   if (int code = getConfigOption("compile", config))
     return code;
@@ -107,13 +106,13 @@ int compileTcFile() {
   std::optional<backend::CoreInfo> core = getCompileTarget(exitCode);
   if (!core)
     return exitCode;
-  backend::CompileOptions unused;
-  if (llvm::Error error =
-          api::applyCompileConfiguration(config, *core, options, unused)) {
-    errs() << "comprehend compile: error: " << toString(std::move(error))
+  auto configured = api::configureCompilation(*core, config);
+  if (!configured) {
+    errs() << "comprehend compile: error: " << toString(configured.takeError())
            << "\n";
     return ExitInvalidInput;
   }
+  const tc::LoweringOptions &options = configured->lowering;
   if (Emit == EmitKind::Schedule)
     return printTcSchedule(input, *entry, sizes, options);
   ir::Context ctx;
@@ -132,7 +131,7 @@ int compileTcFile() {
     if (!config.empty())
       runtime::applyConfiguration(function, config);
   if (Emit != EmitKind::IR)
-    return emitBackendOutput(lowered, *core, input.diags);
+    return emitBackendOutput(lowered, *core, configured->compile, input.diags);
   std::error_code error;
   ToolOutputFile output(OutputFilename.empty() ? std::string("-")
                                                : OutputFilename.getValue(),

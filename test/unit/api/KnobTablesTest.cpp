@@ -158,11 +158,13 @@ TEST(KnobTablesTest, LoweringKnobsSetTheOptions) {
 
 TEST(KnobTablesTest, AConfigurationIsCheckedAgainstBothTables) {
   backend::CoreInfo core = getCore("pocl-cpu");
-  tc::LoweringOptions lowering;
-  backend::CompileOptions compile;
-  auto message = [&](const runtime::Configuration &config) {
-    return llvm::toString(
-        api::applyCompileConfiguration(config, core, lowering, compile));
+  api::CompilationOptions options;
+  auto message = [&](const runtime::Configuration &config) -> std::string {
+    auto configured = api::configureCompilation(core, config);
+    if (!configured)
+      return llvm::toString(configured.takeError());
+    options = std::move(*configured);
+    return "";
   };
   EXPECT_EQ(message({{"bogus", 1}}), "unknown tuning parameter 'bogus'");
   // The first offending name in name order is reported.
@@ -171,20 +173,43 @@ TEST(KnobTablesTest, AConfigurationIsCheckedAgainstBothTables) {
   EXPECT_EQ(message({{"subgroup_size", 0}}),
             "'subgroup_size' must be positive, not 0");
   EXPECT_EQ(message({{"gemm.rows", 16}, {"tc.block_cols", 32}}), "");
-  EXPECT_EQ(compile.gemmTiling.rows, 16);
-  EXPECT_EQ(lowering.blockCols, 32);
+  EXPECT_EQ(options.compile.gemmTiling.rows, 16);
+  EXPECT_EQ(options.lowering.blockCols, 32);
   // The core's rules for CPU work-items (16-float vectors here), and a knob
   // over them.
-  EXPECT_EQ(lowering.vectorRows, 4);
-  EXPECT_EQ(lowering.vectorRun, 64);
+  EXPECT_EQ(options.lowering.vectorRows, 4);
+  EXPECT_EQ(options.lowering.vectorRun, 64);
   EXPECT_EQ(message({{"tc.vector_run", 16}}), "");
-  EXPECT_EQ(lowering.vectorRun, 16);
+  EXPECT_EQ(options.lowering.vectorRun, 16);
   EXPECT_EQ(message({{"tc.vector_run", -2}}),
             "'tc.vector_run' must not be negative, not -2");
-  backend::CoreInfo gpu = getCore("generic-sg16");
-  tc::LoweringOptions gpuLowering;
-  EXPECT_FALSE(api::applyCompileConfiguration({}, gpu, gpuLowering, compile));
-  EXPECT_EQ(gpuLowering.vectorRun, 0);
+  auto gpu = api::configureCompilation(getCore("generic-sg16"), {});
+  ASSERT_TRUE(bool(gpu)) << llvm::toString(gpu.takeError());
+  EXPECT_EQ(gpu->lowering.vectorRun, 0);
+}
+
+// The cost rules of a core, in the lowering: the same numbers whichever
+// options they start from.
+TEST(KnobTablesTest, LoweringOptionsForCoreFollowTheCore) {
+  tc::CoreShape cpu;
+  cpu.nativeVectorWidth = 8;
+  cpu.maxWorkGroupSize = 4096;
+  tc::LoweringOptions base;
+  base.blockRows = 7;
+  tc::LoweringOptions options = tc::LoweringOptions::forCore(cpu, base);
+  EXPECT_EQ(options.vectorRows, 4);
+  EXPECT_EQ(options.vectorRun, 32);
+  EXPECT_EQ(options.maxSubgroups, 4096);
+  EXPECT_EQ(options.blockRows, 7);
+  tc::CoreShape gpu;
+  gpu.defaultSubgroupSize = 32;
+  gpu.nativeVectorWidth = 4;
+  gpu.smallestSubgroupSize = 16;
+  gpu.maxWorkGroupSize = 1024;
+  options = tc::LoweringOptions::forCore(gpu);
+  EXPECT_EQ(options.vectorRows, 0);
+  EXPECT_EQ(options.vectorRun, 0);
+  EXPECT_EQ(options.maxSubgroups, 64);
 }
 
 // NVIDIA cores: the launch space in warps, gemm rows in whole warps, the
@@ -300,9 +325,17 @@ TEST(KnobTablesTest, GpuDefaultsFollowTheCore) {
 
 TEST(KnobTablesTest, CompileConfigurationSetsTheGroupWorkOnNvidia) {
   backend::CoreInfo core = getCore("nvidia-sm80");
-  backend::CompileOptions compile;
-  tc::LoweringOptions lowering;
-  ASSERT_FALSE(api::applyCompileConfiguration({}, core, lowering, compile));
+  auto configure = [&](const runtime::Configuration &config,
+                       const api::CompilationOptions &base = {}) {
+    auto configured = api::configureCompilation(core, config, base);
+    EXPECT_TRUE(bool(configured));
+    if (!configured) {
+      llvm::consumeError(configured.takeError());
+      return tc::LoweringOptions();
+    }
+    return configured->lowering;
+  };
+  tc::LoweringOptions lowering = configure({});
   EXPECT_EQ(lowering.groupWork, 256);
   EXPECT_EQ(lowering.maxSubgroups, 1024 / 32);
   EXPECT_EQ(lowering.vectorRows, 0);
@@ -312,24 +345,17 @@ TEST(KnobTablesTest, CompileConfigurationSetsTheGroupWorkOnNvidia) {
 
   // The knob's default 0 is the core's rule (the untuned kernel); other
   // values replace it.
-  tc::LoweringOptions zero;
-  ASSERT_FALSE(api::applyCompileConfiguration({{"tc.group_work", 0}}, core,
-                                              zero, compile));
-  EXPECT_EQ(zero.groupWork, 256);
-  tc::LoweringOptions tuned;
-  ASSERT_FALSE(api::applyCompileConfiguration({{"tc.group_work", 4096}}, core,
-                                              tuned, compile));
-  EXPECT_EQ(tuned.groupWork, 4096);
+  EXPECT_EQ(configure({{"tc.group_work", 0}}).groupWork, 256);
+  api::CompilationOptions tuned;
+  tuned.lowering = configure({{"tc.group_work", 4096}});
+  EXPECT_EQ(tuned.lowering.groupWork, 4096);
   // Options that the tuner configures again: 0 goes back to the core's rule.
-  ASSERT_FALSE(api::applyCompileConfiguration({{"tc.group_work", 0}}, core,
-                                              tuned, compile));
-  EXPECT_EQ(tuned.groupWork, 256);
+  EXPECT_EQ(configure({{"tc.group_work", 0}}, tuned).groupWork, 256);
 
   // pocl-cpu keeps the lowering's own choice.
-  tc::LoweringOptions cpu;
-  ASSERT_FALSE(
-      api::applyCompileConfiguration({}, getCore("pocl-cpu"), cpu, compile));
-  EXPECT_EQ(cpu.groupWork, 0);
+  auto cpu = api::configureCompilation(getCore("pocl-cpu"), {});
+  ASSERT_TRUE(bool(cpu)) << llvm::toString(cpu.takeError());
+  EXPECT_EQ(cpu->lowering.groupWork, 0);
 }
 
 TEST(KnobTablesTest, LocalTemporariesNeverExceedTheCoresMemory) {

@@ -200,11 +200,16 @@ IrKernel::compile(Runtime &runtime, ir::Program &program,
   // The same names and checks as for .tc files; the lowering knobs (tc.*)
   // have nothing to act on here.
   backend::CompileOptions compileOptions = options.compile;
-  if (llvm::Error error =
-          kernel->chooseConfig(options, [&](const Configuration &config) {
-            tc::LoweringOptions unused;
-            return applyCompileConfiguration(config, runtime.getCoreInfo(),
-                                             unused, compileOptions);
+  if (llvm::Error error = kernel->chooseConfig(
+          options, [&](const Configuration &config) -> llvm::Error {
+            CompilationOptions base;
+            base.compile = options.compile;
+            auto configured =
+                configureCompilation(runtime.getCoreInfo(), config, base);
+            if (!configured)
+              return configured.takeError();
+            compileOptions = configured->compile;
+            return llvm::Error::success();
           }))
     return error;
   if (kernel->config.empty())
@@ -254,12 +259,10 @@ IrKernel::recompile(const Configuration &config) const {
   kernel->key = key;
   kernel->config = config;
   kernel->configSource = ConfigSource::Given;
-  backend::CompileOptions compileOptions;
-  tc::LoweringOptions unused;
-  if (llvm::Error error = applyCompileConfiguration(
-          config, runtime.getCoreInfo(), unused, compileOptions))
-    return error;
-  if (llvm::Error error = kernel->rebuild(quiet, compileOptions)) {
+  auto configured = configureCompilation(runtime.getCoreInfo(), config);
+  if (!configured)
+    return configured.takeError();
+  if (llvm::Error error = kernel->rebuild(quiet, configured->compile)) {
     llvm::consumeError(std::move(error));
     return makeInputError("compilation failed: " + messages);
   }

@@ -120,11 +120,11 @@ TcKernel::compile(runtime::Runtime &runtime,
   const backend::CoreInfo &core = runtime.getCoreInfo();
 
   // The default lowering names the kernel in the tuning cache.
-  tc::LoweringOptions defaultLowering = options.lowering;
-  backend::CompileOptions defaultCompile = options.compile;
-  if (llvm::Error error =
-          applyCompileConfiguration({}, core, defaultLowering, defaultCompile))
-    return error;
+  const CompilationOptions base{options.lowering, options.compile};
+  auto defaultOptions = configureCompilation(core, {}, base);
+  if (!defaultOptions)
+    return defaultOptions.takeError();
+  const tc::LoweringOptions &defaultLowering = defaultOptions->lowering;
   std::optional<Lowering> defaults;
   if (knownKey) {
     kernel->key = *knownKey;
@@ -138,18 +138,20 @@ TcKernel::compile(runtime::Runtime &runtime,
                                   def.getName().name, def.getSizeVars(), sizes);
   }
 
-  tc::LoweringOptions loweringOptions = options.lowering;
-  backend::CompileOptions compileOptions = options.compile;
+  CompilationOptions chosenOptions = *defaultOptions;
   if (llvm::Error error = kernel->chooseConfig(
-          options, [&](const runtime::Configuration &config) {
-            return applyCompileConfiguration(config, core, loweringOptions,
-                                             compileOptions);
+          options, [&](const runtime::Configuration &config) -> llvm::Error {
+            auto configured = configureCompilation(core, config, base);
+            if (!configured)
+              return configured.takeError();
+            chosenOptions = std::move(*configured);
+            return llvm::Error::success();
           }))
     return error;
-  if (kernel->config.empty()) {
-    loweringOptions = defaultLowering;
-    compileOptions = defaultCompile;
-  }
+  if (kernel->config.empty())
+    chosenOptions = *defaultOptions;
+  const tc::LoweringOptions &loweringOptions = chosenOptions.lowering;
+  const backend::CompileOptions &compileOptions = chosenOptions.compile;
 
   Lowering chosen;
   if (kernel->config.empty() && defaults) {
@@ -203,10 +205,13 @@ llvm::Expected<runtime::SearchSpace> TcKernel::getSearchSpace() const {
   DiagnosticEngine quiet(sourceMgr, llvm::nulls());
   ir::Context ctx;
   ir::Program defaultLowering(ctx);
-  tc::LoweringOptions lowering = from.options.lowering;
-  backend::CompileOptions compile = from.options.compile;
-  llvm::consumeError(
-      applyCompileConfiguration({}, runtime.getCoreInfo(), lowering, compile));
+  // The default options, as the kernel was built with them.
+  auto configured = configureCompilation(
+      runtime.getCoreInfo(), {},
+      CompilationOptions{from.options.lowering, from.options.compile});
+  if (!configured)
+    return configured.takeError();
+  const tc::LoweringOptions &lowering = configured->lowering;
   std::optional<tc::LoweredDef> lowered =
       from.ranges ? tc::lowerDef(*from.program, *from.def, from.sizes,
                                  *from.ranges, defaultLowering, quiet, lowering)

@@ -30,12 +30,9 @@ bool containsKind(const ir::Region &region, ir::InstKind kind) {
 
 } // namespace
 
-llvm::Error api::applyCompileConfiguration(const Configuration &config,
-                                           const backend::CoreInfo &core,
-                                           tc::LoweringOptions &lowering,
-                                           backend::CompileOptions &compile) {
-  // Each name belongs to the backend's table or the lowering's; the first
-  // value out of its knob's range (in name order) is the error.
+/// The first name of `config` (in name order) that neither the backend's
+/// knob table nor the lowering's has, or whose value is out of its range.
+static llvm::Error checkKnobNames(const Configuration &config) {
   for (const auto &[name, value] : config) {
     std::optional<std::string> outOfRange;
     if (const backend::BackendKnob *knob = backend::lookupBackendKnob(name))
@@ -47,29 +44,35 @@ llvm::Error api::applyCompileConfiguration(const Configuration &config,
     if (outOfRange)
       return runtime::makeInputError(*outOfRange);
   }
+  return llvm::Error::success();
+}
+
+llvm::Expected<CompilationOptions>
+api::configureCompilation(const backend::CoreInfo &core,
+                          const Configuration &config,
+                          const CompilationOptions &base) {
+  if (llvm::Error error = checkKnobNames(config))
+    return error;
   if (std::optional<std::string> reason = backend::checkGemmKnobs(config, core))
     return runtime::makeInputError(*reason);
-  backend::applyGemmKnobs(config, compile);
-  // Rows and runs per work-item where work-items run on vectors (CPU
-  // cores): "Vector rows" and "Vector runs" in docs/lowering.md. A knob
-  // may override them.
-  bool vectorWorkItems =
-      core.defaultSubgroupSize() == 1 && core.nativeVectorWidth > 1;
-  lowering.vectorRows = vectorWorkItems ? 4 : 0;
-  lowering.vectorRun = vectorWorkItems ? 4 * core.nativeVectorWidth : 0;
-  // The sizes ascend: the smallest gives a work-group the most subgroups.
-  unsigned smallestSubgroup =
+  CompilationOptions options = base;
+  backend::applyGemmKnobs(config, options.compile);
+  tc::CoreShape shape;
+  shape.defaultSubgroupSize = core.defaultSubgroupSize();
+  shape.nativeVectorWidth = core.nativeVectorWidth;
+  shape.smallestSubgroupSize =
       core.subgroupSizes.empty() ? 1 : core.subgroupSizes.front();
-  lowering.maxSubgroups =
-      std::max<int64_t>(1, core.maxWorkGroupSize / smallestSubgroup);
+  shape.maxWorkGroupSize = core.maxWorkGroupSize;
+  options.lowering = tc::LoweringOptions::forCore(shape, base.lowering);
   tc::applyLoweringKnobs(config, core.dedicatedLocalMemory,
-                         core.localMemoryBytes, lowering);
-  // Group work 0 (`tc.group_work`'s default): on a GPU core a point per
-  // work-item of the default work-group (docs/nvidia.md, "Defaults and the
-  // tuning space"); elsewhere the lowering's own choice.
-  if (lowering.groupWork == 0)
-    lowering.groupWork = backend::getDefaultGroupWork(core);
-  return llvm::Error::success();
+                         core.localMemoryBytes, options.lowering);
+  // Group work 0 (`tc.group_work`'s default, or the knob set to 0): on a
+  // GPU core a point per work-item of the default work-group
+  // (docs/nvidia.md, "Defaults and the tuning space"); elsewhere the
+  // lowering's own choice. After the knobs, so the knob's 0 means it too.
+  if (options.lowering.groupWork == 0)
+    options.lowering.groupWork = backend::getDefaultGroupWork(core);
+  return options;
 }
 
 void api::applyLaunchConfiguration(const Configuration &config,

@@ -371,17 +371,16 @@ std::string printIr(TcKernelHandle &handle) {
     std::lock_guard<std::mutex> lock(handle.program->mutex);
     const tc::Def &def = *tc::findEntry(*handle.program->program, handle.entry);
     const runtime::Configuration &config = handle.kernel->getConfig();
-    tc::LoweringOptions lowering;
-    backend::CompileOptions compile;
     DiagnosticBuffer buffer(handle.program->sourceMgr);
     ir::Context context;
     ir::Program program(context);
-    if (llvm::Error error = api::applyCompileConfiguration(
-            config, handle.device->runtime->getCoreInfo(), lowering, compile)) {
-      outcome = Outcome::fromError(std::move(error));
+    auto configured = api::configureCompilation(
+        handle.device->runtime->getCoreInfo(), config);
+    if (!configured) {
+      outcome = Outcome::fromError(configured.takeError());
     } else if (std::optional<tc::LoweredDef> lowered = tc::lowerDef(
                    *handle.program->program, def, toStringMap(handle.sizes),
-                   program, buffer.diags, lowering)) {
+                   program, buffer.diags, configured->lowering)) {
       if (!config.empty())
         api::applyLaunchConfiguration(config, *lowered);
       llvm::raw_string_ostream os(text);

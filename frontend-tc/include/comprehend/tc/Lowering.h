@@ -121,7 +121,26 @@ struct LoweredDef {
   LoweringKnobUse knobs;
 };
 
+/// The numbers of a compute core that the lowering's cost rules read. The
+/// caller copies them from backend::CoreInfo: this library does not depend
+/// on the backend.
+struct CoreShape {
+  /// Work-items per subgroup by default (1: no subgroups).
+  unsigned defaultSubgroupSize = 1;
+  /// Elements per vector register a work-item runs on.
+  unsigned nativeVectorWidth = 1;
+  /// The smallest subgroup size the core supports.
+  unsigned smallestSubgroupSize = 1;
+  /// The largest work-group.
+  int64_t maxWorkGroupSize = 1024;
+};
+
 struct LoweringOptions {
+  /// \p base (or the defaults) with the fields that follow the core
+  /// (vectorRows, vectorRun, maxSubgroups) set for \p core.
+  static LoweringOptions forCore(const CoreShape &core);
+  static LoweringOptions forCore(const CoreShape &core, LoweringOptions base);
+
   /// Recognise BLAS-like statements (gemm, gemv, ...); when false every
   /// statement takes the loop path (for testing both against each other).
   bool matchBlas = true;

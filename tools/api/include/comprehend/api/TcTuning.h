@@ -52,16 +52,23 @@ class Runtime;
 
 namespace comprehend::api {
 
-/// Sets the lowering and backend options named by `config` and checks its
-/// names and values: an input error for an unknown name or an illegal value.
-/// An empty configuration gives the defaults for `core` (which differ from
-/// the plain option defaults: local temporaries follow the core).
-/// Work-group and subgroup sizes are function attributes, set later by
-/// applyLaunchConfiguration.
-llvm::Error applyCompileConfiguration(const runtime::Configuration &config,
-                                      const backend::CoreInfo &core,
-                                      tc::LoweringOptions &lowering,
-                                      backend::CompileOptions &compile);
+/// What a configuration makes of a compilation: the lowering's and the
+/// backend's options. Work-group and subgroup sizes are function
+/// attributes, set after the lowering by applyLaunchConfiguration.
+struct CompilationOptions {
+  tc::LoweringOptions lowering;
+  backend::CompileOptions compile;
+};
+
+/// The one place a configuration becomes options: `base` with the cost
+/// rules of `core` (tc::LoweringOptions::forCore) and the knobs of
+/// `config` applied, its names and values checked (an input error for an
+/// unknown name or an illegal value). An empty configuration gives the
+/// defaults for `core`, which differ from the plain option defaults.
+llvm::Expected<CompilationOptions>
+configureCompilation(const backend::CoreInfo &core,
+                     const runtime::Configuration &config,
+                     const CompilationOptions &base = {});
 
 /// Sets `work_group_size` / `subgroup_size` on every kernel of `lowered`
 /// from the parameters of `config` it has.
