@@ -23,8 +23,14 @@ report="$out/report.md"
 : >"$report"
 pack=.gpu
 started=$SECONDS
-deadline=$((13 * 60))
+deadline=$((${GPU_CHECK_MINUTES:-13} * 60))
 budget="${GPU_TUNE_BUDGET:-45}"
+# GPU_CHECK_QUICK=1 stops after the smoke runs and the e2e suite: a first
+# look at a new machine or driver that leaves device time for a rerun.
+quick="${GPU_CHECK_QUICK:-0}"
+# GPU_CHECK_SWEEP=1 runs scripts/gpu-sweep.py (the defaults checked and
+# timed, grids of knob values beside them) after the e2e suite, then stops.
+sweep="${GPU_CHECK_SWEEP:-0}"
 
 say() { echo "$*" | tee -a "$report"; }
 fail() {
@@ -106,9 +112,39 @@ gpu=$(awk -F': ' '/^device/{sub(/ \(gpu\)$/, "", $2); print $2; exit}' \
   "$out/cuda-device.log")
 
 #===------------------------------------------------------------------===#
-# 3-4. The e2e suite and the README main job on the CUDA device
+# 3. Smoke runs: the PTX of one kernel, then small checked runs, so that a
+#    broken path shows in seconds rather than at the e2e suite's timeout.
 #===------------------------------------------------------------------===#
-step e2e 300 "$prefix/bin/runtime-e2e-tests" --gtest_brief=1
+step ptx 60 "$comprehend" compile examples/matmul.tc --target nvidia-sm80 \
+  --emit ptx --sizes M=64,N=48,K=32 -o "$out/matmul.ptx"
+smoke=("matmul examples/matmul.tc M=64,N=48,K=32"
+  "batch_matmul examples/batch_matmul.tc B=7,N=16,M=16,K=16"
+  "softmax examples/softmax.tc N=33,D=257"
+  "layer_norm examples/layer_norm.tc N=33,D=257")
+for row in "${smoke[@]}"; do
+  read -r name file rowSizes <<<"$row"
+  step "smoke-$name" 60 "$comprehend" run "$file" --sizes "$rowSizes" --check
+done
+
+#===------------------------------------------------------------------===#
+# 4-5. The e2e suite and the README main job on the CUDA device
+#===------------------------------------------------------------------===#
+step e2e 240 "$prefix/bin/runtime-e2e-tests" --gtest_brief=1
+if [[ $sweep == 1 ]]; then
+  step sweep $((deadline - (SECONDS - started) - 10)) python3 \
+    scripts/gpu-sweep.py "$comprehend" "$out" \
+    $((deadline - (SECONDS - started) - 40))
+  rc=$?
+  step torch 60 python3 scripts/gpu-torch.py
+  exit $rc
+fi
+
+if [[ $quick == 1 ]]; then
+  say ""
+  say "Quick check (GPU_CHECK_QUICK=1): $((SECONDS - started)) s. Logs: $out"
+  grep -q "exit [1-9]" "$report" && exit 1
+  exit 0
+fi
 cache="$out/tuning.json"
 sizes=M=512,N=512,K=512
 step main-job-tune $((budget + 60)) "$comprehend" tune examples/matmul.tc \
@@ -117,7 +153,7 @@ step main-job-run 180 "$comprehend" run examples/matmul.tc --sizes "$sizes" \
   --cache "$cache" --check --repeat 20
 
 #===------------------------------------------------------------------===#
-# 5. Benchmark rows beside PyTorch on the same card
+# 6. Benchmark rows beside PyTorch on the same card
 #===------------------------------------------------------------------===#
 rows=("matmul examples/matmul.tc M=4096,N=4096,K=4096"
   "batch_matmul examples/batch_matmul.tc B=20000,N=16,M=16,K=16"
@@ -133,7 +169,7 @@ done
 step torch 180 python3 scripts/gpu-torch.py
 
 #===------------------------------------------------------------------===#
-# 6. The report
+# 7. The report
 #===------------------------------------------------------------------===#
 say ""
 say "## Benchmark rows on ${gpu:-the CUDA device}"

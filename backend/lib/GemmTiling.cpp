@@ -30,7 +30,8 @@ static int64_t countValues(int64_t rows, int64_t cols, int64_t kStep,
 
 GemmTiling comprehend::backend::getDefaultGemmTiling(const CoreInfo &core,
                                                      unsigned subgroupSize,
-                                                     unsigned elementBytes) {
+                                                     unsigned elementBytes,
+                                                     int64_t sizeK) {
   int64_t sg = subgroupSize ? subgroupSize : core.defaultSubgroupSize();
   GemmTiling tiling;
   if (sg == 1 && core.nativeVectorWidth > 1) {
@@ -54,6 +55,18 @@ GemmTiling comprehend::backend::getDefaultGemmTiling(const CoreInfo &core,
             ? std::max<int64_t>(core.dataCacheBytes / rowBytes, tiling.kStep)
             : GemmTiling::kMaxKBlock;
     return tiling;
+  }
+  if (hasGpuLaunchDefaults(core)) {
+    // Four rows per lane by 8 columns, K steps of 16: the fastest tile of
+    // the grid measured on an H200 at every square size from 512 to 4096
+    // (docs/nvidia.md, "Measured on an H200"), 104 values per work-item.
+    // A short K keeps steps of 8: 20000 gemms of 16^3 took 1.8x as long in
+    // one step of 16 as in two of 8.
+    bool shortK = sizeK > 0 && sizeK < 64;
+    GemmTiling wide{4 * sg, 8, shortK ? 8 : 16, GemmTiling::kMaxKBlock};
+    if (countValues(wide.rows, wide.cols, wide.kStep, sg) <=
+        core.registerBudget)
+      return wide;
   }
   // 16 rows (one row per lane on 16 lanes) by 8 columns keeps the
   // accumulator at 128 values.

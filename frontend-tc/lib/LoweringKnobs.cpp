@@ -139,6 +139,10 @@ LoweringOptions LoweringOptions::forCore(const CoreShape &core,
   // The smallest subgroup gives a work-group the most subgroups.
   base.maxSubgroups = std::max<int64_t>(
       1, core.maxWorkGroupSize / std::max(1u, core.smallestSubgroupSize));
+  // A GPU keeps every multiprocessor busy only with many groups; a CPU's
+  // few cores prefer large blocks (chooseBlocks in BlasPatterns.cpp).
+  base.minBlockGroups =
+      core.defaultSubgroupSize > 1 ? int64_t(core.computeUnits) / 2 : 0;
   return base;
 }
 

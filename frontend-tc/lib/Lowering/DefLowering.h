@@ -74,6 +74,9 @@ struct DefContext {
   /// The output block of one work-group for BLAS statements (memref modes 0
   /// and 1); 0 chooses by the problem size (see LoweringOptions).
   int64_t blockRows = 0, blockCols = 0;
+  /// The fewest work-groups a default BLAS block aims for (see
+  /// LoweringOptions::minBlockGroups); 0 keeps the CPU rule.
+  int64_t minBlockGroups = 0;
   /// About how many points one group gets where the mapper tiles by work
   /// (see LoweringOptions::groupWork; never 0 here).
   int64_t groupWork = kDefaultGroupWork;

@@ -478,6 +478,7 @@ LogicalResult DefLowerer::checkOptions() {
   if (options.maxSubgroups > 0)
     context.maxSubgroups = options.maxSubgroups;
   context.blockCols = options.blockCols;
+  context.minBlockGroups = std::max<int64_t>(0, options.minBlockGroups);
   if (options.groupWork > 0)
     context.groupWork = options.groupWork;
   return success(ok);

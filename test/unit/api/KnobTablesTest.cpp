@@ -296,12 +296,15 @@ TEST(KnobTablesTest, GpuDefaultsFollowTheCore) {
   EXPECT_EQ(backend::getGpuLoopWorkGroupSize(core, 7), 32u);
   EXPECT_EQ(backend::getGpuLoopWorkGroupSize(core, 100), 128u);
   EXPECT_EQ(backend::getGpuLoopWorkGroupSize(core, 1 << 20), 256u);
-  // Rows: whole warps, from one warp to the maximum.
-  EXPECT_EQ(backend::getGpuRowWorkGroupSize(core, 1024), 1024u);
-  EXPECT_EQ(backend::getGpuRowWorkGroupSize(core, 768), 768u);
+  // Rows: a work-item per 16 elements in whole warps, at least two warps,
+  // no more than the row's elements, at most the maximum.
+  EXPECT_EQ(backend::getGpuRowWorkGroupSize(core, 512), 64u);
+  EXPECT_EQ(backend::getGpuRowWorkGroupSize(core, 2048), 128u);
+  EXPECT_EQ(backend::getGpuRowWorkGroupSize(core, 8192), 512u);
+  EXPECT_EQ(backend::getGpuRowWorkGroupSize(core, 3000), 192u);
+  EXPECT_EQ(backend::getGpuRowWorkGroupSize(core, 1 << 20), 1024u);
   EXPECT_EQ(backend::getGpuRowWorkGroupSize(core, 33), 64u);
   EXPECT_EQ(backend::getGpuRowWorkGroupSize(core, 5), 32u);
-  EXPECT_EQ(backend::getGpuRowWorkGroupSize(core, 8192), 1024u);
   EXPECT_EQ(backend::getGpuRowWorkGroupSize(core, 0), 256u);
   // Gemms: a warp per tile, at most eight.
   EXPECT_EQ(backend::getGpuGemmWorkGroupSize(core, 1), 32u);
@@ -314,7 +317,7 @@ TEST(KnobTablesTest, GpuDefaultsFollowTheCore) {
   backend::CoreInfo small =
       backend::makeNvidiaCoreInfo(75, 48 * 1024, 128, 65536, 40);
   EXPECT_EQ(backend::getGpuLoopWorkGroupSize(small), 128u);
-  EXPECT_EQ(backend::getGpuRowWorkGroupSize(small, 1024), 128u);
+  EXPECT_EQ(backend::getGpuRowWorkGroupSize(small, 8192), 128u);
   EXPECT_EQ(backend::getGpuGemmWorkGroupSize(small, 64), 128u);
 
   backend::CoreInfo cpu = getCore("pocl-cpu");

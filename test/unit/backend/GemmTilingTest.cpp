@@ -34,6 +34,21 @@ TEST(GemmTilingTest, DefaultOnSubgroupsIsSixteenRowsByEightColumns) {
   EXPECT_EQ(getDefaultGemmTiling(getCore("generic-sg16"), 32).rows, 32);
 }
 
+TEST(GemmTilingTest, DefaultOnNvidiaIsFourRowsPerLane) {
+  // 128 x 8 in K steps of 16 (104 values of the 128-register budget);
+  // a static K below 64 steps by 8; a core with too few registers per
+  // block falls back to the subgroup default.
+  CoreInfo sm80 = getCore("nvidia-sm80");
+  EXPECT_EQ(getDefaultGemmTiling(sm80), (GemmTiling{128, 8, 16, kNoBlocks}));
+  EXPECT_EQ(getDefaultGemmTiling(sm80, 0, 4, 4096),
+            (GemmTiling{128, 8, 16, kNoBlocks}));
+  EXPECT_EQ(getDefaultGemmTiling(sm80, 0, 4, 16),
+            (GemmTiling{128, 8, 8, kNoBlocks}));
+  EXPECT_EQ(checkGemmTiling(getDefaultGemmTiling(sm80), sm80), std::nullopt);
+  CoreInfo few = makeNvidiaCoreInfo(75, 48 * 1024, 1024, 32 * 1024, 40);
+  EXPECT_EQ(getDefaultGemmTiling(few), (GemmTiling{32, 8, 8, kNoBlocks}));
+}
+
 TEST(GemmTilingTest, DefaultOnACpuFollowsItsVectorsAndCache) {
   // AVX-512 (the pocl-cpu preset): 32 rows, 8 columns (16 of 32 vector
   // registers), K blocks of 32 KB / (32 * 4 B) = 256.

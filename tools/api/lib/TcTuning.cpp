@@ -63,6 +63,7 @@ api::configureCompilation(const backend::CoreInfo &core,
   shape.smallestSubgroupSize =
       core.subgroupSizes.empty() ? 1 : core.subgroupSizes.front();
   shape.maxWorkGroupSize = core.maxWorkGroupSize;
+  shape.computeUnits = core.computeUnits;
   options.lowering = tc::LoweringOptions::forCore(shape, base.lowering);
   tc::applyLoweringKnobs(config, core.dedicatedLocalMemory,
                          core.localMemoryBytes, options.lowering);

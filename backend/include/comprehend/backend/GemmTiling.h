@@ -46,10 +46,15 @@ struct GemmTiling {
 ///    accumulator takes at most half the register budget (32 x 8 with
 ///    AVX-512, 16 x 4 with AVX2); K blocks whose A tile (rows x kBlock)
 ///    fills the data cache, or none where its size is unknown;
+///  - on an NVIDIA core, where the register budget holds it: four rows per
+///    lane, 8 columns, a K step of 16, or of 8 where the contracted extent
+///    \p sizeK is known and below 64 (docs/nvidia.md, "Measured on an
+///    H200"); no K blocks;
 ///  - otherwise (subgroups are the vectors): 16 rows rounded up to the
 ///    subgroup size, 8 columns, a K step of 8, no K blocks.
+/// \p sizeK is the gemm's static contracted extent, 0 where unknown.
 GemmTiling getDefaultGemmTiling(const CoreInfo &core, unsigned subgroupSize = 0,
-                                unsigned elementBytes = 4);
+                                unsigned elementBytes = 4, int64_t sizeK = 0);
 
 /// Checks a (possibly partial) override against the legal domain on \p core
 /// for \p subgroupSize (0: the core's default); fields of 0 take their

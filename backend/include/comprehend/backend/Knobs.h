@@ -102,8 +102,9 @@ bool hasGpuLaunchDefaults(const CoreInfo &core);
 /// most the core's maximum; 256 where the points are unknown (<= 0).
 unsigned getGpuLoopWorkGroupSize(const CoreInfo &core, int64_t points = 0);
 /// Work-items of a kernel that reduces rows of `rowLength` elements over
-/// its work-group: the whole row in warps, between one warp and the core's
-/// maximum; the loop kernel's size where the length is unknown (<= 0).
+/// its work-group: one per 16 elements, at least two warps, at most one per
+/// element, in whole warps up to the core's maximum; the loop kernel's
+/// size where the length is unknown (<= 0).
 unsigned getGpuRowWorkGroupSize(const CoreInfo &core, int64_t rowLength);
 /// Work-items of a gemm kernel whose work-group computes `tiles` register
 /// tiles: a warp per tile, up to eight warps (as many as the loop kernel's

@@ -133,6 +133,8 @@ struct CoreShape {
   unsigned smallestSubgroupSize = 1;
   /// The largest work-group.
   int64_t maxWorkGroupSize = 1024;
+  /// Multiprocessors / compute units; 0 when unknown.
+  unsigned computeUnits = 0;
 };
 
 struct LoweringOptions {
@@ -163,6 +165,11 @@ struct LoweringOptions {
   /// `tc.block_rows` / `tc.block_cols`.
   int64_t blockRows = 0;
   int64_t blockCols = 0;
+  /// Where more than 0 (GPU cores: half their multiprocessors, set by
+  /// forCore), the default block instead starts at 128 x 64 and halves,
+  /// rows first, down to 64 x 32 while the launch would have fewer groups
+  /// than this (docs/nvidia.md, "Measured on an H200").
+  int64_t minBlockGroups = 0;
   /// About how many LHS points one work-group gets when a loop statement
   /// (or a launch of several) tiles its last group dimension, e.g. the
   /// elements of an elementwise statement per group. 0 picks the default
