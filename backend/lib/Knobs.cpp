@@ -160,9 +160,8 @@ unsigned backend::getGpuRowWorkGroupSize(const CoreInfo &core,
   if (rowLength <= 0)
     return getGpuLoopWorkGroupSize(core);
   int64_t warp = core.defaultSubgroupSize();
-  int64_t items = std::max(
-      2 * warp,
-      static_cast<int64_t>(llvm::divideCeil(rowLength, kGpuRowElementsPerItem)));
+  int64_t items = std::max(2 * warp, static_cast<int64_t>(llvm::divideCeil(
+                                         rowLength, kGpuRowElementsPerItem)));
   // No more work-items than elements (in whole warps).
   return clampToWarps(core, std::min(items, rowLength));
 }

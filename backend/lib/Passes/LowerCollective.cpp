@@ -519,10 +519,10 @@ void LowerCollectivePass::lowerGemm(ir::GemmInst inst, LoweringBuilder &b) {
   auto pick = [&](int64_t requested, int64_t fallback) {
     return useOverride && requested ? requested : fallback;
   };
-  GemmTiling defaultTiling = getDefaultGemmTiling(
-      *core, shape.subgroupSize,
-      ir::getSizeInBytes(getElementKind(inst.getA())),
-      ir::isDynamic(sizeK) ? 0 : sizeK);
+  GemmTiling defaultTiling =
+      getDefaultGemmTiling(*core, shape.subgroupSize,
+                           ir::getSizeInBytes(getElementKind(inst.getA())),
+                           ir::isDynamic(sizeK) ? 0 : sizeK);
   tileM = pick(tilingOverride.rows, defaultTiling.rows);
   tileN = pick(tilingOverride.cols, defaultTiling.cols);
   tileK = pick(tilingOverride.kStep, defaultTiling.kStep);
