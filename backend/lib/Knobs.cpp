@@ -15,14 +15,30 @@ using namespace comprehend;
 using namespace comprehend::backend;
 
 namespace {
+using Kind = BackendKnob::Kind;
 constexpr BackendKnob kKnobs[] = {
-    {kWorkGroupSize0Knob, BackendKnob::Kind::Launch, 1},
-    {kWorkGroupSize1Knob, BackendKnob::Kind::Launch, 1},
-    {kSubgroupSizeKnob, BackendKnob::Kind::Launch, 1},
-    {kGemmRowsKnob, BackendKnob::Kind::Gemm, 0},
-    {kGemmColsKnob, BackendKnob::Kind::Gemm, 0},
-    {kGemmKStepKnob, BackendKnob::Kind::Gemm, 0},
-    {kGemmKBlockKnob, BackendKnob::Kind::Gemm, 0},
+    {kWorkGroupSize0Knob, Kind::Launch, 1,
+     "work-items per group along x (the function attribute "
+     "`work_group_size`)",
+     "the work-group-size pass's choice; on NVIDIA cores by what the "
+     "work-group shares (docs/nvidia.md)"},
+    {kWorkGroupSize1Knob, Kind::Launch, 1, "work-items per group along y",
+     "the compiler's choice"},
+    {kSubgroupSizeKnob, Kind::Launch, 1,
+     "the subgroup size (the function attribute `subgroup_size`)",
+     "the core's default subgroup size"},
+    {kGemmRowsKnob, Kind::Gemm, 0,
+     "rows of C in a subgroup's register tile (backend::GemmTiling)",
+     "0: getDefaultGemmTiling (docs/tuning.md, \"Gemm defaults\")"},
+    {kGemmColsKnob, Kind::Gemm, 0, "columns of C in the register tile",
+     "0: getDefaultGemmTiling"},
+    {kGemmKStepKnob, Kind::Gemm, 0,
+     "the contracted mode's step per iteration of the tile loop",
+     "0: getDefaultGemmTiling"},
+    {kGemmKBlockKnob, Kind::Gemm, 0,
+     "the K block: every C tile takes one block of K before the next block "
+     "begins, so the block's A rows stay in the data cache",
+     "0: getDefaultGemmTiling (no blocks, or the core's data cache)"},
 };
 
 int64_t lookupOr(const KnobValues &values, llvm::StringRef name,
@@ -48,6 +64,17 @@ std::optional<std::string> backend::checkKnobRange(const BackendKnob &knob,
   llvm::StringRef rule = knob.minimum > 0 ? "' must be positive, not "
                                           : "' must not be negative, not ";
   return ("'" + knob.name + rule + llvm::Twine(value)).str();
+}
+
+std::string backend::describeLegalValues(const BackendKnob &knob) {
+  std::string range = knob.minimum > 0 ? "positive" : "not negative";
+  if (knob.kind == BackendKnob::Kind::Launch)
+    return range + "; the work-group's product at most the core's maximum, "
+                   "its first mode a multiple of the subgroup size, the "
+                   "subgroup size one the core supports";
+  return range + "; checkGemmTiling: rows a multiple of the subgroup size "
+                 "and at most 128, columns and K step at most 32, the tile "
+                 "within the core's register budget, K block at most 2^20";
 }
 
 namespace {

@@ -31,18 +31,56 @@ constexpr llvm::StringLiteral kTileSizes[] = {"tc.tile0", "tc.tile1",
 constexpr unsigned kSearchedTiles = 2;
 
 using Range = LoweringKnob::Range;
+constexpr llvm::StringLiteral kTileDoc =
+    "a tile size of the outermost parallel band, outermost first (tile "
+    "loops become groups, point loops work-items)";
+constexpr llvm::StringLiteral kTileDefault =
+    "0: innermost members get tiles until a group has `tc.group_work` "
+    "points (docs/lowering.md, \"Vector rows\" on CPU cores)";
 constexpr LoweringKnob kKnobs[] = {
-    {kBlockRows, Range::NonNegative},
-    {kBlockCols, Range::NonNegative},
-    {kGroupWork, Range::NonNegative},
-    {kLocalTemporaries, Range::Flag},
-    {kFusion, Range::Fusion},
-    {kInnerMapping, Range::Flag},
-    {kConvGemm, Range::Flag},
-    {kVectorRun, Range::NonNegative},
-    {kTileSizes[0], Range::NonNegative},
-    {kTileSizes[1], Range::NonNegative},
-    {kTileSizes[2], Range::NonNegative},
+    {kBlockRows, Range::NonNegative,
+     "rows (output memref mode 0) of the block of a BLAS statement's output "
+     "that one work-group computes; the grid follows",
+     "0: on GPU cores 128, halved to 64 while the launch has fewer groups "
+     "than half the multiprocessors; elsewhere one group below 2^21 "
+     "multiply-adds, else 256"},
+    {kBlockCols, Range::NonNegative,
+     "columns (output memref mode 1) of that block",
+     "0: on GPU cores 64, halved to 32 likewise; elsewhere as the rows"},
+    {kGroupWork, Range::NonNegative,
+     "about how many points a work-group gets where the mapper tiles a band "
+     "by work (elementwise maps, ...)",
+     "0: 64; on NVIDIA cores 256, a point per work-item"},
+    {kLocalTemporaries, Range::Flag,
+     "whether temporaries that stay within a work-group live in local "
+     "memory (alloca) or in global scratch",
+     "1 where the core has dedicated local memory, else 0"},
+    {kFusion, Range::Fusion,
+     "isl's fusion strategy for statements lowered from their schedule: 0 "
+     "as much as possible, 1 only where the outer loop stays parallel, 2 "
+     "none",
+     "0"},
+    {kInnerMapping, Range::Flag,
+     "a group per point of the outer parallel band, the statements below "
+     "on its work-items with reductions in parallel; 0 keeps them "
+     "sequential in each work-item",
+     "1"},
+    {kConvGemm, Range::Flag,
+     "a convolution-like contraction (an output index shifted by a "
+     "reduction index) as gemms over strided views in a launch of its own, "
+     "a group per point of the other output indices (1), or as loops "
+     "scheduled with its neighbours (0)",
+     "1 where the gemms' reduction has at least 8 iterations"},
+    {kVectorRun, Range::NonNegative,
+     "on cores whose work-items run on vectors, consecutive points of a "
+     "tiled band's innermost member that one work-item runs as one loop "
+     "(vectorized by the backend); offered where every access is "
+     "contiguous along that member (docs/lowering.md, \"Vector runs\")",
+     "4 x the native float vector width; 0 on cores with subgroups"},
+    {kTileSizes[0], Range::NonNegative, kTileDoc, kTileDefault},
+    {kTileSizes[1], Range::NonNegative, kTileDoc, kTileDefault},
+    {kTileSizes[2], Range::NonNegative, kTileDoc,
+     "0 (not searched: a third member is rarely parallel)"},
 };
 
 int64_t lookupOr(const KnobValues &values, llvm::StringRef name,
@@ -63,6 +101,18 @@ const LoweringKnob *tc::lookupLoweringKnob(llvm::StringRef name) {
     if (knob.name == name)
       return &knob;
   return nullptr;
+}
+
+llvm::StringRef tc::describeLegalValues(const LoweringKnob &knob) {
+  switch (knob.range) {
+  case Range::NonNegative:
+    return "not negative (0: the default)";
+  case Range::Flag:
+    return "0 or 1";
+  case Range::Fusion:
+    return "0 (max), 1 (outer) or 2 (none)";
+  }
+  return "";
 }
 
 std::optional<std::string> tc::checkKnobRange(const LoweringKnob &knob,

@@ -288,6 +288,20 @@ TEST(KnobTablesTest, GemmRowsAreWholeWarpsOnNvidia) {
   EXPECT_EQ(cpu[0].values, (Values{0, 1, 2, 3, 4, 8, 16, 32, 48, 64}));
 }
 
+TEST(KnobTablesTest, EveryKnobSaysWhatItDecidesAndItsDefault) {
+  // docs/knobs.md is written from these fields (tools/knob-docs).
+  for (const backend::BackendKnob &knob : backend::getBackendKnobs()) {
+    EXPECT_FALSE(knob.decides.empty()) << knob.name.str();
+    EXPECT_FALSE(knob.defaultRule.empty()) << knob.name.str();
+    EXPECT_FALSE(backend::describeLegalValues(knob).empty());
+  }
+  for (const tc::LoweringKnob &knob : tc::getLoweringKnobs()) {
+    EXPECT_FALSE(knob.decides.empty()) << knob.name.str();
+    EXPECT_FALSE(knob.defaultRule.empty()) << knob.name.str();
+    EXPECT_FALSE(tc::describeLegalValues(knob).empty());
+  }
+}
+
 TEST(KnobTablesTest, GpuDefaultsFollowTheCore) {
   backend::CoreInfo core = getCore("nvidia-sm80");
   EXPECT_TRUE(backend::hasGpuLaunchDefaults(core));

@@ -54,6 +54,10 @@ struct BackendKnob {
   Kind kind;
   /// The smallest value any configuration may give it.
   int64_t minimum;
+  /// What it decides, and its default (docs/knobs.md is generated from
+  /// these, with the values getLaunchKnobDomains / getGemmKnobDomains try).
+  llvm::StringLiteral decides;
+  llvm::StringLiteral defaultRule;
 };
 
 /// Every knob of the backend, launch knobs first.
@@ -64,6 +68,10 @@ const BackendKnob *lookupBackendKnob(llvm::StringRef name);
 /// negative, not -1"), or nothing.
 std::optional<std::string> checkKnobRange(const BackendKnob &knob,
                                           int64_t value);
+
+/// The legal values of `knob` in words: its range and the constraints of
+/// its kind (checkGemmTiling, the launch checks), for docs/knobs.md.
+std::string describeLegalValues(const BackendKnob &knob);
 
 /// The values a search tries for one knob, and its default.
 struct KnobDomain {
@@ -90,9 +98,10 @@ llvm::SmallVector<KnobDomain, 4> getGemmKnobDomains(const CoreInfo &core);
 
 //===----------------------------------------------------------------------===//
 // Launch defaults of GPU cores (docs/nvidia.md, "Defaults and the tuning
-// space"): rules from the core's warp and maximum work-group, not yet
-// measured on a GPU. Other cores keep the backend's default (KernelShape.cpp)
-// and the lowering's own group work.
+// space"): rules from the core's warp and maximum work-group, the row and
+// gemm ones set from timings on an H200 ("Measured on an H200"). Other cores
+// keep the backend's default (KernelShape.cpp) and the lowering's own group
+// work.
 //===----------------------------------------------------------------------===//
 
 /// Whether `core` takes the GPU launch defaults below (an NVIDIA core).
@@ -124,8 +133,8 @@ std::optional<std::string> checkGemmKnobs(const KnobValues &values,
 /// Sets CompileOptions::gemmTiling from the gemm knobs of `values`.
 void applyGemmKnobs(const KnobValues &values, CompileOptions &options);
 /// Sets the attributes `work_group_size` and `subgroup_size` of `function`
-/// from the launch knobs `values` has (both work-group modes or none),
-/// keeping every other attribute.
+/// from the launch knobs `values` has (a work-group mode it lacks keeps the
+/// function's own, 1 where it has none), keeping every other attribute.
 void applyLaunchKnobs(const KnobValues &values, ir::Function &function);
 
 } // namespace comprehend::backend

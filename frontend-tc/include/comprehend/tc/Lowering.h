@@ -227,12 +227,18 @@ struct LoweringKnob {
   };
   llvm::StringLiteral name;
   Range range;
+  /// What it decides, and its default (docs/knobs.md is generated from
+  /// these, with the values getLoweringKnobDomains tries).
+  llvm::StringLiteral decides;
+  llvm::StringLiteral defaultRule;
 };
 
 /// Every knob of the lowering.
 llvm::ArrayRef<LoweringKnob> getLoweringKnobs();
 /// The knob named \p name, or null.
 const LoweringKnob *lookupLoweringKnob(llvm::StringRef name);
+/// The legal values of \p knob in words (docs/knobs.md).
+llvm::StringRef describeLegalValues(const LoweringKnob &knob);
 /// Why \p value is outside the range of \p knob ("'tc.inner_mapping' must
 /// be 0 or 1, not 2"), or nothing.
 std::optional<std::string> checkKnobRange(const LoweringKnob &knob,
