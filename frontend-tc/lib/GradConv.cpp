@@ -175,11 +175,15 @@ bool BackwardBuilder::addTransposedConv(unsigned index, const Expr &target) {
                                   : lhs.name.str());
   }
   std::vector<std::string> wheres;
-  for (auto [var, range] : llvm::zip(shifted.targetIndices, targetDims))
-    if (!llvm::is_contained(shifted.operandIndices, var) &&
+  for (auto [var, range] : llvm::zip(shifted.targetIndices, targetDims)) {
+    // A reference of its own: clang 15 does not let a lambda capture a
+    // structured binding (C++20's P1091, implemented in clang 16).
+    const std::string &name = var;
+    if (!llvm::is_contained(shifted.operandIndices, name) &&
         llvm::none_of(stmt.getIndices(),
-                      [&](const Ident &id) { return id.name == var; }))
-      wheres.push_back(var + " in " + range.first + ":" + range.second);
+                      [&](const Ident &id) { return id.name == name; }))
+      wheres.push_back(name + " in " + range.first + ":" + range.second);
+  }
   std::string adjoint = adjointOf(shifted.targetVersion);
   bool first = hasAdjoint.insert(shifted.targetVersion).second;
   std::string text =
