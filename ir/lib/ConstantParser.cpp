@@ -109,6 +109,17 @@ LogicalResult Parser::parseFloating(double &value) {
   return success();
 }
 
+LogicalResult Parser::parseComplexParts(std::complex<double> &value) {
+  double re = 0, im = 0;
+  if (failed(parseFloating(re)) ||
+      failed(parseToken(Token::comma, "in complex constant")) ||
+      failed(parseFloating(im)) ||
+      failed(parseToken(Token::r_square, "after complex constant")))
+    return failure();
+  value = std::complex<double>(re, im);
+  return success();
+}
+
 LogicalResult Parser::parseConstant(ConstantValue &value) {
   switch (tok.getKind()) {
   case Token::kw_true:
@@ -132,13 +143,10 @@ LogicalResult Parser::parseConstant(ConstantValue &value) {
   }
   case Token::l_square: {
     consumeToken();
-    double re = 0, im = 0;
-    if (failed(parseFloating(re)) ||
-        failed(parseToken(Token::comma, "in complex constant")) ||
-        failed(parseFloating(im)) ||
-        failed(parseToken(Token::r_square, "after complex constant")))
+    std::complex<double> complex;
+    if (failed(parseComplexParts(complex)))
       return failure();
-    value = std::complex<double>(re, im);
+    value = complex;
     return success();
   }
   case Token::def_identifier: {

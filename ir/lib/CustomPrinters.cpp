@@ -31,6 +31,17 @@ public:
   void printCoopApply();
 
 private:
+  /// `-> (type, ...)`: the instruction's result types.
+  void printResultTypes() {
+    printer.emit("->");
+    printer.emitLiteral("(");
+    for (unsigned i = 0; i < inst.getNumResults(); ++i) {
+      if (i != 0)
+        printer.emitLiteral(",");
+      printer.emitType(inst.getResult(i)->getType());
+    }
+    printer.emitLiteral(")");
+  }
   llvm::ArrayRef<Value *> group(llvm::StringRef name) const {
     std::optional<unsigned> index = desc.findOperand(name);
     return index ? inst.getOperandGroup(*index) : llvm::ArrayRef<Value *>();
@@ -97,14 +108,7 @@ void CustomPrinter::printFor() {
       printer.emit(printer.getName(init[i]), /*spaceBefore=*/false);
     }
     printer.emitLiteral(")");
-    printer.emit("->");
-    printer.emitLiteral("(");
-    for (unsigned i = 0; i < inst.getNumResults(); ++i) {
-      if (i != 0)
-        printer.emitLiteral(",");
-      printer.emitType(inst.getResult(i)->getType());
-    }
-    printer.emitLiteral(")");
+    printResultTypes();
   }
   printer.printRegion(body);
 }
@@ -112,14 +116,7 @@ void CustomPrinter::printFor() {
 void CustomPrinter::printIf() {
   printer.emitValueList(group("condition"));
   if (inst.getNumResults() != 0) {
-    printer.emit("->");
-    printer.emitLiteral("(");
-    for (unsigned i = 0; i < inst.getNumResults(); ++i) {
-      if (i != 0)
-        printer.emitLiteral(",");
-      printer.emitType(inst.getResult(i)->getType());
-    }
-    printer.emitLiteral(")");
+    printResultTypes();
   }
   printer.printRegion(inst.getRegion(0));
   if (inst.getNumRegions() > 1 && !inst.getRegion(1).empty()) {

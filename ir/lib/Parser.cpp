@@ -200,13 +200,10 @@ LogicalResult Parser::parseDefinition() {
     // attribute otherwise.
     consumeToken();
     if (tok.is(Token::floating)) {
-      double re = 0, im = 0;
-      if (failed(parseFloating(re)) ||
-          failed(parseToken(Token::comma, "in complex constant")) ||
-          failed(parseFloating(im)) ||
-          failed(parseToken(Token::r_square, "after complex constant")))
+      std::complex<double> complex;
+      if (failed(parseComplexParts(complex)))
         return failure();
-      def.value = ConstantLiteral(std::complex<double>(re, im));
+      def.value = ConstantLiteral(complex);
       break;
     }
     const Attribute *attr = nullptr;

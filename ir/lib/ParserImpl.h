@@ -30,6 +30,7 @@
 
 #include "llvm/ADT/StringMap.h"
 
+#include <complex>
 #include <memory>
 
 namespace comprehend::ir::detail {
@@ -107,6 +108,8 @@ public:
   LogicalResult parseConstant(ConstantValue &value);
   /// floating-constant, also accepting an integer-constant.
   LogicalResult parseFloating(double &value);
+  /// The rest of a complex-constant after its "[": re "," im "]".
+  LogicalResult parseComplexParts(std::complex<double> &value);
 
   //===--------------------------------------------------------------------===//
   // Attributes (AttributeParser.cpp)
