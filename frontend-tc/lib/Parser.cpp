@@ -70,30 +70,31 @@ BinaryOp getBinaryOp(TokenKind kind) {
   }
 }
 
+/// The assignment tokens: the reduction each makes and whether it has `!`
+/// (the output starts from the reduction's identity).
+struct Assignment {
+  TokenKind token;
+  ReductionKind reduction;
+  bool bang;
+};
+constexpr Assignment kAssignments[] = {
+    {TokenKind::Equal, ReductionKind::None, false},
+    {TokenKind::PlusEqual, ReductionKind::Add, false},
+    {TokenKind::StarEqual, ReductionKind::Mul, false},
+    {TokenKind::MinEqual, ReductionKind::Min, false},
+    {TokenKind::MaxEqual, ReductionKind::Max, false},
+    {TokenKind::PlusEqualBang, ReductionKind::Add, true},
+    {TokenKind::StarEqualBang, ReductionKind::Mul, true},
+    {TokenKind::MinEqualBang, ReductionKind::Min, true},
+    {TokenKind::MaxEqualBang, ReductionKind::Max, true},
+};
+
 /// The reduction of an assignment token, or nullopt if it is none.
 std::optional<std::pair<ReductionKind, bool>> getAssignment(TokenKind kind) {
-  switch (kind) {
-  case TokenKind::Equal:
-    return std::make_pair(ReductionKind::None, false);
-  case TokenKind::PlusEqual:
-    return std::make_pair(ReductionKind::Add, false);
-  case TokenKind::StarEqual:
-    return std::make_pair(ReductionKind::Mul, false);
-  case TokenKind::MinEqual:
-    return std::make_pair(ReductionKind::Min, false);
-  case TokenKind::MaxEqual:
-    return std::make_pair(ReductionKind::Max, false);
-  case TokenKind::PlusEqualBang:
-    return std::make_pair(ReductionKind::Add, true);
-  case TokenKind::StarEqualBang:
-    return std::make_pair(ReductionKind::Mul, true);
-  case TokenKind::MinEqualBang:
-    return std::make_pair(ReductionKind::Min, true);
-  case TokenKind::MaxEqualBang:
-    return std::make_pair(ReductionKind::Max, true);
-  default:
-    return std::nullopt;
-  }
+  for (const Assignment &assignment : kAssignments)
+    if (assignment.token == kind)
+      return std::make_pair(assignment.reduction, assignment.bang);
+  return std::nullopt;
 }
 
 Location joinLocs(Location first, Location last) {
