@@ -9,6 +9,8 @@
 #include "comprehend/ir/Program.h"
 #include "comprehend/ir/Verifier.h"
 
+#include "llvm/Support/TimeProfiler.h"
+
 using namespace comprehend;
 using namespace comprehend::backend;
 
@@ -45,6 +47,7 @@ LogicalResult comprehend::backend::lowerProgram(ir::Program &program,
       getPipeline(options, diags, ok);
   if (!ok)
     return failure();
+  llvm::TimeTraceScope scope("backend passes");
   PassContext context{core, options, diags};
   LogicalResult result = success();
   for (ir::Function &function : program) {
@@ -69,10 +72,13 @@ LogicalResult comprehend::backend::lowerProgram(ir::Program &program,
 std::optional<CompiledProgram> comprehend::backend::emitProgram(
     const ir::Program &program, const CoreInfo &core,
     const CompileOptions &options, DiagnosticEngine &diags) {
-  std::optional<CompiledProgram> compiled =
-      spv::emitModule(program, core, diags);
+  std::optional<CompiledProgram> compiled = [&] {
+    llvm::TimeTraceScope scope("SPIR-V emission");
+    return spv::emitModule(program, core, diags);
+  }();
   if (!compiled || !options.validate)
     return compiled;
+  llvm::TimeTraceScope scope("SPIR-V validation");
   if (llvm::Error error = validateSpirv(compiled->spirv, core)) {
     diags.emitError(program.empty() ? Location() : program.begin()->getLoc())
         << "compiler bug: generated SPIR-V failed validation: "

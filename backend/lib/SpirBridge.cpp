@@ -6,6 +6,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/Support/TimeProfiler.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <LLVMSPIRVLib/LLVMSPIRVLib.h>
@@ -102,6 +103,7 @@ llvm::Expected<std::string>
 comprehend::backend::translateSpirvToSpir12(llvm::ArrayRef<uint32_t> words) {
   if (words.size() < 5 || words[0] != 0x07230203)
     return makeError("not a SPIR-V module: the magic number is missing");
+  llvm::TimeTraceScope scope("SPIR-V to SPIR 1.2 bridge");
 
   llvm::LLVMContext context;
   // PoCL 3.1 (LLVM 15) links typed-pointer bitcode; opaque pointers would

@@ -5,6 +5,7 @@
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/TimeProfiler.h"
 
 using namespace comprehend;
 using namespace comprehend::tc;
@@ -15,10 +16,16 @@ std::unique_ptr<Program> tc::loadProgram(DiagnosticEngine &diags,
   llvm::StringRef buffer =
       diags.getSourceMgr().getMemoryBuffer(bufferId)->getBuffer();
   auto program = std::make_unique<Program>();
-  bool parsed = succeeded(parseProgram(buffer, diags, *program));
+  bool parsed = [&] {
+    llvm::TimeTraceScope scope("TC parse");
+    return succeeded(parseProgram(buffer, diags, *program));
+  }();
   // Check the defs that parsed even if another def has a syntax error, so
   // one run reports as much as possible.
-  bool checked = succeeded(checkProgram(*program, diags));
+  bool checked = [&] {
+    llvm::TimeTraceScope scope("TC check");
+    return succeeded(checkProgram(*program, diags));
+  }();
   if (!parsed || !checked)
     return nullptr;
   if (inferAllRanges) {

@@ -5,6 +5,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/TimeProfiler.h"
 
 using namespace comprehend;
 using namespace comprehend::tc;
@@ -512,6 +513,7 @@ LogicalResult DefInference::inferCall(const CallStmt &call) {
 std::optional<DefRanges> tc::inferRanges(const Program &program, const Def &def,
                                          const llvm::StringMap<int64_t> &sizes,
                                          DiagnosticEngine &diags) {
+  llvm::TimeTraceScope scope("TC range inference");
   return DefInference(program, def, sizes, diags).run();
 }
 

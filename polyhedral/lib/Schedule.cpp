@@ -21,6 +21,7 @@
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/TimeProfiler.h"
 
 using namespace comprehend::poly;
 
@@ -88,6 +89,7 @@ comprehend::poly::mapSchedule(llvm::ArrayRef<std::string> params,
                               const ScheduleOptions &options) {
   if (stmts.empty())
     return scheduleError("a def without statements has no schedule");
+  llvm::TimeTraceScope scope("isl schedule and mapping");
   IslContext ctx;
   MaxOperationsGuard guard(ctx, scheduleMaxOperations);
   try {

@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/TimeProfiler.h"
 
 #include <CL/cl_ext.h>
 
@@ -283,6 +284,7 @@ static void setPoclDefaults() {
 }
 
 Expected<std::vector<Device>> runtime::listOpenCLDevices() {
+  llvm::TimeTraceScope scope("list OpenCL devices");
   setPoclDefaults();
   cl_uint numPlatforms = 0;
   cl_int err = clGetPlatformIDs(0, nullptr, &numPlatforms);

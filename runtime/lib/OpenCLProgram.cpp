@@ -1,13 +1,13 @@
 //===- OpenCLProgram.cpp - OpenCL programs built from SPIR-V --------------===//
+#include "ProgramDiskCache.h"
+
 #include "comprehend/runtime/Device.h"
 #include "comprehend/runtime/Error.h"
 #include "comprehend/runtime/OpenCLPlatform.h"
 #include "comprehend/runtime/SpirBridge.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
+#include "llvm/Support/TimeProfiler.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <CL/cl_ext.h>
@@ -45,6 +45,7 @@ Expected<std::vector<std::string>> OpenCLProgram::getKernelNames() const {
 }
 
 Expected<std::unique_ptr<Kernel>> OpenCLProgram::createKernel(StringRef name) {
+  llvm::TimeTraceScope scope("clCreateKernel");
   cl_int err = CL_SUCCESS;
   std::string nameText = name.str();
   cl_kernel kernel = clCreateKernel(program, nameText.c_str(), &err);
@@ -80,6 +81,7 @@ static std::string getBuildLog(cl_program program, cl_device_id device) {
 /// clBuildProgram with the build log in the error.
 static llvm::Error build(cl_program program, cl_device_id device,
                          const std::string &options) {
+  llvm::TimeTraceScope scope("clBuildProgram");
   cl_int err =
       clBuildProgram(program, 1, &device, options.c_str(), nullptr, nullptr);
   if (err == CL_SUCCESS)
@@ -93,6 +95,7 @@ static llvm::Error build(cl_program program, cl_device_id device,
 static Expected<cl_program> createFromIL(cl_context context,
                                          const Device &device,
                                          llvm::ArrayRef<uint32_t> spirv) {
+  llvm::TimeTraceScope scope("clCreateProgramWithIL");
   cl_int err = CL_SUCCESS;
   cl_program program =
       clCreateProgramWithIL(context, spirv.data(), spirv.size() * 4, &err);
@@ -112,6 +115,7 @@ static Expected<cl_program> createFromIL(cl_context context,
 
 static Expected<cl_program>
 createFromBinary(cl_context context, const Device &device, StringRef binary) {
+  llvm::TimeTraceScope scope("clCreateProgramWithBinary");
   cl_device_id id = device.getCLDevice();
   const size_t length = binary.size();
   const auto *bytes = reinterpret_cast<const unsigned char *>(binary.data());
@@ -129,21 +133,15 @@ createFromBinary(cl_context context, const Device &device, StringRef binary) {
   return program;
 }
 
-static std::string getCachePath(const ProgramOptions &options, StringRef key) {
-  llvm::SmallString<256> path(options.cacheDir);
-  llvm::sys::path::append(path, key + ".clbin");
-  return std::string(path);
-}
-
-/// Loads a cached binary; any failure just means "not cached".
-static std::unique_ptr<OpenCLProgram> loadCached(cl_context context,
-                                                 const Device &device,
-                                                 const ProgramOptions &options,
-                                                 StringRef key) {
-  auto file = llvm::MemoryBuffer::getFile(getCachePath(options, key));
-  if (!file)
+/// A program from a binary the driver returned earlier (CL_PROGRAM_BINARIES);
+/// any failure just means "not cached".
+static std::unique_ptr<OpenCLProgram>
+loadCachedBinary(cl_context context, const Device &device,
+                 const ProgramOptions &options, StringRef path) {
+  std::optional<std::string> binary = readProgramCacheEntry(path);
+  if (!binary)
     return nullptr;
-  auto program = createFromBinary(context, device, (*file)->getBuffer());
+  auto program = createFromBinary(context, device, *binary);
   if (!program) {
     llvm::consumeError(program.takeError());
     return nullptr;
@@ -157,11 +155,9 @@ static std::unique_ptr<OpenCLProgram> loadCached(cl_context context,
   return std::make_unique<OpenCLProgram>(*program, ProgramOrigin::DiskCache);
 }
 
-/// Stores the program's binary; the cache is best effort, so failures are
-/// ignored. Written to a temporary file and renamed, so concurrent runs never
-/// see half a file.
-static void storeCached(cl_program program, const ProgramOptions &options,
-                        StringRef key) {
+/// Stores the built program's binary (CL_PROGRAM_BINARIES); best effort.
+static void storeCachedBinary(cl_program program, StringRef path) {
+  llvm::TimeTraceScope scope("CL_PROGRAM_BINARIES");
   size_t size = 0;
   if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size,
                        nullptr) != CL_SUCCESS ||
@@ -172,24 +168,81 @@ static void storeCached(cl_program program, const ProgramOptions &options,
   if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof(data), &data,
                        nullptr) != CL_SUCCESS)
     return;
-  if (llvm::sys::fs::create_directories(options.cacheDir))
-    return;
-  std::string path = getCachePath(options, key);
-  llvm::SmallString<256> temp;
-  int fd = -1;
-  if (llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", fd, temp))
-    return;
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << binary;
-    if (os.has_error()) {
-      os.clear_error();
-      llvm::sys::fs::remove(temp);
-      return;
-    }
+  writeProgramCacheEntry(path, binary);
+}
+
+/// A device that takes SPIR-V: the program from the IL, or from the binary
+/// the disk cache kept of it.
+static Expected<std::unique_ptr<OpenCLProgram>>
+buildFromSpirv(cl_context context, const Device &device,
+               llvm::ArrayRef<uint32_t> spirv, const ProgramOptions &options,
+               StringRef key) {
+  std::string path;
+  if (!key.empty()) {
+    path = getProgramCachePath(options.cacheDir, key, "clbin");
+    if (auto cached = loadCachedBinary(context, device, options, path))
+      return cached;
   }
-  if (llvm::sys::fs::rename(temp, path))
-    llvm::sys::fs::remove(temp);
+  auto program = createFromIL(context, device, spirv);
+  if (!program)
+    return program.takeError();
+  if (llvm::Error err =
+          build(*program, device.getCLDevice(), options.buildOptions)) {
+    clReleaseProgram(*program);
+    return err;
+  }
+  if (!path.empty())
+    storeCachedBinary(*program, path);
+  return std::make_unique<OpenCLProgram>(*program, ProgramOrigin::Built);
+}
+
+/// The SPIR 1.2 bitcode built into a program.
+static Expected<cl_program> buildSpir12(cl_context context,
+                                        const Device &device, StringRef bitcode,
+                                        const ProgramOptions &options) {
+  auto program = createFromBinary(context, device, bitcode);
+  if (!program)
+    return program.takeError();
+  std::string buildOptions =
+      std::string(kSpir12BuildOptions) +
+      (options.buildOptions.empty() ? "" : " " + options.buildOptions);
+  if (llvm::Error err = build(*program, device.getCLDevice(), buildOptions)) {
+    clReleaseProgram(*program);
+    return std::move(err);
+  }
+  return *program;
+}
+
+/// A device that takes SPIR 1.2 (PoCL): the module translated in process,
+/// or the translation the disk cache kept. The cache keeps the bitcode, not
+/// CL_PROGRAM_BINARIES: PoCL makes that binary by generating machine code
+/// for every kernel at a work-group size it will not launch with (a second
+/// code generation per kernel, as long as the first), and PoCL's own kernel
+/// cache (POCL_CACHE_DIR) already keeps what it builds from this bitcode.
+static Expected<std::unique_ptr<OpenCLProgram>>
+buildFromSpir12(cl_context context, const Device &device,
+                llvm::ArrayRef<uint32_t> spirv, const ProgramOptions &options,
+                StringRef key) {
+  std::string path =
+      key.empty() ? "" : getProgramCachePath(options.cacheDir, key, "spir12");
+  if (std::optional<std::string> cached =
+          path.empty() ? std::nullopt : readProgramCacheEntry(path)) {
+    auto program = buildSpir12(context, device, *cached, options);
+    if (program)
+      return std::make_unique<OpenCLProgram>(*program,
+                                             ProgramOrigin::DiskCache);
+    // Checked but unusable: translate again and replace it.
+    llvm::consumeError(program.takeError());
+  }
+  auto bitcode = translateSpirvToSpir12(spirv);
+  if (!bitcode)
+    return bitcode.takeError();
+  if (!path.empty())
+    writeProgramCacheEntry(path, *bitcode);
+  auto program = buildSpir12(context, device, *bitcode, options);
+  if (!program)
+    return program.takeError();
+  return std::make_unique<OpenCLProgram>(*program, ProgramOrigin::Built);
 }
 
 Expected<std::unique_ptr<OpenCLProgram>>
@@ -199,44 +252,17 @@ comprehend::runtime::buildOpenCLProgram(cl_context context,
                                         const ProgramOptions &options) {
   const DeviceInfo &info = device.getInfo();
   std::string key;
-  if (!options.cacheDir.empty()) {
+  if (!options.cacheDir.empty())
     key = getProgramCacheKey(spirv, device);
-    if (auto cached = loadCached(context, device, options, key))
-      return cached;
-  }
-
-  cl_program program = nullptr;
-  std::string buildOptions = options.buildOptions;
   switch (info.format) {
-  case ModuleFormat::Spirv: {
-    auto created = createFromIL(context, device, spirv);
-    if (!created)
-      return created.takeError();
-    program = *created;
-    break;
-  }
-  case ModuleFormat::Spir12: {
-    auto bitcode = translateSpirvToSpir12(spirv);
-    if (!bitcode)
-      return bitcode.takeError();
-    auto created = createFromBinary(context, device, *bitcode);
-    if (!created)
-      return created.takeError();
-    program = *created;
-    buildOptions = std::string(kSpir12BuildOptions) +
-                   (buildOptions.empty() ? "" : " " + buildOptions);
-    break;
-  }
+  case ModuleFormat::Spirv:
+    return buildFromSpirv(context, device, spirv, options, key);
+  case ModuleFormat::Spir12:
+    return buildFromSpir12(context, device, spirv, options, key);
   case ModuleFormat::Ptx:
   case ModuleFormat::None:
-    return makeDeviceError("device '" + info.getFullName() +
-                           "' takes neither SPIR-V nor SPIR 1.2");
+    break;
   }
-  if (llvm::Error err = build(program, device.getCLDevice(), buildOptions)) {
-    clReleaseProgram(program);
-    return err;
-  }
-  if (!key.empty())
-    storeCached(program, options, key);
-  return std::make_unique<OpenCLProgram>(program, ProgramOrigin::Built);
+  return makeDeviceError("device '" + info.getFullName() +
+                         "' takes neither SPIR-V nor SPIR 1.2");
 }

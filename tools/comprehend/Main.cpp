@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Options.h"
+#include "PhaseTimes.h"
 
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
@@ -46,7 +47,10 @@ int main(int argc, char **argv) {
              << ": no input file (use '-' for standard input)\n";
       return ExitUsage;
     }
-    return entry.run();
+    startPhaseTimes();
+    int code = entry.run();
+    reportPhaseTimes(errs());
+    return code;
   }
   errs() << "comprehend: no command given; try 'comprehend --help'\n";
   return ExitUsage;

@@ -168,6 +168,13 @@ cl::opt<bool> DumpAst("dump-ast",
                       cl::init(false), cl::sub(CheckCommand),
                       cl::cat(category));
 
+cl::opt<bool> TimePhases(
+    "time-phases",
+    cl::desc("Print the time spent in each phase (parse, ranges, lowering, "
+             "backend, SPIR 1.2 bridge, device build, run) on stderr"),
+    cl::init(false), cl::sub(CheckCommand), cl::sub(CompileCommand),
+    cl::sub(RunCommand), cl::sub(TuneCommand), cl::cat(category));
+
 void hideLLVMOptions() { cl::HideUnrelatedOptions(category); }
 
 InputLang getInputLang() {

@@ -58,6 +58,7 @@ extern llvm::cl::opt<std::string> CachePath;
 extern llvm::cl::opt<bool> WarningsAsErrors;
 extern llvm::cl::opt<bool> DumpAst;
 extern llvm::cl::opt<std::string> Wrt;
+extern llvm::cl::opt<bool> TimePhases;
 
 /// Hides the options libLLVM registers (its code generators' flags) from
 /// `comprehend --help`; they still parse, as in every LLVM tool.

@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/TimeProfiler.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -124,7 +125,10 @@ int runTcFile() {
   if (!arguments)
     return failRun(arguments.takeError(), input.diags);
 
-  auto runtime = Runtime::create(Device);
+  auto runtime = [&] {
+    llvm::TimeTraceScope scope("open the device");
+    return Runtime::create(Device);
+  }();
   if (!runtime)
     return failRun(runtime.takeError(), input.diags);
   api::TcKernelOptions options;
@@ -132,8 +136,11 @@ int runTcFile() {
     return code;
   options.cachePath = CachePath;
   options.warnings = &llvm::errs();
-  auto kernel = api::TcKernel::compile(**runtime, *input.program, *def,
-                                       arguments->sizes, input.diags, options);
+  auto kernel = [&] {
+    llvm::TimeTraceScope scope("compile the def (all of it)");
+    return api::TcKernel::compile(**runtime, *input.program, *def,
+                                  arguments->sizes, input.diags, options);
+  }();
   if (!kernel)
     return failRun(kernel.takeError(), input.diags);
   bool fromCache =
@@ -146,8 +153,12 @@ int runTcFile() {
   runOptions.repeat = std::max(1u, unsigned(Repeat));
   runOptions.check = Check;
   runOptions.outDir = OutDir;
-  auto result = api::runTcKernel(**kernel, *input.program, *def, *arguments,
-                                 input.diags, runOptions);
+  // PoCL generates the kernels' machine code at their first launch.
+  auto result = [&] {
+    llvm::TimeTraceScope scope("run (first launch: device codegen)");
+    return api::runTcKernel(**kernel, *input.program, *def, *arguments,
+                            input.diags, runOptions);
+  }();
   if (!result)
     return failRun(result.takeError(), input.diags);
 

@@ -7,6 +7,7 @@
 #include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/TimeProfiler.h"
 
 #include <deque>
 #include <functional>
@@ -958,6 +959,7 @@ LogicalResult DefLowerer::printSchedule(llvm::raw_ostream &os) {
 }
 
 std::optional<LoweredDef> DefLowerer::run() {
+  llvm::TimeTraceScope scope("TC lowering");
   LoweredDef result;
   llvm::SmallVector<StmtContext, 4> stmts;
   std::deque<Segment> segments;

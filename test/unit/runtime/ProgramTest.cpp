@@ -5,6 +5,11 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <random>
 
 using namespace comprehend::runtime;
 using namespace comprehend::runtime::test;
@@ -107,37 +112,119 @@ TEST_F(ProgramTest, BuildFailureCarriesTheLog) {
   EXPECT_NE(message.find("build log:"), std::string::npos) << message;
 }
 
-TEST(ProgramDiskCacheTest, SecondRuntimeLoadsTheBinary) {
-  llvm::SmallString<128> dir;
-  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("comprehend-cache", dir));
-  auto words = assembleSpirv(getTestModuleText());
-  ASSERT_TRUE(bool(words)) << llvm::toString(words.takeError());
-  RuntimeOptions options;
-  options.programCacheDir = std::string(dir);
-  {
-    auto first = Runtime::create("", options);
-    ASSERT_TRUE(bool(first)) << llvm::toString(first.takeError());
-    auto built = (*first)->loadProgram(*words);
-    ASSERT_TRUE(bool(built)) << llvm::toString(built.takeError());
-    EXPECT_EQ((*built)->getOrigin(), ProgramOrigin::Built);
+/// A fresh cache directory, removed with the fixture.
+class ProgramDiskCacheTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("comprehend-cache", dir));
+    auto assembled = assembleSpirv(getTestModuleText());
+    ASSERT_TRUE(bool(assembled)) << llvm::toString(assembled.takeError());
+    words = std::move(*assembled);
+    options.programCacheDir = std::string(dir);
   }
-  std::string key;
-  {
-    auto second = Runtime::create("", options);
-    ASSERT_TRUE(bool(second)) << llvm::toString(second.takeError());
-    key = getProgramCacheKey(*words, (*second)->getDevice());
-    auto loaded = (*second)->loadProgram(*words);
-    ASSERT_TRUE(bool(loaded)) << llvm::toString(loaded.takeError());
-    EXPECT_EQ((*loaded)->getOrigin(), ProgramOrigin::DiskCache);
-    EXPECT_EQ((*second)->getNumProgramBuilds(), 0u);
-    // The cached program still runs.
-    auto kernel = (*loaded)->getKernel("empty");
+  void TearDown() override { llvm::sys::fs::remove_directories(dir); }
+
+  /// Loads the test module in a new Runtime (a new process would do the
+  /// same), checks that its kernel `vadd` runs and returns the origin.
+  ProgramOrigin loadInNewRuntime() {
+    auto runtime = Runtime::create("", options);
+    EXPECT_TRUE(bool(runtime)) << llvm::toString(runtime.takeError());
+    if (!runtime)
+      return ProgramOrigin::Built;
+    path = getEntryPath((*runtime)->getDevice());
+    auto program = (*runtime)->loadProgram(words);
+    EXPECT_TRUE(bool(program)) << llvm::toString(program.takeError());
+    if (!program)
+      return ProgramOrigin::Built;
+    expectVaddRuns(**runtime, **program);
+    return (*program)->getOrigin();
+  }
+
+  /// The entry's file: the SPIR 1.2 translation for devices that take it
+  /// (PoCL), else the driver's binary.
+  std::string getEntryPath(const Device &device) const {
+    bool spir12 = device.getInfo().format == ModuleFormat::Spir12;
+    return (dir + "/" + getProgramCacheKey(words, device) +
+            (spir12 ? ".spir12" : ".clbin"))
+        .str();
+  }
+
+  /// vadd on fresh random inputs and a poisoned output.
+  static void expectVaddRuns(Runtime &runtime, Program &program) {
+    auto kernel = program.getKernel("vadd");
     ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
-    auto time = (*second)->launch(*kernel, {});
+    const size_t n = 37;
+    std::mt19937 random(std::random_device{}());
+    std::uniform_real_distribution<float> uniform(-1, 1);
+    std::vector<float> a(n), b(n), c(n, NAN);
+    for (size_t i = 0; i < n; ++i)
+      a[i] = uniform(random), b[i] = uniform(random);
+    auto da = runtime.upload(a.data(), n * 4);
+    auto db = runtime.upload(b.data(), n * 4);
+    auto dc = runtime.upload(c.data(), n * 4);
+    ASSERT_TRUE(da && db && dc);
+    std::vector<ArgValue> values = {
+        TensorArg{&*da, DType::F32, {int64_t(n)}, {}},
+        TensorArg{&*db, DType::F32, {int64_t(n)}, {}},
+        TensorArg{&*dc, DType::F32, {int64_t(n)}, {}}};
+    using comprehend::backend::KernelArg;
+    // vadd takes the three pointers alone.
+    std::vector<KernelArg> layout;
+    for (unsigned param = 0; param < 3; ++param)
+      layout.push_back({KernelArg::Kind::Pointer, param, 0, 8});
+    auto bound = runtime.bindArguments(*kernel, layout, values);
+    ASSERT_TRUE(bool(bound)) << llvm::toString(bound.takeError());
+    auto time = runtime.launch(*kernel, {{n, 1, 1}, {1, 1, 1}});
     ASSERT_TRUE(bool(time)) << llvm::toString(time.takeError());
+    ASSERT_FALSE(bool(runtime.read(*dc, c.data(), n * 4)));
+    for (size_t i = 0; i < n; ++i)
+      EXPECT_EQ(c[i], a[i] + b[i]) << i;
   }
-  EXPECT_TRUE(llvm::sys::fs::exists(dir + "/" + key + ".clbin"));
-  llvm::sys::fs::remove_directories(dir);
+
+  llvm::SmallString<128> dir;
+  std::vector<uint32_t> words;
+  RuntimeOptions options;
+  std::string path;
+};
+
+TEST_F(ProgramDiskCacheTest, SecondRuntimeLoadsTheEntry) {
+  EXPECT_EQ(loadInNewRuntime(), ProgramOrigin::Built);
+  EXPECT_TRUE(llvm::sys::fs::exists(path)) << path;
+  EXPECT_EQ(loadInNewRuntime(), ProgramOrigin::DiskCache);
+}
+
+TEST_F(ProgramDiskCacheTest, CorruptEntriesAreRebuiltAndReplaced) {
+  EXPECT_EQ(loadInNewRuntime(), ProgramOrigin::Built);
+  auto original = llvm::MemoryBuffer::getFile(path);
+  ASSERT_TRUE(bool(original)) << path;
+  std::string bytes = (*original)->getBuffer().str();
+  // Truncated, one payload byte flipped, the payload without the header,
+  // an empty file.
+  std::string flipped = bytes;
+  flipped[bytes.size() / 2] ^= 0x40;
+  for (const std::string &corrupt : {bytes.substr(0, bytes.size() - 7), flipped,
+                                     bytes.substr(24), std::string()}) {
+    {
+      std::error_code error;
+      llvm::raw_fd_ostream os(path, error);
+      ASSERT_FALSE(error) << error.message();
+      os << corrupt;
+    }
+    EXPECT_EQ(loadInNewRuntime(), ProgramOrigin::Built);
+    // The rebuild wrote a good entry again.
+    auto rewritten = llvm::MemoryBuffer::getFile(path);
+    ASSERT_TRUE(bool(rewritten));
+    EXPECT_EQ((*rewritten)->getBuffer(), bytes);
+    EXPECT_EQ(loadInNewRuntime(), ProgramOrigin::DiskCache);
+  }
+}
+
+TEST_F(ProgramDiskCacheTest, AnotherModuleMisses) {
+  EXPECT_EQ(loadInNewRuntime(), ProgramOrigin::Built);
+  // The same kernels with one more (unused) id: another module.
+  words[3] += 1;
+  EXPECT_EQ(loadInNewRuntime(), ProgramOrigin::Built);
+  EXPECT_EQ(loadInNewRuntime(), ProgramOrigin::DiskCache);
 }
 
 TEST(ProgramCacheKeyTest, DependsOnTheModule) {
@@ -147,6 +234,24 @@ TEST(ProgramCacheKeyTest, DependsOnTheModule) {
   std::vector<uint32_t> b = {0x07230203, 0x10000, 0, 11, 0};
   EXPECT_NE(getProgramCacheKey(a, *device), getProgramCacheKey(b, *device));
   EXPECT_EQ(getProgramCacheKey(a, *device), getProgramCacheKey(a, *device));
+}
+
+TEST(ProgramCacheKeyTest, DependsOnTheDeviceAndDriver) {
+  auto device = selectDevice();
+  ASSERT_TRUE(bool(device)) << llvm::toString(device.takeError());
+  std::vector<uint32_t> module = {0x07230203, 0x10000, 0, 10, 0};
+  std::string key = getProgramCacheKey(module, *device);
+  auto withInfo = [&](auto change) {
+    DeviceInfo info = device->getInfo();
+    change(info);
+    return getProgramCacheKey(
+        module, Device(device->getCLPlatform(), device->getCLDevice(), info));
+  };
+  EXPECT_NE(withInfo([](DeviceInfo &info) { info.name += " v2"; }), key);
+  EXPECT_NE(withInfo([](DeviceInfo &info) { info.driverVersion += ".1"; }),
+            key);
+  EXPECT_NE(withInfo([](DeviceInfo &info) { info.platformName += "!"; }), key);
+  EXPECT_EQ(withInfo([](DeviceInfo &) {}), key);
 }
 
 } // namespace
