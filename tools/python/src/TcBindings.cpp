@@ -20,9 +20,11 @@
 #include "comprehend/tc/Frontend.h"
 #include "comprehend/tc/Ranges.h"
 
+#include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
 #include <map>
+#include <type_traits>
 
 using namespace comprehend;
 using namespace comprehend::python;
@@ -361,6 +363,52 @@ py::dict run(TcKernelHandle &handle, unsigned repeat) {
   return result;
 }
 
+/// `call`'s arrays: NumPy arrays in C order of the tensors' sizes (the
+/// Python layer converts and allocates them).
+template <typename Pointer>
+std::vector<Pointer> getCallPointers(const TcKernelHandle &handle,
+                                     const py::list &arrays,
+                                     llvm::ArrayRef<size_t> indices) {
+  if (arrays.size() != indices.size())
+    throw py::value_error("'" + handle.entry + "' takes " +
+                          std::to_string(indices.size()) +
+                          " arrays here, not " + std::to_string(arrays.size()));
+  std::vector<Pointer> pointers;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const tc::LoweredTensor &tensor = handle.kernel->getTensors()[indices[i]];
+    auto array = py::cast<py::array>(arrays[i]);
+    bool writable = !std::is_const_v<std::remove_pointer_t<Pointer>>;
+    if (!(array.flags() & py::array::c_style) ||
+        size_t(array.nbytes()) != handle.kernel->getSizeInBytes(tensor) ||
+        (writable && !array.writeable()))
+      throw py::value_error(
+          "'" + tensor.name + "' of '" + handle.entry + "' needs a " +
+          (writable ? "writable " : "") + "C-order array of " +
+          std::to_string(handle.kernel->getSizeInBytes(tensor)) + " bytes");
+    pointers.push_back(static_cast<Pointer>(
+        writable ? array.mutable_data() : const_cast<void *>(array.data())));
+  }
+  return pointers;
+}
+
+/// TcKernel::call: the inputs in, the outputs (holding the incoming values
+/// of outputs that take one) filled.
+void callKernel(TcKernelHandle &handle, const py::list &inputs,
+                const py::list &outputs) {
+  std::vector<const void *> in = getCallPointers<const void *>(
+      handle, inputs, handle.kernel->getInputIndices());
+  std::vector<void *> out = getCallPointers<void *>(
+      handle, outputs, handle.kernel->getOutputIndices());
+  Outcome outcome;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(handle.device->mutex);
+    if (llvm::Error error = handle.kernel->call(in, out))
+      outcome = Outcome::fromError(std::move(error));
+  }
+  check(outcome);
+}
+
 /// The def lowered again with the kernel's configuration, before the
 /// backend (`compile --emit ir`).
 std::string printIr(TcKernelHandle &handle) {
@@ -541,6 +589,7 @@ void bindTcKernel(py::module_ &m) {
           },
           py::arg("name"), py::arg("byte"))
       .def("run", &run, py::arg("repeat") = 1)
+      .def("call", &callKernel, py::arg("inputs"), py::arg("outputs"))
       .def("ir", &printIr)
       .def("lowered_ir", &printLoweredIr)
       .def("spirv", &getSpirv)

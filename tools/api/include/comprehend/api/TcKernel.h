@@ -146,6 +146,22 @@ public:
   /// for an output that takes an incoming value, this is the value.
   llvm::Error fill(llvm::StringRef name, uint8_t byte);
 
+  /// One call at the kernel's sizes, the fast path of a compiled shape:
+  /// `inputs[i]` is the row-major data of the def's input i, `outputs[j]`
+  /// receives output j (and holds its incoming value on entry, for an output
+  /// that takes one). Every kernel of the def is queued back to back and
+  /// the host waits once, at the end; nothing is timed. On a device whose
+  /// memory is the host's, inputs aligned as the device requires are read in
+  /// place; every other array is copied once. Argument layouts are planned
+  /// on the first call. The incoming values that `write` stored for `run`
+  /// are kept.
+  llvm::Error call(llvm::ArrayRef<const void *> inputs,
+                   llvm::ArrayRef<void *> outputs);
+  /// The def's inputs and outputs in declaration order, as `call` takes
+  /// them (indices into getTensors()).
+  llvm::ArrayRef<size_t> getInputIndices() const { return inputIndices; }
+  llvm::ArrayRef<size_t> getOutputIndices() const { return outputIndices; }
+
   /// Launches every kernel of the def in order, `repeat` times. The time of
   /// one repetition is the sum of its kernels' profiled times. Outputs that
   /// take an incoming value get it back before each repetition after a
@@ -189,6 +205,18 @@ private:
   Incoming *lookupIncoming(size_t index);
   /// Writes every incoming value back into its buffer.
   llvm::Error restoreIncoming();
+  /// The values of the parameters of `launch`: the kernel's own buffers.
+  std::vector<runtime::ArgValue>
+  getArguments(const tc::LoweredKernel &launch) const;
+  /// Plans the launches of `call` (once).
+  llvm::Error planCall();
+  /// Queues the copies and launches of `call`; `bound` (per tensor, the
+  /// buffer its kernels use) and `wrapped` (inputs used in place) must stay
+  /// until the queue is finished.
+  llvm::Error enqueueCall(llvm::ArrayRef<const void *> inputs,
+                          llvm::ArrayRef<void *> outputs,
+                          llvm::MutableArrayRef<const runtime::Buffer *> bound,
+                          llvm::SmallVectorImpl<runtime::Buffer> &wrapped);
 
   runtime::Runtime &runtime;
   std::shared_ptr<const Source> source;
@@ -201,6 +229,9 @@ private:
   /// Whether a run has overwritten the incoming values since they were
   /// last written.
   bool incomingOverwritten = false;
+  /// The tensors `call` takes, and its launches (planned on first use).
+  std::vector<size_t> inputIndices, outputIndices;
+  std::vector<runtime::LaunchPlan> plans;
 };
 
 } // namespace comprehend::api
