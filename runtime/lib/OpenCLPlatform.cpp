@@ -5,6 +5,7 @@
 #include <spirv-tools/libspirv.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 
 using namespace comprehend::runtime;
 using llvm::Expected;
@@ -153,6 +154,39 @@ Expected<uint64_t> OpenCLPlatform::wrapHostMemory(const void *data,
                               bytes, const_cast<void *>(data), &err);
   if (err)
     return makeCLError("clCreateBuffer(CL_MEM_USE_HOST_PTR)", err);
+  return toHandle(mem);
+}
+
+/// Host memory of our own (aligned as the device asks) under a
+/// CL_MEM_USE_HOST_PTR buffer: on a device whose memory is the host's the
+/// kernels use it in place, so the host fills and reads it with memcpy
+/// instead of queued copies. Freed when OpenCL destroys the buffer.
+Expected<uint64_t> OpenCLPlatform::allocateHostVisible(size_t bytes,
+                                                       void **host) {
+  *host = nullptr;
+  if (!hostAlignment)
+    return allocate(bytes);
+  size_t size = (std::max<size_t>(bytes, 1) + hostAlignment - 1) /
+                hostAlignment * hostAlignment;
+  void *memory = std::aligned_alloc(hostAlignment, size);
+  if (!memory)
+    return allocate(bytes);
+  cl_int err = CL_SUCCESS;
+  cl_mem mem = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+                              size, memory, &err);
+  if (err) {
+    std::free(memory);
+    return makeCLError("clCreateBuffer(" + std::to_string(size) + " bytes)",
+                       err);
+  }
+  err = clSetMemObjectDestructorCallback(
+      mem, [](cl_mem, void *memory) { std::free(memory); }, memory);
+  if (err) {
+    clReleaseMemObject(mem);
+    std::free(memory);
+    return makeCLError("clSetMemObjectDestructorCallback", err);
+  }
+  *host = memory;
   return toHandle(mem);
 }
 

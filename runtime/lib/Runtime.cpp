@@ -121,6 +121,13 @@ Expected<Buffer> Runtime::allocate(size_t bytes) {
   return Buffer(platform, *handle, bytes);
 }
 
+Expected<Buffer> Runtime::allocateHostVisible(size_t bytes, void **host) {
+  auto handle = platform->allocateHostVisible(bytes, host);
+  if (!handle)
+    return handle.takeError();
+  return Buffer(platform, *handle, bytes);
+}
+
 Expected<Buffer> Runtime::upload(const void *data, size_t bytes) {
   auto buffer = allocate(bytes);
   if (!buffer)

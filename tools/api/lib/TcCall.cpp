@@ -5,12 +5,16 @@
 // layouts are planned once; a call binds the buffers, queues the copies and
 // launches without waiting between them or timing them, and waits once.
 // On a CPU device the host's memory is the device's: aligned inputs are
-// read in place (Runtime::wrapHostMemory) instead of copied.
+// read in place (Runtime::wrapHostMemory), and the kernel's own input and
+// output buffers are host-visible (Runtime::allocateHostVisible), so the
+// other arrays are copied by the host, not by queued commands.
 //
 //===----------------------------------------------------------------------===//
 #include "comprehend/api/TcKernel.h"
 
 #include "comprehend/runtime/Error.h"
+
+#include <cstring>
 
 using namespace comprehend;
 using namespace comprehend::api;
@@ -57,7 +61,26 @@ llvm::Error TcKernel::call(llvm::ArrayRef<const void *> inputs,
     llvm::consumeError(std::move(finished));
     return error;
   }
-  return finished;
+  if (finished)
+    return finished;
+  // Host-visible outputs are read now that the kernels are done.
+  for (size_t j = 0; j < outputs.size(); ++j)
+    if (void *host = hostViews[outputIndices[j]])
+      std::memcpy(outputs[j], host, buffers[outputIndices[j]].getSize());
+  return llvm::Error::success();
+}
+
+/// Copies the data at `data` into tensor `index` before the launches: by the
+/// host into a host-visible buffer (nothing is pending on it between calls),
+/// else queued.
+llvm::Error TcKernel::copyIn(size_t index, const void *data) {
+  size_t bytes = buffers[index].getSize();
+  if (void *host = hostViews[index]) {
+    if (bytes)
+      std::memcpy(host, data, bytes);
+    return llvm::Error::success();
+  }
+  return runtime.enqueueWrite(buffers[index], data, bytes);
 }
 
 llvm::Error
@@ -73,16 +96,13 @@ TcKernel::enqueueCall(llvm::ArrayRef<const void *> inputs,
     if (*inPlace) {
       wrapped.push_back(std::move(*inPlace));
       bound[inputIndices[i]] = &wrapped.back();
-    } else if (llvm::Error error =
-                   runtime.enqueueWrite(own, inputs[i], own.getSize())) {
+    } else if (llvm::Error error = copyIn(inputIndices[i], inputs[i])) {
       return error;
     }
   }
   for (size_t j = 0; j < outputs.size(); ++j)
     if (lookupIncoming(outputIndices[j]))
-      if (llvm::Error error =
-              runtime.enqueueWrite(buffers[outputIndices[j]], outputs[j],
-                                   buffers[outputIndices[j]].getSize()))
+      if (llvm::Error error = copyIn(outputIndices[j], outputs[j]))
         return error;
   llvm::SmallVector<const runtime::Buffer *, 8> params;
   for (size_t k = 0; k < plans.size(); ++k) {
@@ -94,8 +114,10 @@ TcKernel::enqueueCall(llvm::ArrayRef<const void *> inputs,
   }
   for (size_t j = 0; j < outputs.size(); ++j) {
     const runtime::Buffer &own = buffers[outputIndices[j]];
-    if (llvm::Error error = runtime.enqueueRead(own, outputs[j], own.getSize()))
-      return error;
+    if (!hostViews[outputIndices[j]])
+      if (llvm::Error error =
+              runtime.enqueueRead(own, outputs[j], own.getSize()))
+        return error;
   }
   return llvm::Error::success();
 }

@@ -180,10 +180,16 @@ TcKernel::compile(runtime::Runtime &runtime,
     if (!getDType(tensor.type))
       return makeInputError("the element type of '" + tensor.name +
                             "' is not supported on the device yet");
-    auto buffer = runtime.allocate(kernel->getSizeInBytes(tensor));
+    // What a call fills and reads, the host reaches directly where it can.
+    void *host = nullptr;
+    auto buffer = tensor.role == tc::TensorInfo::Role::Temporary
+                      ? runtime.allocate(kernel->getSizeInBytes(tensor))
+                      : runtime.allocateHostVisible(
+                            kernel->getSizeInBytes(tensor), &host);
     if (!buffer)
       return buffer.takeError();
     kernel->buffers.push_back(std::move(*buffer));
+    kernel->hostViews.push_back(host);
     size_t index = kernel->buffers.size() - 1;
     if (tensor.role == tc::TensorInfo::Role::Input)
       kernel->inputIndices.push_back(index);

@@ -88,6 +88,8 @@ public:
                           size_t offset) override;
   llvm::Expected<uint64_t> wrapHostMemory(const void *data,
                                           size_t bytes) override;
+  llvm::Expected<uint64_t> allocateHostVisible(size_t bytes,
+                                               void **host) override;
 
   llvm::Expected<std::unique_ptr<Program>>
   buildProgram(llvm::ArrayRef<uint32_t> spirv,

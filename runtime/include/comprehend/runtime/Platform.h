@@ -75,6 +75,14 @@ public:
                                   size_t offset) {
     return read(handle, data, bytes, offset);
   }
+  /// A buffer whose contents the host reads and writes at `*host` while no
+  /// command that uses it is pending, where the device's memory is the
+  /// host's; elsewhere (`*host` null) an ordinary buffer.
+  virtual llvm::Expected<uint64_t> allocateHostVisible(size_t bytes,
+                                                       void **host) {
+    *host = nullptr;
+    return allocate(bytes);
+  }
   /// Zero-copy: a handle whose kernels read `bytes` of host memory at
   /// `data` in place (released with release() once the commands using it
   /// are finished), or 0 where the device cannot (its memory is not the

@@ -127,6 +127,10 @@ public:
 
   /// A device buffer of `bytes` bytes (at least one byte is allocated).
   llvm::Expected<Buffer> allocate(size_t bytes);
+  /// A device buffer whose contents the host may read and write at
+  /// `*host` (memcpy, no queued copy) while no command using it is pending;
+  /// `*host` is null where the device's memory is not the host's.
+  llvm::Expected<Buffer> allocateHostVisible(size_t bytes, void **host);
   /// A device buffer holding a copy of `data`.
   llvm::Expected<Buffer> upload(const void *data, size_t bytes);
   /// Blocking copy host -> device at `offset` bytes into `buffer`.

@@ -152,9 +152,10 @@ public:
   /// that takes one). Every kernel of the def is queued back to back and
   /// the host waits once, at the end; nothing is timed. On a device whose
   /// memory is the host's, inputs aligned as the device requires are read in
-  /// place; every other array is copied once. Argument layouts are planned
-  /// on the first call. The incoming values that `write` stored for `run`
-  /// are kept.
+  /// place; every other array is copied once (by the host where the
+  /// kernel's buffer is host-visible, else by a queued copy). Argument
+  /// layouts are planned on the first call. The incoming values that
+  /// `write` stored for `run` are kept.
   llvm::Error call(llvm::ArrayRef<const void *> inputs,
                    llvm::ArrayRef<void *> outputs);
   /// The def's inputs and outputs in declaration order, as `call` takes
@@ -208,6 +209,8 @@ private:
   /// The values of the parameters of `launch`: the kernel's own buffers.
   std::vector<runtime::ArgValue>
   getArguments(const tc::LoweredKernel &launch) const;
+  /// Copies `data` into tensor `index` for `call` (host-visible: memcpy).
+  llvm::Error copyIn(size_t index, const void *data);
   /// Plans the launches of `call` (once).
   llvm::Error planCall();
   /// Queues the copies and launches of `call`; `bound` (per tensor, the
@@ -225,6 +228,9 @@ private:
   tc::LoweredDef lowered;
   std::unique_ptr<runtime::Executable> executable;
   std::vector<runtime::Buffer> buffers;
+  /// Per buffer, where the host reads and writes it directly (inputs and
+  /// outputs on a device whose memory is the host's), else null.
+  std::vector<void *> hostViews;
   std::vector<Incoming> incoming;
   /// Whether a run has overwritten the incoming values since they were
   /// last written.
