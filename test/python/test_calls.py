@@ -134,3 +134,19 @@ def test_errors_after_a_fast_call_are_unchanged(rng, cache):
     with pytest.raises(ValueError, match="takes 2 inputs"):
         mm(a)
     assert_close(mm(a, b), a @ b)
+
+
+def test_out_not_in_c_order_and_aliasing_an_input(rng, cache):
+    acc = comprehend.define(ACCUMULATE, cache=cache)
+    a = random(rng, (8, 3))
+    # A strided out= of an output that adds to its incoming value.
+    storage = random(rng, (8, 2))
+    start = storage[:, 0].copy()
+    assert acc(a, out=storage[:, 0]) is not None
+    assert_close(storage[:, 0], start + a.sum(axis=1))
+    # out= is one of the inputs: the inputs are read before it is written.
+    mm = comprehend.define(MATMUL, cache=cache)
+    x, y = random(rng, (16, 16)), random(rng, (16, 16))
+    want = x @ y
+    mm(x, y, out=x)
+    assert_close(x, want)

@@ -234,11 +234,7 @@ class Function:
         outputs = []
         for param, array in zip(self._signature["outputs"], outs):
             tensor = tensors[param["name"]]
-            if array is not None and tuple(array.shape) != tensor["shape"]:
-                raise ValueError(
-                    f"output '{param['name']}' of '{self.name}' has shape "
-                    f"{format_shape(tensor['shape'])} at these sizes, but the "
-                    f"out= array has shape {format_shape(array.shape)}")
+            self._check_out_shape(param, tensor, array)
             if tensor["incoming"]:
                 if array is not None:
                     kernel.write(param["name"], contiguous(array))
@@ -246,6 +242,32 @@ class Function:
                     kernel.fill(param["name"], 0)
             outputs.append(tensor)
         return outputs
+
+    def _check_out_shape(self, param, tensor, array):
+        if array is not None and tuple(array.shape) != tensor["shape"]:
+            raise ValueError(
+                f"output '{param['name']}' of '{self.name}' has shape "
+                f"{format_shape(tensor['shape'])} at these sizes, but the "
+                f"out= array has shape {format_shape(array.shape)}")
+
+    def _call_outputs(self, kernel, outs):
+        """The arrays kernel.call fills: the out= array where it is in C
+        order, else a new one holding the incoming value (out='s, or zeros)
+        for an output that takes one."""
+        tensors = {t["name"]: t for t in kernel.tensors}
+        arrays = []
+        for param, target in zip(self._signature["outputs"], outs):
+            tensor = tensors[param["name"]]
+            self._check_out_shape(param, tensor, target)
+            if target is not None and target.flags.c_contiguous:
+                arrays.append(target)
+            elif target is not None and tensor["incoming"]:
+                arrays.append(contiguous(target))
+            elif tensor["incoming"]:
+                arrays.append(np.zeros(tensor["shape"], tensor["dtype"]))
+            else:
+                arrays.append(np.empty(tensor["shape"], tensor["dtype"]))
+        return arrays
 
     # -- calls -------------------------------------------------------------
 
@@ -281,21 +303,16 @@ class Function:
         kernel = self._kernel(self._bind(inputs, sizes, outs))
         if sizes is None and out is None:
             self._remember_call(inputs, kernel)
-        tensors = self._load(kernel, inputs, outs)
-        kernel.run(1)
+        arrays = self._call_outputs(kernel, outs)
+        kernel.call(inputs, arrays)
         results = []
-        for tensor, target, given in zip(tensors, outs, self._out_objects(out)):
-            if target is not None and target.flags.c_contiguous:
-                kernel.read(tensor["name"], target)
-                results.append(given)
+        for array, target, given in zip(arrays, outs, self._out_objects(out)):
+            if target is None:
+                results.append(array)
                 continue
-            result = np.empty(tensor["shape"], dtype=tensor["dtype"])
-            kernel.read(tensor["name"], result)
-            if target is not None:
-                target[...] = result
-                results.append(given)
-            else:
-                results.append(result)
+            if array is not target:
+                target[...] = array
+            results.append(given)
         return results
 
     @staticmethod
