@@ -15,6 +15,8 @@
 //===----------------------------------------------------------------------===//
 #include "comprehend/api/TcKernel.h"
 
+#include "llvm/Support/MemoryBuffer.h"
+
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -32,17 +34,18 @@ def matmul(float(M,K) A, float(K,N) B) -> (C) {
 }
 )";
 
-const char *const kMlp = R"(
-def mlp3(float(B,I) X, float(H,I) W1, float(H) B1, float(H,H) W2, float(H) B2,
-         float(O,H) W3, float(O) B3) -> (Y) {
-  h1(b,h) +=! X(b,i) * W1(h,i)
-  a1(b,h) = fmax(h1(b,h) + B1(h), 0.0)
-  h2(b,j) +=! a1(b,h) * W2(j,h)
-  a2(b,j) = fmax(h2(b,j) + B2(j), 0.0)
-  Y(b,o) +=! a2(b,h) * W3(o,h)
-  Y(b,o) = Y(b,o) + B3(o)
+/// bench/call_mlp.tc, read once.
+std::string readMlp() {
+  auto buffer =
+      llvm::MemoryBuffer::getFile(COMPREHEND_BENCH_SOURCE_DIR "/call_mlp.tc");
+  if (!buffer) {
+    llvm::errs() << "bench-call: cannot read call_mlp.tc\n";
+    std::exit(1);
+  }
+  return (*buffer)->getBuffer().str();
 }
-)";
+const std::string kMlpText = readMlp();
+const char *const kMlp = kMlpText.c_str();
 
 runtime::Runtime &getRuntime() {
   static std::unique_ptr<runtime::Runtime> runtime = [] {

@@ -19,6 +19,7 @@ Not run by the tests.
 """
 
 import argparse
+import os
 import statistics
 import time
 
@@ -28,17 +29,8 @@ import comprehend
 
 MATMUL = "def matmul(float(M,K) A, float(K,N) B) -> (C) { C(m,n) +=! A(m,k) * B(k,n) }"
 
-MLP = """
-def mlp3(float(B,I) X, float(H,I) W1, float(H) B1, float(H,H) W2, float(H) B2,
-         float(O,H) W3, float(O) B3) -> (Y) {
-  h1(b,h) +=! X(b,i) * W1(h,i)
-  a1(b,h) = fmax(h1(b,h) + B1(h), 0.0)
-  h2(b,j) +=! a1(b,h) * W2(j,h)
-  a2(b,j) = fmax(h2(b,j) + B2(j), 0.0)
-  Y(b,o) +=! a2(b,h) * W3(o,h)
-  Y(b,o) = Y(b,o) + B3(o)
-}
-"""
+MLP = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                   "call_mlp.tc")
 
 
 def per_call_ms(fn, calls):
