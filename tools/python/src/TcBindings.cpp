@@ -20,7 +20,6 @@
 #include "comprehend/tc/Frontend.h"
 #include "comprehend/tc/Ranges.h"
 
-#include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
 #include <map>
@@ -374,19 +373,12 @@ std::vector<Pointer> getCallPointers(const TcKernelHandle &handle,
                           std::to_string(indices.size()) +
                           " arrays here, not " + std::to_string(arrays.size()));
   std::vector<Pointer> pointers;
+  constexpr bool writable = !std::is_const_v<std::remove_pointer_t<Pointer>>;
   for (size_t i = 0; i < indices.size(); ++i) {
     const tc::LoweredTensor &tensor = handle.kernel->getTensors()[indices[i]];
-    auto array = py::cast<py::array>(arrays[i]);
-    bool writable = !std::is_const_v<std::remove_pointer_t<Pointer>>;
-    if (!(array.flags() & py::array::c_style) ||
-        size_t(array.nbytes()) != handle.kernel->getSizeInBytes(tensor) ||
-        (writable && !array.writeable()))
-      throw py::value_error(
-          "'" + tensor.name + "' of '" + handle.entry + "' needs a " +
-          (writable ? "writable " : "") + "C-order array of " +
-          std::to_string(handle.kernel->getSizeInBytes(tensor)) + " bytes");
     pointers.push_back(static_cast<Pointer>(
-        writable ? array.mutable_data() : const_cast<void *>(array.data())));
+        getArrayData(arrays[i], handle.kernel->getSizeInBytes(tensor), writable,
+                     "'" + tensor.name + "' of '" + handle.entry + "'")));
   }
   return pointers;
 }
