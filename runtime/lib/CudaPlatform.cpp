@@ -120,6 +120,7 @@ public:
     return setArgument(kernel, index, sizeof(pointer), &pointer);
   }
   Expected<double> launch(Kernel &kernel, const LaunchConfig &config) override;
+  llvm::Error enqueue(Kernel &kernel, const LaunchConfig &config) override;
   llvm::Error finish() override {
     if (llvm::Error err = makeCurrent())
       return err;
@@ -295,8 +296,7 @@ llvm::Error CudaPlatform::checkLaunchShape(const Kernel &kernel,
   return llvm::Error::success();
 }
 
-Expected<double> CudaPlatform::launch(Kernel &kernel,
-                                      const LaunchConfig &config) {
+llvm::Error CudaPlatform::enqueue(Kernel &kernel, const LaunchConfig &config) {
   auto &cudaKernel = static_cast<CudaKernel &>(kernel);
   std::vector<void *> params;
   for (auto &value : cudaKernel.arguments) {
@@ -310,9 +310,6 @@ Expected<double> CudaPlatform::launch(Kernel &kernel,
     return err;
   if (llvm::Error err = makeCurrent())
     return err;
-  std::string call = ("cuLaunchKernel(" + kernel.getName() + ")").str();
-  if (CUresult code = api.cuEventRecord(start, nullptr))
-    return makeCudaError("cuEventRecord", code);
   // Our local memory is static shared memory: no dynamic shared memory.
   if (CUresult code = api.cuLaunchKernel(
           cudaKernel.function, unsigned(config.grid[0]),
@@ -320,7 +317,20 @@ Expected<double> CudaPlatform::launch(Kernel &kernel,
           unsigned(config.workGroupSize[0]), unsigned(config.workGroupSize[1]),
           unsigned(config.workGroupSize[2]), 0, nullptr, params.data(),
           nullptr))
-    return makeCudaError(call, code);
+    return makeCudaError(("cuLaunchKernel(" + kernel.getName() + ")").str(),
+                         code);
+  return llvm::Error::success();
+}
+
+Expected<double> CudaPlatform::launch(Kernel &kernel,
+                                      const LaunchConfig &config) {
+  if (llvm::Error err = makeCurrent())
+    return err;
+  std::string call = ("cuLaunchKernel(" + kernel.getName() + ")").str();
+  if (CUresult code = api.cuEventRecord(start, nullptr))
+    return makeCudaError("cuEventRecord", code);
+  if (llvm::Error err = enqueue(kernel, config))
+    return err;
   if (CUresult code = api.cuEventRecord(stop, nullptr))
     return makeCudaError("cuEventRecord", code);
   // Faults of the kernel surface here.

@@ -119,6 +119,21 @@ Expected<KernelEntry &> Executable::getEntry(llvm::StringRef name) {
   return entry;
 }
 
+Expected<LaunchPlan> Executable::plan(llvm::StringRef name,
+                                      std::array<size_t, 3> grid,
+                                      llvm::ArrayRef<ArgValue> values) {
+  auto entry = getEntry(name);
+  if (!entry)
+    return entry.takeError();
+  if (llvm::Error err = checkArguments(entry->params, values))
+    return err;
+  LaunchConfig config;
+  config.grid = grid;
+  config.workGroupSize = {entry->info.workGroupSize[0],
+                          entry->info.workGroupSize[1], 1};
+  return runtime.planLaunch(*entry->kernel, entry->info.args, values, config);
+}
+
 Expected<Timing> Executable::run(llvm::StringRef name,
                                  std::array<size_t, 3> grid,
                                  llvm::ArrayRef<ArgValue> values,

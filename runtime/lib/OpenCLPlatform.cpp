@@ -5,6 +5,7 @@
 #include <spirv-tools/libspirv.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 
 using namespace comprehend::runtime;
 using llvm::Expected;
@@ -49,8 +50,28 @@ OpenCLPlatform::create(const Device &device, std::string programCacheDir) {
     clReleaseContext(context);
     return makeCLError("clCreateCommandQueue", err);
   }
-  return std::shared_ptr<OpenCLPlatform>(
+  auto platform = std::shared_ptr<OpenCLPlatform>(
       new OpenCLPlatform(device, context, queue, std::move(programCacheDir)));
+  platform->queryHostMemory(id);
+  return platform;
+}
+
+/// Host memory is used in place only where the device's memory is the
+/// host's (CL_DEVICE_HOST_UNIFIED_MEMORY, a CPU device such as PoCL's) and
+/// at the alignment the device asks of every buffer, so that kernels see the
+/// same addresses as with their own buffers.
+void OpenCLPlatform::queryHostMemory(cl_device_id id) {
+  cl_bool unified = CL_FALSE;
+  cl_uint alignBits = 0;
+  cl_device_type type = 0;
+  if (clGetDeviceInfo(id, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof(unified),
+                      &unified, nullptr) ||
+      clGetDeviceInfo(id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof(alignBits),
+                      &alignBits, nullptr) ||
+      clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof(type), &type, nullptr))
+    return;
+  if (unified && (type & CL_DEVICE_TYPE_CPU))
+    hostAlignment = std::max<size_t>(alignBits / 8, 1);
 }
 
 OpenCLPlatform::~OpenCLPlatform() {
@@ -105,6 +126,68 @@ llvm::Error OpenCLPlatform::fill(uint64_t handle, uint8_t byte, size_t bytes) {
                   "clEnqueueFillBuffer"))
     return err;
   return finish();
+}
+
+llvm::Error OpenCLPlatform::enqueueWrite(uint64_t handle, const void *data,
+                                         size_t bytes, size_t offset) {
+  return checkCL(clEnqueueWriteBuffer(queue, toMem(handle), CL_FALSE, offset,
+                                      bytes, data, 0, nullptr, nullptr),
+                 "clEnqueueWriteBuffer");
+}
+
+llvm::Error OpenCLPlatform::enqueueRead(uint64_t handle, void *data,
+                                        size_t bytes, size_t offset) {
+  return checkCL(clEnqueueReadBuffer(queue, toMem(handle), CL_FALSE, offset,
+                                     bytes, data, 0, nullptr, nullptr),
+                 "clEnqueueReadBuffer");
+}
+
+Expected<uint64_t> OpenCLPlatform::wrapHostMemory(const void *data,
+                                                  size_t bytes) {
+  if (!hostAlignment || !data || bytes == 0 ||
+      reinterpret_cast<uintptr_t>(data) % hostAlignment)
+    return 0;
+  cl_int err = CL_SUCCESS;
+  // Kernels only read it: CL_MEM_READ_ONLY, and the host pointer is never
+  // written through.
+  cl_mem mem = clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
+                              bytes, const_cast<void *>(data), &err);
+  if (err)
+    return makeCLError("clCreateBuffer(CL_MEM_USE_HOST_PTR)", err);
+  return toHandle(mem);
+}
+
+/// Host memory of our own (aligned as the device asks) under a
+/// CL_MEM_USE_HOST_PTR buffer: on a device whose memory is the host's the
+/// kernels use it in place, so the host fills and reads it with memcpy
+/// instead of queued copies. Freed when OpenCL destroys the buffer.
+Expected<uint64_t> OpenCLPlatform::allocateHostVisible(size_t bytes,
+                                                       void **host) {
+  *host = nullptr;
+  if (!hostAlignment)
+    return allocate(bytes);
+  size_t size = (std::max<size_t>(bytes, 1) + hostAlignment - 1) /
+                hostAlignment * hostAlignment;
+  void *memory = std::aligned_alloc(hostAlignment, size);
+  if (!memory)
+    return allocate(bytes);
+  cl_int err = CL_SUCCESS;
+  cl_mem mem = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+                              size, memory, &err);
+  if (err) {
+    std::free(memory);
+    return makeCLError("clCreateBuffer(" + std::to_string(size) + " bytes)",
+                       err);
+  }
+  err = clSetMemObjectDestructorCallback(
+      mem, [](cl_mem, void *memory) { std::free(memory); }, memory);
+  if (err) {
+    clReleaseMemObject(mem);
+    std::free(memory);
+    return makeCLError("clSetMemObjectDestructorCallback", err);
+  }
+  *host = memory;
+  return toHandle(mem);
 }
 
 /// `comprehend_address_of(ulong *p, ulong *out)`: `*out = (ulong)p`, in the
@@ -197,12 +280,14 @@ OpenCLPlatform::buildProgram(llvm::ArrayRef<uint32_t> spirv,
 
 llvm::Error OpenCLPlatform::setArgument(Kernel &kernel, unsigned index,
                                         size_t size, const void *data) {
-  std::string call =
+  cl_int err = clSetKernelArg(static_cast<OpenCLKernel &>(kernel).get(), index,
+                              size, data);
+  if (err == CL_SUCCESS) // the message is built on failure only: calls are hot
+    return llvm::Error::success();
+  return makeCLError(
       ("clSetKernelArg(" + kernel.getName() + ", " + llvm::Twine(index) + ")")
-          .str();
-  return checkCL(clSetKernelArg(static_cast<OpenCLKernel &>(kernel).get(),
-                                index, size, data),
-                 call);
+          .str(),
+      err);
 }
 
 llvm::Error OpenCLPlatform::setBufferArgument(Kernel &kernel, unsigned index,
@@ -222,19 +307,32 @@ static Expected<double> getKernelMs(cl_event event) {
   return static_cast<double>(end - start) * 1e-6;
 }
 
-Expected<double> OpenCLPlatform::launch(Kernel &kernel,
-                                        const LaunchConfig &config) {
+llvm::Error OpenCLPlatform::enqueueKernel(Kernel &kernel,
+                                          const LaunchConfig &config,
+                                          cl_event *event) {
   std::array<size_t, 3> global;
   for (unsigned i = 0; i < 3; ++i)
     global[i] = config.grid[i] * config.workGroupSize[i];
-  cl_event event = nullptr;
   cl_int err = clEnqueueNDRangeKernel(
       queue, static_cast<OpenCLKernel &>(kernel).get(), 3, nullptr,
-      global.data(), config.workGroupSize.data(), 0, nullptr, &event);
-  if (err)
-    return makeCLError(
-        ("clEnqueueNDRangeKernel(" + kernel.getName() + ")").str(), err);
-  err = clWaitForEvents(1, &event);
+      global.data(), config.workGroupSize.data(), 0, nullptr, event);
+  if (err == CL_SUCCESS)
+    return llvm::Error::success();
+  return makeCLError(("clEnqueueNDRangeKernel(" + kernel.getName() + ")").str(),
+                     err);
+}
+
+llvm::Error OpenCLPlatform::enqueue(Kernel &kernel,
+                                    const LaunchConfig &config) {
+  return enqueueKernel(kernel, config, nullptr);
+}
+
+Expected<double> OpenCLPlatform::launch(Kernel &kernel,
+                                        const LaunchConfig &config) {
+  cl_event event = nullptr;
+  if (llvm::Error err = enqueueKernel(kernel, config, &event))
+    return err;
+  cl_int err = clWaitForEvents(1, &event);
   if (err) {
     clReleaseEvent(event);
     return makeCLError(("clWaitForEvents(" + kernel.getName() + ")").str(),

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 
 using namespace comprehend;
 using namespace comprehend::runtime;
@@ -120,6 +121,13 @@ Expected<Buffer> Runtime::allocate(size_t bytes) {
   return Buffer(platform, *handle, bytes);
 }
 
+Expected<Buffer> Runtime::allocateHostVisible(size_t bytes, void **host) {
+  auto handle = platform->allocateHostVisible(bytes, host);
+  if (!handle)
+    return handle.takeError();
+  return Buffer(platform, *handle, bytes);
+}
+
 Expected<Buffer> Runtime::upload(const void *data, size_t bytes) {
   auto buffer = allocate(bytes);
   if (!buffer)
@@ -141,6 +149,29 @@ llvm::Error Runtime::read(const Buffer &buffer, void *data, size_t bytes,
   if (bytes == 0)
     return llvm::Error::success();
   return platform->read(buffer.getHandle(), data, bytes, offset);
+}
+
+llvm::Error Runtime::enqueueWrite(const Buffer &buffer, const void *data,
+                                  size_t bytes) {
+  if (bytes == 0)
+    return llvm::Error::success();
+  return platform->enqueueWrite(buffer.getHandle(), data, bytes, 0);
+}
+
+llvm::Error Runtime::enqueueRead(const Buffer &buffer, void *data,
+                                 size_t bytes) {
+  if (bytes == 0)
+    return llvm::Error::success();
+  return platform->enqueueRead(buffer.getHandle(), data, bytes, 0);
+}
+
+Expected<Buffer> Runtime::wrapHostMemory(const void *data, size_t bytes) {
+  auto handle = platform->wrapHostMemory(data, bytes);
+  if (!handle)
+    return handle.takeError();
+  if (!*handle)
+    return Buffer();
+  return Buffer(platform, *handle, bytes);
 }
 
 llvm::Error Runtime::fill(const Buffer &buffer, uint8_t byte) {
@@ -291,6 +322,63 @@ llvm::Error Runtime::bindArgument(Kernel &kernel, unsigned index,
     return setI64(group->offset);
   }
   return llvm::Error::success();
+}
+
+Expected<LaunchPlan>
+Runtime::planLaunch(Kernel &kernel, llvm::ArrayRef<backend::KernelArg> layout,
+                    llvm::ArrayRef<ArgValue> values,
+                    const LaunchConfig &config) {
+  using Kind = backend::KernelArg::Kind;
+  if (layout.size() != kernel.getNumArgs())
+    return makeInputError("kernel '" + kernel.getName() + "' takes " +
+                          llvm::Twine(kernel.getNumArgs()) +
+                          " arguments, but the calling convention gives " +
+                          llvm::Twine(layout.size()));
+  LaunchPlan plan;
+  plan.kernel = &kernel;
+  plan.config = config;
+  for (size_t index = 0; index < layout.size(); ++index) {
+    const backend::KernelArg &arg = layout[index];
+    LaunchPlan::Arg &planned = plan.args.emplace_back();
+    planned.index = static_cast<unsigned>(index);
+    const ArgValue *value =
+        arg.paramIndex < values.size() ? &values[arg.paramIndex] : nullptr;
+    const auto *scalar = value ? std::get_if<ScalarArg>(value) : nullptr;
+    const auto *tensor = value ? std::get_if<TensorArg>(value) : nullptr;
+    if (arg.kind == Kind::Scalar && scalar) {
+      planned.size = scalar->getSize();
+      planned.bytes = scalar->bytes;
+    } else if (arg.kind == Kind::Pointer && tensor) {
+      planned.param = static_cast<int>(arg.paramIndex);
+    } else if ((arg.kind == Kind::DynamicShape ||
+                arg.kind == Kind::DynamicStride) &&
+               tensor) {
+      auto mode = getModeValue(arg, tensor->shape, tensor->getStrides());
+      if (!mode)
+        return mode.takeError();
+      planned.size = sizeof(int64_t);
+      std::memcpy(planned.bytes.data(), &*mode, sizeof(int64_t));
+    } else {
+      return makeInputError("parameter " + llvm::Twine(arg.paramIndex) +
+                            " of kernel '" + kernel.getName() +
+                            "' cannot be planned (a group, or no value)");
+    }
+  }
+  return plan;
+}
+
+llvm::Error Runtime::enqueue(const LaunchPlan &plan,
+                             llvm::ArrayRef<const Buffer *> buffers) {
+  for (const LaunchPlan::Arg &arg : plan.args) {
+    llvm::Error error =
+        arg.param < 0 ? platform->setArgument(*plan.kernel, arg.index, arg.size,
+                                              arg.bytes.data())
+                      : platform->setBufferArgument(*plan.kernel, arg.index,
+                                                    *buffers[arg.param]);
+    if (error)
+      return error;
+  }
+  return platform->enqueue(*plan.kernel, plan.config);
 }
 
 Expected<Timing> Runtime::time(Kernel &kernel, const LaunchConfig &config,

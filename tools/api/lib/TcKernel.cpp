@@ -180,10 +180,21 @@ TcKernel::compile(runtime::Runtime &runtime,
     if (!getDType(tensor.type))
       return makeInputError("the element type of '" + tensor.name +
                             "' is not supported on the device yet");
-    auto buffer = runtime.allocate(kernel->getSizeInBytes(tensor));
+    // What a call fills and reads, the host reaches directly where it can.
+    void *host = nullptr;
+    auto buffer = tensor.role == tc::TensorInfo::Role::Temporary
+                      ? runtime.allocate(kernel->getSizeInBytes(tensor))
+                      : runtime.allocateHostVisible(
+                            kernel->getSizeInBytes(tensor), &host);
     if (!buffer)
       return buffer.takeError();
     kernel->buffers.push_back(std::move(*buffer));
+    kernel->hostViews.push_back(host);
+    size_t index = kernel->buffers.size() - 1;
+    if (tensor.role == tc::TensorInfo::Role::Input)
+      kernel->inputIndices.push_back(index);
+    else if (tensor.role == tc::TensorInfo::Role::Output)
+      kernel->outputIndices.push_back(index);
   }
   for (const std::string &name : getIncomingOutputs(def))
     for (size_t i = 0; i < kernel->lowered.tensors.size(); ++i)
@@ -425,20 +436,25 @@ llvm::Error TcKernel::fill(llvm::StringRef name, uint8_t byte) {
   return runtime.fill(*getBuffer(name, getSizeInBytes(*tensor)), byte);
 }
 
+std::vector<runtime::ArgValue>
+TcKernel::getArguments(const tc::LoweredKernel &launch) const {
+  std::vector<runtime::ArgValue> values;
+  for (unsigned index : launch.tensorIndices) {
+    const tc::LoweredTensor &tensor = lowered.tensors[index];
+    runtime::TensorArg arg;
+    arg.buffer = &buffers[index];
+    arg.dtype = *getDType(tensor.type);
+    arg.shape.assign(tensor.shape.rbegin(), tensor.shape.rend());
+    values.push_back(std::move(arg));
+  }
+  return values;
+}
+
 llvm::Expected<runtime::Timing> TcKernel::run(unsigned repeat) {
   // Arguments per kernel, in its parameter order.
   std::vector<std::vector<runtime::ArgValue>> arguments;
-  for (const tc::LoweredKernel &launch : lowered.kernels) {
-    std::vector<runtime::ArgValue> &values = arguments.emplace_back();
-    for (unsigned index : launch.tensorIndices) {
-      const tc::LoweredTensor &tensor = lowered.tensors[index];
-      runtime::TensorArg arg;
-      arg.buffer = &buffers[index];
-      arg.dtype = *getDType(tensor.type);
-      arg.shape.assign(tensor.shape.rbegin(), tensor.shape.rend());
-      values.push_back(std::move(arg));
-    }
-  }
+  for (const tc::LoweredKernel &launch : lowered.kernels)
+    arguments.push_back(getArguments(launch));
   runtime::Timing total;
   for (unsigned r = 0; r < std::max(1u, repeat); ++r) {
     if (incomingOverwritten)

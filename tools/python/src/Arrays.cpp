@@ -1,6 +1,8 @@
 //===- Arrays.cpp - Python buffers and device element types ---------------===//
 #include "Arrays.h"
 
+#include <pybind11/numpy.h>
+
 using namespace comprehend;
 using namespace comprehend::python;
 
@@ -19,4 +21,17 @@ void python::checkContiguous(const py::buffer_info &info, size_t bytes,
                             (fortran ? "Fortran" : "C") + " order");
     expected *= info.shape[d];
   }
+}
+
+void *python::getArrayData(py::handle object, size_t bytes, bool writable,
+                           const std::string &what) {
+  if (!py::isinstance<py::array>(object))
+    throw py::value_error(what + " must be a NumPy array");
+  auto array = py::reinterpret_borrow<py::array>(object);
+  if (!(array.flags() & py::array::c_style) ||
+      size_t(array.nbytes()) != bytes || (writable && !array.writeable()))
+    throw py::value_error(what + " needs a " + (writable ? "writable " : "") +
+                          "C-order array of " + std::to_string(bytes) +
+                          " bytes");
+  return writable ? array.mutable_data() : const_cast<void *>(array.data());
 }

@@ -15,6 +15,12 @@ namespace comprehend::python {
 void checkContiguous(const py::buffer_info &info, size_t bytes,
                      const std::string &what, bool fortran = false);
 
+/// The data of `object`, which must be a NumPy array in C order of `bytes`
+/// bytes (writable for `writable`); nothing is converted, the caller's
+/// memory is used. A ValueError naming `what` otherwise.
+void *getArrayData(py::handle object, size_t bytes, bool writable,
+                   const std::string &what);
+
 } // namespace comprehend::python
 
 #endif // COMPREHEND_PYTHON_ARRAYS_H

@@ -23,6 +23,7 @@
 #include <pybind11/stl.h>
 
 #include <map>
+#include <type_traits>
 
 using namespace comprehend;
 using namespace comprehend::python;
@@ -361,6 +362,45 @@ py::dict run(TcKernelHandle &handle, unsigned repeat) {
   return result;
 }
 
+/// `call`'s arrays: NumPy arrays in C order of the tensors' sizes (the
+/// Python layer converts and allocates them).
+template <typename Pointer>
+std::vector<Pointer> getCallPointers(const TcKernelHandle &handle,
+                                     const py::list &arrays,
+                                     llvm::ArrayRef<size_t> indices) {
+  if (arrays.size() != indices.size())
+    throw py::value_error("'" + handle.entry + "' takes " +
+                          std::to_string(indices.size()) +
+                          " arrays here, not " + std::to_string(arrays.size()));
+  std::vector<Pointer> pointers;
+  constexpr bool writable = !std::is_const_v<std::remove_pointer_t<Pointer>>;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const tc::LoweredTensor &tensor = handle.kernel->getTensors()[indices[i]];
+    pointers.push_back(static_cast<Pointer>(
+        getArrayData(arrays[i], handle.kernel->getSizeInBytes(tensor), writable,
+                     "'" + tensor.name + "' of '" + handle.entry + "'")));
+  }
+  return pointers;
+}
+
+/// TcKernel::call: the inputs in, the outputs (holding the incoming values
+/// of outputs that take one) filled.
+void callKernel(TcKernelHandle &handle, const py::list &inputs,
+                const py::list &outputs) {
+  std::vector<const void *> in = getCallPointers<const void *>(
+      handle, inputs, handle.kernel->getInputIndices());
+  std::vector<void *> out = getCallPointers<void *>(
+      handle, outputs, handle.kernel->getOutputIndices());
+  Outcome outcome;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(handle.device->mutex);
+    if (llvm::Error error = handle.kernel->call(in, out))
+      outcome = Outcome::fromError(std::move(error));
+  }
+  check(outcome);
+}
+
 /// The def lowered again with the kernel's configuration, before the
 /// backend (`compile --emit ir`).
 std::string printIr(TcKernelHandle &handle) {
@@ -541,6 +581,7 @@ void bindTcKernel(py::module_ &m) {
           },
           py::arg("name"), py::arg("byte"))
       .def("run", &run, py::arg("repeat") = 1)
+      .def("call", &callKernel, py::arg("inputs"), py::arg("outputs"))
       .def("ir", &printIr)
       .def("lowered_ir", &printLoweredIr)
       .def("spirv", &getSpirv)

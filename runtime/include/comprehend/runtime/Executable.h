@@ -67,6 +67,13 @@ public:
                              llvm::ArrayRef<ArgValue> values,
                              unsigned repeat = 1);
 
+  /// Checks `values` against the kernel's parameters like `run` and plans
+  /// the launch over `grid` work-groups (Runtime::planLaunch) for calls that
+  /// give new buffers each time (Runtime::enqueue).
+  llvm::Expected<LaunchPlan> plan(llvm::StringRef entry,
+                                  std::array<size_t, 3> grid,
+                                  llvm::ArrayRef<ArgValue> values);
+
   /// Releases the program (Runtime::releaseProgram).
   ~Executable();
 

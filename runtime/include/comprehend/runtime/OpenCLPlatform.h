@@ -82,6 +82,14 @@ public:
                    size_t offset) override;
   llvm::Error fill(uint64_t handle, uint8_t byte, size_t bytes) override;
   llvm::Expected<uint64_t> getDeviceAddress(const Buffer &buffer) override;
+  llvm::Error enqueueWrite(uint64_t handle, const void *data, size_t bytes,
+                           size_t offset) override;
+  llvm::Error enqueueRead(uint64_t handle, void *data, size_t bytes,
+                          size_t offset) override;
+  llvm::Expected<uint64_t> wrapHostMemory(const void *data,
+                                          size_t bytes) override;
+  llvm::Expected<uint64_t> allocateHostVisible(size_t bytes,
+                                               void **host) override;
 
   llvm::Expected<std::unique_ptr<Program>>
   buildProgram(llvm::ArrayRef<uint32_t> spirv,
@@ -93,6 +101,7 @@ public:
                                 const Buffer &buffer) override;
   llvm::Expected<double> launch(Kernel &kernel,
                                 const LaunchConfig &config) override;
+  llvm::Error enqueue(Kernel &kernel, const LaunchConfig &config) override;
   llvm::Error finish() override;
 
 private:
@@ -101,6 +110,9 @@ private:
       : device(std::move(device)), context(context), queue(queue),
         programCacheDir(std::move(programCacheDir)) {}
   llvm::Error loadAddressKernel();
+  void queryHostMemory(cl_device_id id);
+  llvm::Error enqueueKernel(Kernel &kernel, const LaunchConfig &config,
+                            cl_event *event);
 
   Device device;
   cl_context context;
@@ -110,6 +122,9 @@ private:
   std::unique_ptr<OpenCLProgram> addressProgram;
   OpenCLKernel *addressKernel = nullptr;
   cl_mem addressResult = nullptr;
+  /// The alignment at which host memory is used in place (wrapHostMemory);
+  /// 0: never.
+  size_t hostAlignment = 0;
 };
 
 } // namespace comprehend::runtime

@@ -64,6 +64,35 @@ public:
   virtual llvm::Error read(uint64_t handle, void *data, size_t bytes,
                            size_t offset) = 0;
   virtual llvm::Error fill(uint64_t handle, uint8_t byte, size_t bytes) = 0;
+  /// Copies that may still be pending when they return (queued behind the
+  /// commands before them): the host memory must stay as it is (write) or
+  /// unused (read) until finish(). By default the blocking copies.
+  virtual llvm::Error enqueueWrite(uint64_t handle, const void *data,
+                                   size_t bytes, size_t offset) {
+    return write(handle, data, bytes, offset);
+  }
+  virtual llvm::Error enqueueRead(uint64_t handle, void *data, size_t bytes,
+                                  size_t offset) {
+    return read(handle, data, bytes, offset);
+  }
+  /// A buffer whose contents the host reads and writes at `*host` while no
+  /// command that uses it is pending, where the device's memory is the
+  /// host's; elsewhere (`*host` null) an ordinary buffer.
+  virtual llvm::Expected<uint64_t> allocateHostVisible(size_t bytes,
+                                                       void **host) {
+    *host = nullptr;
+    return allocate(bytes);
+  }
+  /// Zero-copy: a handle whose kernels read `bytes` of host memory at
+  /// `data` in place (released with release() once the commands using it
+  /// are finished), or 0 where the device cannot (its memory is not the
+  /// host's, or `data` is not aligned as it requires). Kernels only read it.
+  virtual llvm::Expected<uint64_t> wrapHostMemory(const void *data,
+                                                  size_t bytes) {
+    (void)data;
+    (void)bytes;
+    return 0;
+  }
   /// The address kernels see for the first byte of the buffer.
   virtual llvm::Expected<uint64_t> getDeviceAddress(const Buffer &buffer) = 0;
 
@@ -83,6 +112,9 @@ public:
   /// returns the kernel time in milliseconds from the device's events.
   virtual llvm::Expected<double> launch(Kernel &kernel,
                                         const LaunchConfig &config) = 0;
+  /// Launches `kernel` with the arguments set so far without waiting for it
+  /// or timing it; a failure of the kernel itself surfaces at finish().
+  virtual llvm::Error enqueue(Kernel &kernel, const LaunchConfig &config) = 0;
   /// Waits for every queued command.
   virtual llvm::Error finish() = 0;
 };

@@ -68,6 +68,24 @@ private:
   std::vector<Buffer> temporaries;
 };
 
+/// One launch whose arguments were checked and laid out once
+/// (Runtime::planLaunch): a call at a compiled shape replays it giving only
+/// the buffers of its memref parameters, with no checks, allocations or
+/// waits.
+struct LaunchPlan {
+  Kernel *kernel = nullptr;
+  LaunchConfig config;
+  struct Arg {
+    unsigned index = 0;
+    /// The parameter whose buffer this argument is; -1: `bytes` is the
+    /// value.
+    int param = -1;
+    unsigned size = 0;
+    std::array<unsigned char, 16> bytes{};
+  };
+  llvm::SmallVector<Arg, 8> args;
+};
+
 class Runtime {
 public:
   /// Opens the device selected by `deviceSpec` (see selectDevice).
@@ -109,6 +127,10 @@ public:
 
   /// A device buffer of `bytes` bytes (at least one byte is allocated).
   llvm::Expected<Buffer> allocate(size_t bytes);
+  /// A device buffer whose contents the host may read and write at
+  /// `*host` (memcpy, no queued copy) while no command using it is pending;
+  /// `*host` is null where the device's memory is not the host's.
+  llvm::Expected<Buffer> allocateHostVisible(size_t bytes, void **host);
   /// A device buffer holding a copy of `data`.
   llvm::Expected<Buffer> upload(const void *data, size_t bytes);
   /// Blocking copy host -> device at `offset` bytes into `buffer`.
@@ -117,6 +139,15 @@ public:
   /// Blocking copy device -> host.
   llvm::Error read(const Buffer &buffer, void *data, size_t bytes,
                    size_t offset = 0);
+  /// Copies queued behind the commands before them, not waited for: the
+  /// host memory must stay as it is (write) or unused (read) until finish().
+  llvm::Error enqueueWrite(const Buffer &buffer, const void *data,
+                           size_t bytes);
+  llvm::Error enqueueRead(const Buffer &buffer, void *data, size_t bytes);
+  /// A buffer that kernels read `bytes` of host memory at `data` through in
+  /// place (no copy), or an empty Buffer where the device cannot
+  /// (Platform::wrapHostMemory). Keep it until the launches using it finish.
+  llvm::Expected<Buffer> wrapHostMemory(const void *data, size_t bytes);
   /// Fills the buffer with a repeated byte (e.g. poison before a launch).
   llvm::Error fill(const Buffer &buffer, uint8_t byte);
   /// The device address of the first byte of `buffer`, as kernels see it
@@ -134,6 +165,18 @@ public:
   llvm::Expected<BoundArguments>
   bindArguments(Kernel &kernel, llvm::ArrayRef<backend::KernelArg> layout,
                 llvm::ArrayRef<ArgValue> values);
+
+  /// Lays out the arguments of `values` (checked by the caller, see
+  /// checkArguments) for replays of `enqueue`: memref parameters by their
+  /// index, every other argument by value. Input error for a kernel that
+  /// takes a group (its address tables are bound per launch).
+  llvm::Expected<LaunchPlan>
+  planLaunch(Kernel &kernel, llvm::ArrayRef<backend::KernelArg> layout,
+             llvm::ArrayRef<ArgValue> values, const LaunchConfig &config);
+  /// Sets the arguments of `plan` (`buffers[p]`: the buffer of memref
+  /// parameter p) and queues its launch without waiting or timing.
+  llvm::Error enqueue(const LaunchPlan &plan,
+                      llvm::ArrayRef<const Buffer *> buffers);
 
   /// Launches once and waits; returns the kernel time in milliseconds.
   llvm::Expected<double> launch(Kernel &kernel, const LaunchConfig &config);

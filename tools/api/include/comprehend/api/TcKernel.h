@@ -146,6 +146,23 @@ public:
   /// for an output that takes an incoming value, this is the value.
   llvm::Error fill(llvm::StringRef name, uint8_t byte);
 
+  /// One call at the kernel's sizes, the fast path of a compiled shape:
+  /// `inputs[i]` is the row-major data of the def's input i, `outputs[j]`
+  /// receives output j (and holds its incoming value on entry, for an output
+  /// that takes one). Every kernel of the def is queued back to back and
+  /// the host waits once, at the end; nothing is timed. On a device whose
+  /// memory is the host's, inputs aligned as the device requires are read in
+  /// place; every other array is copied once (by the host where the
+  /// kernel's buffer is host-visible, else by a queued copy). Argument
+  /// layouts are planned on the first call. The incoming values that
+  /// `write` stored for `run` are kept.
+  llvm::Error call(llvm::ArrayRef<const void *> inputs,
+                   llvm::ArrayRef<void *> outputs);
+  /// The def's inputs and outputs in declaration order, as `call` takes
+  /// them (indices into getTensors()).
+  llvm::ArrayRef<size_t> getInputIndices() const { return inputIndices; }
+  llvm::ArrayRef<size_t> getOutputIndices() const { return outputIndices; }
+
   /// Launches every kernel of the def in order, `repeat` times. The time of
   /// one repetition is the sum of its kernels' profiled times. Outputs that
   /// take an incoming value get it back before each repetition after a
@@ -189,6 +206,20 @@ private:
   Incoming *lookupIncoming(size_t index);
   /// Writes every incoming value back into its buffer.
   llvm::Error restoreIncoming();
+  /// The values of the parameters of `launch`: the kernel's own buffers.
+  std::vector<runtime::ArgValue>
+  getArguments(const tc::LoweredKernel &launch) const;
+  /// Copies `data` into tensor `index` for `call` (host-visible: memcpy).
+  llvm::Error copyIn(size_t index, const void *data);
+  /// Plans the launches of `call` (once).
+  llvm::Error planCall();
+  /// Queues the copies and launches of `call`; `bound` (per tensor, the
+  /// buffer its kernels use) and `wrapped` (inputs used in place) must stay
+  /// until the queue is finished.
+  llvm::Error enqueueCall(llvm::ArrayRef<const void *> inputs,
+                          llvm::ArrayRef<void *> outputs,
+                          llvm::MutableArrayRef<const runtime::Buffer *> bound,
+                          llvm::SmallVectorImpl<runtime::Buffer> &wrapped);
 
   runtime::Runtime &runtime;
   std::shared_ptr<const Source> source;
@@ -197,10 +228,16 @@ private:
   tc::LoweredDef lowered;
   std::unique_ptr<runtime::Executable> executable;
   std::vector<runtime::Buffer> buffers;
+  /// Per buffer, where the host reads and writes it directly (inputs and
+  /// outputs on a device whose memory is the host's), else null.
+  std::vector<void *> hostViews;
   std::vector<Incoming> incoming;
   /// Whether a run has overwritten the incoming values since they were
   /// last written.
   bool incomingOverwritten = false;
+  /// The tensors `call` takes, and its launches (planned on first use).
+  std::vector<size_t> inputIndices, outputIndices;
+  std::vector<runtime::LaunchPlan> plans;
 };
 
 } // namespace comprehend::api

@@ -1,0 +1,123 @@
+//===- TcCall.cpp - Calls of a compiled TC def, the fast path -------------===//
+//
+// TcKernel::call: what a call at an already compiled shape costs is the
+// host's work between the caller's arrays and the kernels. The argument
+// layouts are planned once; a call binds the buffers, queues the copies and
+// launches without waiting between them or timing them, and waits once.
+// On a CPU device the host's memory is the device's: aligned inputs are
+// read in place (Runtime::wrapHostMemory), and the kernel's own input and
+// output buffers are host-visible (Runtime::allocateHostVisible), so the
+// other arrays are copied by the host, not by queued commands.
+//
+//===----------------------------------------------------------------------===//
+#include "comprehend/api/TcKernel.h"
+
+#include "comprehend/runtime/Error.h"
+
+#include <cstring>
+
+using namespace comprehend;
+using namespace comprehend::api;
+
+llvm::Error TcKernel::planCall() {
+  std::vector<runtime::LaunchPlan> planned;
+  for (const tc::LoweredKernel &launch : lowered.kernels) {
+    std::array<size_t, 3> grid;
+    for (unsigned d = 0; d < 3; ++d)
+      grid[d] = static_cast<size_t>(launch.grid[d]);
+    auto plan = executable->plan(launch.function->getName(), grid,
+                                 getArguments(launch));
+    if (!plan)
+      return plan.takeError();
+    planned.push_back(std::move(*plan));
+  }
+  plans = std::move(planned);
+  return llvm::Error::success();
+}
+
+llvm::Error TcKernel::call(llvm::ArrayRef<const void *> inputs,
+                           llvm::ArrayRef<void *> outputs) {
+  if (plans.empty())
+    if (llvm::Error error = planCall())
+      return error;
+  if (inputs.size() != inputIndices.size() ||
+      outputs.size() != outputIndices.size())
+    return runtime::makeInputError(
+        "'" + entryName + "' takes " + llvm::Twine(inputIndices.size()) +
+        " inputs and " + llvm::Twine(outputIndices.size()) + " outputs, not " +
+        llvm::Twine(inputs.size()) + " and " + llvm::Twine(outputs.size()));
+  llvm::SmallVector<const runtime::Buffer *, 8> bound;
+  for (const runtime::Buffer &buffer : buffers)
+    bound.push_back(&buffer);
+  llvm::SmallVector<runtime::Buffer, 4> wrapped;
+  wrapped.reserve(inputs.size()); // `bound` points into it
+  llvm::Error error = enqueueCall(inputs, outputs, bound, wrapped);
+  // Even after an error nothing queued may touch the caller's arrays once
+  // the call returns.
+  llvm::Error finished = runtime.finish();
+  // The incoming values of run() are restored before its next launch.
+  incomingOverwritten = incomingOverwritten || !incoming.empty();
+  if (error) {
+    llvm::consumeError(std::move(finished));
+    return error;
+  }
+  if (finished)
+    return finished;
+  // Host-visible outputs are read now that the kernels are done.
+  for (size_t j = 0; j < outputs.size(); ++j)
+    if (void *host = hostViews[outputIndices[j]])
+      std::memcpy(outputs[j], host, buffers[outputIndices[j]].getSize());
+  return llvm::Error::success();
+}
+
+/// Copies the data at `data` into tensor `index` before the launches: by the
+/// host into a host-visible buffer (nothing is pending on it between calls),
+/// else queued.
+llvm::Error TcKernel::copyIn(size_t index, const void *data) {
+  size_t bytes = buffers[index].getSize();
+  if (void *host = hostViews[index]) {
+    if (bytes)
+      std::memcpy(host, data, bytes);
+    return llvm::Error::success();
+  }
+  return runtime.enqueueWrite(buffers[index], data, bytes);
+}
+
+llvm::Error
+TcKernel::enqueueCall(llvm::ArrayRef<const void *> inputs,
+                      llvm::ArrayRef<void *> outputs,
+                      llvm::MutableArrayRef<const runtime::Buffer *> bound,
+                      llvm::SmallVectorImpl<runtime::Buffer> &wrapped) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const runtime::Buffer &own = buffers[inputIndices[i]];
+    auto inPlace = runtime.wrapHostMemory(inputs[i], own.getSize());
+    if (!inPlace)
+      return inPlace.takeError();
+    if (*inPlace) {
+      wrapped.push_back(std::move(*inPlace));
+      bound[inputIndices[i]] = &wrapped.back();
+    } else if (llvm::Error error = copyIn(inputIndices[i], inputs[i])) {
+      return error;
+    }
+  }
+  for (size_t j = 0; j < outputs.size(); ++j)
+    if (lookupIncoming(outputIndices[j]))
+      if (llvm::Error error = copyIn(outputIndices[j], outputs[j]))
+        return error;
+  llvm::SmallVector<const runtime::Buffer *, 8> params;
+  for (size_t k = 0; k < plans.size(); ++k) {
+    params.clear();
+    for (unsigned index : lowered.kernels[k].tensorIndices)
+      params.push_back(bound[index]);
+    if (llvm::Error error = runtime.enqueue(plans[k], params))
+      return error;
+  }
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    const runtime::Buffer &own = buffers[outputIndices[j]];
+    if (!hostViews[outputIndices[j]])
+      if (llvm::Error error =
+              runtime.enqueueRead(own, outputs[j], own.getSize()))
+        return error;
+  }
+  return llvm::Error::success();
+}
