@@ -21,7 +21,7 @@ from collections import OrderedDict
 
 # The result files: bench-<suite> writes <suite>.json, bench/pytorch_bench.py
 # writes pytorch.json (the `pytorch` variant of the same cases).
-SUITES = ["gemm", "nn", "memory", "pytorch"]
+SUITES = ["gemm", "nn", "memory", "kinds", "pytorch"]
 VARIANTS = ["default", "tuned", "clblast", "openblas", "libxsmm", "pytorch",
             "cpu"]
 VARIANT_TITLES = {
