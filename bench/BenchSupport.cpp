@@ -135,6 +135,17 @@ std::vector<float> bench::makeRandom(size_t count, uint64_t seed) {
   return values;
 }
 
+std::pair<double, double> bench::getMeanAndVariance(const float *values,
+                                                    int64_t count) {
+  double mean = 0, var = 0;
+  for (int64_t i = 0; i < count; ++i)
+    mean += values[i];
+  mean /= count;
+  for (int64_t i = 0; i < count; ++i)
+    var += (values[i] - mean) * (values[i] - mean);
+  return {mean, var / count};
+}
+
 std::vector<int32_t> bench::makeRandomIndices(size_t count, int32_t bound,
                                               uint64_t seed) {
   std::mt19937_64 rng(seed);

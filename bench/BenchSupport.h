@@ -162,6 +162,11 @@ void parallelFor(int64_t n, const std::function<void(int64_t, int64_t)> &body);
 /// Uniform random values in [-1, 1), reproducible from `seed`.
 std::vector<float> makeRandom(size_t count, uint64_t seed);
 
+/// The mean and the biased variance of `count` values, accumulated in
+/// double (the references of row and group statistics).
+std::pair<double, double> getMeanAndVariance(const float *values,
+                                             int64_t count);
+
 /// Uniform random integers in [0, bound), reproducible from `seed`.
 std::vector<int32_t> makeRandomIndices(size_t count, int32_t bound,
                                        uint64_t seed);

@@ -161,14 +161,8 @@ void registerRowStats(llvm::StringRef entry, int64_t n, int64_t k) {
     const std::vector<float> &x = data.inputs["X"] = makeRandom(n * k, 49);
     data.expected.resize(n);
     for (int64_t i = 0; i < n; ++i) {
-      const float *row = &x[i * k];
-      double mean = 0, var = 0;
-      for (int64_t j = 0; j < k; ++j)
-        mean += row[j];
-      mean /= k;
-      for (int64_t j = 0; j < k; ++j)
-        var += (row[j] - mean) * (row[j] - mean);
-      data.expected[i] = float(variance ? var / k : mean);
+      auto [mean, var] = getMeanAndVariance(&x[i * k], k);
+      data.expected[i] = float(variance ? var : mean);
     }
   };
   registerComprehend(c);
@@ -193,13 +187,8 @@ void registerGroupNorm(int64_t n, int64_t g, int64_t ch, int64_t s) {
     data.expected.resize(x.size());
     for (int64_t ng = 0; ng < n * g; ++ng) {
       const float *group = &x[ng * span];
-      double mean = 0, var = 0;
-      for (int64_t j = 0; j < span; ++j)
-        mean += group[j];
-      mean /= span;
-      for (int64_t j = 0; j < span; ++j)
-        var += (group[j] - mean) * (group[j] - mean);
-      double scale = 1.0 / std::sqrt(var / span + 1e-5);
+      auto [mean, var] = getMeanAndVariance(group, span);
+      double scale = 1.0 / std::sqrt(var + 1e-5);
       for (int64_t j = 0; j < span; ++j) {
         int64_t gc = (ng % g) * ch + j / s;
         data.expected[ng * span + j] =
