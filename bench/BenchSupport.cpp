@@ -135,6 +135,27 @@ std::vector<float> bench::makeRandom(size_t count, uint64_t seed) {
   return values;
 }
 
+std::pair<double, double> bench::getMeanAndVariance(const float *values,
+                                                    int64_t count) {
+  double mean = 0, var = 0;
+  for (int64_t i = 0; i < count; ++i)
+    mean += values[i];
+  mean /= count;
+  for (int64_t i = 0; i < count; ++i)
+    var += (values[i] - mean) * (values[i] - mean);
+  return {mean, var / count};
+}
+
+std::vector<int32_t> bench::makeRandomIndices(size_t count, int32_t bound,
+                                              uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int32_t> dist(0, bound - 1);
+  std::vector<int32_t> values(count);
+  for (int32_t &value : values)
+    value = dist(rng);
+  return values;
+}
+
 //===----------------------------------------------------------------------===//
 // Checking and timing
 //===----------------------------------------------------------------------===//
@@ -473,6 +494,11 @@ void runComprehend(benchmark::State &state, const TcCase &tcCase, bool tuned) {
       if (llvm::Error err =
               kernel.write(entry.getKey(), entry.getValue().data(),
                            entry.getValue().size() * sizeof(float)))
+        return err;
+    for (const auto &entry : data.indexInputs)
+      if (llvm::Error err =
+              kernel.write(entry.getKey(), entry.getValue().data(),
+                           entry.getValue().size() * sizeof(int32_t)))
         return err;
     for (const std::string &output : tcCase.outputs)
       if (llvm::Error err = kernel.fill(output, 0xff))

@@ -41,6 +41,9 @@ namespace comprehend::bench {
 /// computed once on the host.
 struct CaseData {
   llvm::StringMap<std::vector<float>> inputs;
+  /// Integer (int32) inputs, e.g. the indices of a gather; only the
+  /// Comprehend variants and bench/pytorch_bench.py read them.
+  llvm::StringMap<std::vector<int32_t>> indexInputs;
   std::vector<float> expected;
 
   const std::vector<float> &input(llvm::StringRef name) const {
@@ -158,6 +161,15 @@ void parallelFor(int64_t n, const std::function<void(int64_t, int64_t)> &body);
 
 /// Uniform random values in [-1, 1), reproducible from `seed`.
 std::vector<float> makeRandom(size_t count, uint64_t seed);
+
+/// The mean and the biased variance of `count` values, accumulated in
+/// double (the references of row and group statistics).
+std::pair<double, double> getMeanAndVariance(const float *values,
+                                             int64_t count);
+
+/// Uniform random integers in [0, bound), reproducible from `seed`.
+std::vector<int32_t> makeRandomIndices(size_t count, int32_t bound,
+                                       uint64_t seed);
 
 } // namespace comprehend::bench
 

@@ -189,13 +189,7 @@ void registerLayerNorm(int64_t n, int64_t d) {
     data.expected.resize(n * d);
     for (int64_t i = 0; i < n; ++i) {
       const float *row = &x[i * d];
-      double mean = 0, var = 0;
-      for (int64_t j = 0; j < d; ++j)
-        mean += row[j];
-      mean /= d;
-      for (int64_t j = 0; j < d; ++j)
-        var += (row[j] - mean) * (row[j] - mean);
-      var /= d;
+      auto [mean, var] = getMeanAndVariance(row, d);
       double scale = 1.0 / std::sqrt(var + 1e-5);
       for (int64_t j = 0; j < d; ++j)
         data.expected[i * d + j] =
@@ -290,15 +284,9 @@ void registerMoments(int64_t n, int64_t k) {
     // mean(0..N) then var(0..N), the order of the def's outputs.
     data.expected.resize(2 * n);
     for (int64_t i = 0; i < n; ++i) {
-      const float *row = &in[i * k];
-      double mean = 0, var = 0;
-      for (int64_t j = 0; j < k; ++j)
-        mean += row[j];
-      mean /= k;
-      for (int64_t j = 0; j < k; ++j)
-        var += (row[j] - mean) * (row[j] - mean);
+      auto [mean, var] = getMeanAndVariance(&in[i * k], k);
       data.expected[i] = float(mean);
-      data.expected[n + i] = float(var / k);
+      data.expected[n + i] = float(var);
     }
   };
   registerComprehend(c);
@@ -351,10 +339,9 @@ void registerBatchNorm(int64_t n, int64_t c) {
     data.expected.resize(n * c);
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < c; ++j)
-        data.expected[i * c + j] =
-            float(gamma[j] * (x[i * c + j] - mean[j]) /
-                      std::sqrt(var[j] / n + 1e-5) +
-                  beta[j]);
+        data.expected[i * c + j] = float(gamma[j] * (x[i * c + j] - mean[j]) /
+                                             std::sqrt(var[j] / n + 1e-5) +
+                                         beta[j]);
   };
   registerComprehend(tc);
 
@@ -368,33 +355,33 @@ void registerBatchNorm(int64_t n, int64_t c) {
         const float *x = data.input("X").data();
         const float *gamma = data.input("gamma").data();
         const float *beta = data.input("beta").data();
-        parallelFor((cols + kBlock - 1) / kBlock, [&](int64_t begin,
-                                                      int64_t end) {
-          float mean[kBlock], scale[kBlock];
-          for (int64_t block = begin; block < end; ++block) {
-            int64_t first = block * kBlock;
-            int64_t width = std::min(kBlock, cols - first);
-            std::fill_n(mean, width, 0.0f);
-            std::fill_n(scale, width, 0.0f);
-            for (int64_t i = 0; i < n; ++i)
-              for (int64_t j = 0; j < width; ++j)
-                mean[j] += x[i * cols + first + j];
-            for (int64_t j = 0; j < width; ++j)
-              mean[j] /= n;
-            for (int64_t i = 0; i < n; ++i)
-              for (int64_t j = 0; j < width; ++j) {
-                float d = x[i * cols + first + j] - mean[j];
-                scale[j] += d * d;
+        parallelFor(
+            (cols + kBlock - 1) / kBlock, [&](int64_t begin, int64_t end) {
+              float mean[kBlock], scale[kBlock];
+              for (int64_t block = begin; block < end; ++block) {
+                int64_t first = block * kBlock;
+                int64_t width = std::min(kBlock, cols - first);
+                std::fill_n(mean, width, 0.0f);
+                std::fill_n(scale, width, 0.0f);
+                for (int64_t i = 0; i < n; ++i)
+                  for (int64_t j = 0; j < width; ++j)
+                    mean[j] += x[i * cols + first + j];
+                for (int64_t j = 0; j < width; ++j)
+                  mean[j] /= n;
+                for (int64_t i = 0; i < n; ++i)
+                  for (int64_t j = 0; j < width; ++j) {
+                    float d = x[i * cols + first + j] - mean[j];
+                    scale[j] += d * d;
+                  }
+                for (int64_t j = 0; j < width; ++j)
+                  scale[j] = gamma[first + j] / std::sqrt(scale[j] / n + 1e-5f);
+                for (int64_t i = 0; i < n; ++i)
+                  for (int64_t j = 0; j < width; ++j)
+                    result[i * cols + first + j] =
+                        (x[i * cols + first + j] - mean[j]) * scale[j] +
+                        beta[first + j];
               }
-            for (int64_t j = 0; j < width; ++j)
-              scale[j] = gamma[first + j] / std::sqrt(scale[j] / n + 1e-5f);
-            for (int64_t i = 0; i < n; ++i)
-              for (int64_t j = 0; j < width; ++j)
-                result[i * cols + first + j] =
-                    (x[i * cols + first + j] - mean[j]) * scale[j] +
-                    beta[first + j];
-          }
-        });
+            });
       });
 }
 

@@ -21,7 +21,7 @@ policy and with PASSIVE, and the faster (by median) is kept; its label says
 which. An OMP_WAIT_POLICY set by the caller is used alone.
 
     bench/pytorch_bench.py --bench-dir build-bench/bench \\
-        --out bench/results/pytorch.json [--suites "gemm nn memory"] \\
+        --out bench/results/pytorch.json [--suites "gemm nn memory kinds"] \\
         [--threads N] [--min-time 0.5] [--repetitions 1] [--filter REGEX]
 
 Needs the system Python with python3-torch and python3-numpy
@@ -40,10 +40,7 @@ import time
 
 import numpy as np
 
-
-def uniform(rng, shape):
-    """Uniform random values in [-1, 1), as the C++ cases use."""
-    return rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
+from pytorch_kinds import KINDS, uniform
 
 
 # Each kernel: make(sizes, rng, torch) -> (inputs (dict of float32 arrays),
@@ -199,6 +196,7 @@ KERNELS = {
     "batch_norm": make_batch_norm,
     "fcrelu": make_fcrelu,
     "elementwise": make_elementwise,
+    **KINDS,
 }
 
 
@@ -335,7 +333,7 @@ def main():
     parser.add_argument("--one-case", help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=100,
                         help=argparse.SUPPRESS)
-    parser.add_argument("--suites", default="gemm nn memory")
+    parser.add_argument("--suites", default="gemm nn memory kinds")
     parser.add_argument("--threads", type=int, default=os.cpu_count(),
                         help="torch.set_num_threads (default: the CPUs, as "
                         "the C++ host baselines use)")

@@ -21,7 +21,7 @@ from collections import OrderedDict
 
 # The result files: bench-<suite> writes <suite>.json, bench/pytorch_bench.py
 # writes pytorch.json (the `pytorch` variant of the same cases).
-SUITES = ["gemm", "nn", "memory", "pytorch"]
+SUITES = ["gemm", "nn", "memory", "kinds", "pytorch"]
 VARIANTS = ["default", "tuned", "clblast", "openblas", "libxsmm", "pytorch",
             "cpu"]
 VARIANT_TITLES = {
@@ -480,7 +480,7 @@ def write_markdown(cases, contexts, tuning, machine, plot_name, out,
       "# or by hand:\n"
       "cmake -S . -B build-bench -G Ninja -DCOMPREHEND_BUILD_BENCH=ON "
       "-DCMAKE_BUILD_TYPE=Release\n"
-      "ninja -C build-bench comprehend bench-gemm bench-nn bench-memory\n"
+      "ninja -C build-bench comprehend bench-gemm bench-nn bench-memory bench-kinds\n"
       "build-bench/tools/comprehend/comprehend tune examples/matmul.tc "
       "--sizes M=256,N=256,K=256 --budget 45 --cache bench/results/tuning.json\n"
       "export OPENBLAS_CORETYPE=SkylakeX       # if OpenBLAS falls back to "

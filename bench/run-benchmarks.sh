@@ -14,7 +14,7 @@
 #                                  sizes; 0 skips tuning   (45). Each tune is
 #                                  stopped after 3 x budget + 60 s and
 #                                  reported as timed out.
-#   COMPREHEND_BENCH_SUITES        suites to run           ("gemm nn memory")
+#   COMPREHEND_BENCH_SUITES        suites to run           ("gemm nn memory kinds")
 #   COMPREHEND_BENCH_FILTER        --benchmark_filter regex (all)
 #   COMPREHEND_BENCH_MIN_TIME      --benchmark_min_time    (0.5)
 #   COMPREHEND_BENCH_REPETITIONS   --benchmark_repetitions; the report takes
@@ -39,7 +39,7 @@ build=${COMPREHEND_BENCH_BUILD_DIR:-$root/build-bench}
 results=${COMPREHEND_BENCH_RESULTS:-$root/bench/results}
 export COMPREHEND_BENCH_TUNING_CACHE=${COMPREHEND_BENCH_TUNING_CACHE:-$results/tuning.json}
 budget=${COMPREHEND_BENCH_TUNE_BUDGET:-45}
-suites=${COMPREHEND_BENCH_SUITES:-gemm nn memory}
+suites=${COMPREHEND_BENCH_SUITES:-gemm nn memory kinds}
 filter=${COMPREHEND_BENCH_FILTER:-.}
 min_time=${COMPREHEND_BENCH_MIN_TIME:-0.5}
 repetitions=${COMPREHEND_BENCH_REPETITIONS:-3}

@@ -125,10 +125,16 @@ isl::schedule_node insertInnerBand(const Scop &scop, unsigned stmt,
     if (scop.isCoincident(stmt, stmtOuter, dims[member]))
       innerBand = innerBand.member_set_coincident(member, true);
   // Worth a group per point when a loop nest below has a parallel loop
-  // or a reduction long enough to occupy the work-items.
+  // or a reduction long enough to occupy the work-items; a reduction over
+  // several indices (a group norm's channels and pixels) counts them all.
   if (innerBand.member_get_coincident(0) || scop.origin[stmt].reduction) {
     result.usedGroupWork = true;
-    if (bandExtents(innerBand)[0] >= groupWork)
+    llvm::SmallVector<int64_t, 4> extents = bandExtents(innerBand);
+    int64_t points = extents[0];
+    if (!innerBand.member_get_coincident(0))
+      for (int64_t extent : llvm::drop_begin(extents))
+        points = extent > 0 && points > 0 ? points * extent : points;
+    if (points >= groupWork)
       result.worthIt = true;
   }
   return innerBand;

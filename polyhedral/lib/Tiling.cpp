@@ -30,11 +30,50 @@ std::optional<unsigned> iteratorOf(const isl::set &stmtDomain,
   return std::nullopt;
 }
 
+/// Whether every read of \p tensor by \p stmt subscripts dimension \p dim
+/// with a non-affine expression that does not use \p iterator: a gather
+/// (`table(idx(b, l), d)`) whose row stays put while `d` steps. The model
+/// lets such a subscript span the whole dimension.
+bool gathersStill(const ScheduledStatement &stmt, llvm::StringRef tensor,
+                  unsigned dim, llvm::StringRef iterator) {
+  bool any = false;
+  for (const TensorAccess &read : stmt.reads) {
+    if (read.tensor != tensor)
+      continue;
+    if (dim >= read.subscripts.size())
+      return false;
+    const IndexExpr &subscript = read.subscripts[dim];
+    if (subscript.getKind() != IndexExpr::Kind::Opaque ||
+        llvm::is_contained(subscript.getOpaqueVariables(), iterator))
+      return false;
+    any = true;
+  }
+  return any;
+}
+
+/// \p access without the dimensions before its last one that
+/// gathersStill: they do not move with a step of \p iterator.
+isl::union_map dropStillGathers(const isl::union_map &access,
+                                const ScheduledStatement &stmt,
+                                llvm::StringRef tensor,
+                                llvm::StringRef iterator) {
+  isl::union_map result = emptyUnionMap(access.space());
+  access.foreach_map([&](isl::map map) {
+    unsigned dims = isl_map_dim(map.get(), isl_dim_out);
+    for (unsigned dim = dims > 0 ? dims - 1 : 0; dim-- > 0;)
+      if (gathersStill(stmt, tensor, dim, iterator))
+        map = isl::manage(
+            isl_map_project_out(map.release(), isl_dim_out, dim, 1));
+    result = result.unite(isl::union_map(map));
+  });
+  return result;
+}
+
 /// Whether stepping \p iterator of \p stmtDomain by one moves every access
 /// of the statement by one element along the tensor's last (fastest) index,
 /// or not at all.
-bool stepsContiguously(const Scop &scop, const isl::set &stmtDomain,
-                       unsigned iterator) {
+bool stepsContiguously(const Scop &scop, unsigned stmt,
+                       const isl::set &stmtDomain, unsigned iterator) {
   // { S[x] -> S[x + e_iterator] } within the domain.
   isl::multi_aff step = isl::multi_aff::identity_on_domain(stmtDomain.space());
   isl::aff next = step.at(iterator).add_constant(isl::val(step.ctx(), 1));
@@ -46,6 +85,8 @@ bool stepsContiguously(const Scop &scop, const isl::set &stmtDomain,
                                 .intersect_domain(isl::union_set(stmtDomain));
     if (access.is_empty())
       continue;
+    access = dropStillGathers(access, scop.stmts[stmt], tensor,
+                              scop.stmts[stmt].iterators[iterator]);
     isl::union_set deltas =
         access.reverse().apply_range(shift).apply_range(access).deltas();
     bool contiguous = true;
@@ -120,7 +161,7 @@ bool comprehend::poly::runsAreContiguous(const Scop &scop,
         stmtDomain, schedule.intersect_domain(isl::union_set(stmtDomain)));
     if (!iterator && onlyIterators)
       continue;
-    if (!iterator || !stepsContiguously(scop, stmtDomain, *iterator))
+    if (!iterator || !stepsContiguously(scop, stmt, stmtDomain, *iterator))
       return false;
   }
   return true;

@@ -11,6 +11,9 @@
 //   O[n, :, h, :] (M x OW) += W1[:, :, kh, kw] (M x C) * I[n, :, h+kh,
 //   kw:kw+OW] (C x OW)
 //
+// An outer reduction index may carry a constant coefficient, as the taps of
+// a dilated convolution do (`I(n, c, t + 2 * k)`): it only moves the views.
+//
 // The gemm's output columns `j` are the last LHS index (contiguous in O and,
 // shifted, in I), its rows `i` an LHS index that only the other operand
 // reads, and its reduction `k` a reduction index both operands read as is.
@@ -30,8 +33,19 @@ using namespace comprehend::tc::lowering;
 
 namespace {
 
-/// One subscript: the sum of one or two index variables.
-using Subscript = llvm::SmallVector<llvm::StringRef, 2>;
+/// One subscript: the sum of one or two index variables, each times a
+/// constant coefficient (1 unless written, as in `t + 2 * k`).
+struct Subscript {
+  llvm::SmallVector<llvm::StringRef, 2> vars;
+  llvm::SmallVector<int64_t, 2> scales;
+
+  bool contains(llvm::StringRef var) const {
+    return llvm::is_contained(vars, var);
+  }
+  int64_t scaleOf(llvm::StringRef var) const {
+    return scales[llvm::find(vars, var) - vars.begin()];
+  }
+};
 
 struct ConvRead {
   llvm::StringRef tensor;
@@ -40,28 +54,43 @@ struct ConvRead {
 
   bool uses(llvm::StringRef var) const {
     return llvm::any_of(subscripts, [&](const Subscript &subscript) {
-      return llvm::is_contained(subscript, var);
+      return subscript.contains(var);
     });
   }
   /// Whether \p var is a whole subscript of its own.
   bool usesPlain(llvm::StringRef var) const {
     return llvm::any_of(subscripts, [&](const Subscript &subscript) {
-      return subscript.size() == 1 && subscript[0] == var;
+      return subscript.vars.size() == 1 && subscript.vars[0] == var &&
+             subscript.scales[0] == 1;
     });
   }
 };
 
+/// Adds the index variable \p expr, times \p scale, to \p out.
+bool collectTerm(const Expr &expr, int64_t scale, Subscript &out) {
+  const auto *ident = llvm::dyn_cast<IdentExpr>(&expr);
+  if (!ident || ident->getRef() != IdentExpr::Ref::Index || scale <= 0 ||
+      out.contains(ident->getName()))
+    return false;
+  out.vars.push_back(ident->getName());
+  out.scales.push_back(scale);
+  return true;
+}
+
 bool collectSubscript(const Expr &expr, Subscript &out) {
-  if (const auto *ident = llvm::dyn_cast<IdentExpr>(&expr)) {
-    if (ident->getRef() != IdentExpr::Ref::Index)
-      return false;
-    out.push_back(ident->getName());
-    return true;
+  const auto *binary = llvm::dyn_cast<BinaryExpr>(&expr);
+  if (!binary)
+    return collectTerm(expr, 1, out);
+  if (binary->getOp() == BinaryOp::Mul) {
+    const auto *lhs = llvm::dyn_cast<IntLitExpr>(&binary->getLhs());
+    const auto *rhs = llvm::dyn_cast<IntLitExpr>(&binary->getRhs());
+    if (lhs)
+      return collectTerm(binary->getRhs(), lhs->getValue(), out);
+    return rhs && collectTerm(binary->getLhs(), rhs->getValue(), out);
   }
-  const auto *sum = llvm::dyn_cast<BinaryExpr>(&expr);
-  return sum && sum->getOp() == BinaryOp::Add &&
-         collectSubscript(sum->getLhs(), out) &&
-         collectSubscript(sum->getRhs(), out) && out.size() <= 2;
+  return binary->getOp() == BinaryOp::Add &&
+         collectSubscript(binary->getLhs(), out) &&
+         collectSubscript(binary->getRhs(), out) && out.vars.size() <= 2;
 }
 
 /// Flattens a product into literal factors and reads with sum subscripts.
@@ -149,7 +178,7 @@ bool coresOnce(const ConvForm &form) {
   for (const ConvRead &read : form.reads) {
     unsigned cores = 0;
     for (const Subscript &subscript : read.subscripts) {
-      unsigned count = llvm::count_if(subscript, isCore);
+      unsigned count = llvm::count_if(subscript.vars, isCore);
       if (count > 1)
         return false;
       cores += count;
@@ -157,6 +186,17 @@ bool coresOnce(const ConvForm &form) {
     if (cores != 2)
       return false;
   }
+  return true;
+}
+
+/// Every index with a coefficient is an outer reduction index: the views
+/// step by the gemm indices' strides and start at the others' values.
+bool scalesOnlyOuter(const ConvForm &form) {
+  for (const ConvRead &read : form.reads)
+    for (const Subscript &subscript : read.subscripts)
+      for (auto [var, scale] : llvm::zip(subscript.vars, subscript.scales))
+        if (scale != 1 && !llvm::is_contained(form.outer, var))
+          return false;
   return true;
 }
 
@@ -191,9 +231,10 @@ std::optional<ConvForm> assignRoles(const ComprehensionStmt &comp,
       form.outer.push_back(var);
   // A shift is what makes it a convolution; a plain product is lowerAsBlas'.
   bool shifted = llvm::any_of(q.subscripts, [](const Subscript &subscript) {
-    return subscript.size() == 2;
+    return subscript.vars.size() == 2;
   });
-  if (!shifted || form.batch.size() > 3 || !coresOnce(form))
+  if (!shifted || form.batch.size() > 3 || !coresOnce(form) ||
+      !scalesOnlyOuter(form))
     return std::nullopt;
   return form;
 }
@@ -284,14 +325,17 @@ ir::Value *ConvEmitter::view(const TensorBinding &tensor,
     int64_t start = -tensor.lowerBounds[dim];
     ir::Value *offset = nullptr;
     int64_t extent = 0;
-    for (llvm::StringRef var : subscript) {
+    for (auto [var, scale] : llvm::zip(subscript.vars, subscript.scales)) {
       if (var == form.i || var == form.j || var == form.k) {
         const IndexRange *range = stmt.lookup(var);
         start += range->lo;
         extent = range->hi - range->lo;
         continue;
       }
-      offset = offset ? add(offset, values.lookup(var)) : values.lookup(var);
+      ir::Value *term = values.lookup(var);
+      if (scale != 1)
+        term = b.create<ir::MulInst>(loc, term, index(scale))->getResult(0);
+      offset = offset ? add(offset, term) : term;
     }
     offset = offset ? add(offset, start) : index(start);
     offsets.push_back(offset);
@@ -315,7 +359,7 @@ bool ConvEmitter::inOrder(llvm::ArrayRef<Subscript> subscripts,
   auto position = [&](llvm::StringRef var) {
     return llvm::find_if(subscripts,
                          [&](const Subscript &subscript) {
-                           return llvm::is_contained(subscript, var);
+                           return subscript.contains(var);
                          }) -
            subscripts.begin();
   };
@@ -327,7 +371,7 @@ void ConvEmitter::emitGemm(double beta) {
   const TensorBinding *lhs = def.lookup(comp.getLhs().name);
   llvm::SmallVector<Subscript, 4> lhsSubscripts;
   for (const Ident &index : comp.getIndices())
-    lhsSubscripts.push_back({index.name});
+    lhsSubscripts.push_back({{index.name}, {1}});
   const ConvRead &p = form.reads[form.p], &q = form.reads[form.q];
   // Column-major C' (J x I) = op(Q') (J x K) * op(P') (K x I), as in
   // BlasPatterns.cpp: Q(k, j) and P(i, k) need no transpose.
