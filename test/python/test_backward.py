@@ -162,6 +162,9 @@ def test_backward_is_compiled_once_and_tunable(rng, cache):
         function(a, b).sum().backward()
     backward = function.backward_function()
     assert backward.compiled == [{"M": 5, "K": 6, "N": 7}]
+    # Both directions reuse their call at this signature (the fast path of
+    # a compiled shape), as a plain call does.
+    assert len(function._calls) == 1 and len(backward._calls) == 1
     result = function.tune_backward(a.detach(), b.detach(), evals=3,
                                     progress=False)
     assert isinstance(result, comprehend.TuneResult)

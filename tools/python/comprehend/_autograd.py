@@ -184,8 +184,11 @@ class BackwardDefs:
 
 
 def _sizes_for(function, sizes):
-    """The entries of ``sizes`` that are size variables of ``function``."""
-    return {k: v for k, v in (sizes or {}).items() if k in function.size_vars}
+    """The entries of ``sizes`` that are size variables of ``function``, or
+    None where there are none (a call without sizes= takes the fast path of
+    a signature seen before)."""
+    given = {k: v for k, v in (sizes or {}).items() if k in function.size_vars}
+    return given or None
 
 
 _function_class = None
