@@ -12,62 +12,36 @@ using namespace comprehend::tc;
 
 namespace {
 
-/// Binding strength of a binary operator token; 0 if it is none.
-int getPrecedence(TokenKind kind) {
-  switch (kind) {
-  case TokenKind::PipePipe:
-    return 1;
-  case TokenKind::AmpAmp:
-    return 2;
-  case TokenKind::EqualEqual:
-  case TokenKind::NotEqual:
-    return 3;
-  case TokenKind::Less:
-  case TokenKind::Greater:
-  case TokenKind::LessEqual:
-  case TokenKind::GreaterEqual:
-    return 4;
-  case TokenKind::Plus:
-  case TokenKind::Minus:
-    return 5;
-  case TokenKind::Star:
-  case TokenKind::Slash:
-  case TokenKind::Percent:
-    return 6;
-  default:
-    return 0;
-  }
-}
+/// A binary operator token: its binding strength (higher binds tighter) and
+/// the operation it makes.
+struct BinaryOperator {
+  TokenKind token;
+  int precedence;
+  BinaryOp op;
+};
 
-BinaryOp getBinaryOp(TokenKind kind) {
-  switch (kind) {
-  case TokenKind::PipePipe:
-    return BinaryOp::Or;
-  case TokenKind::AmpAmp:
-    return BinaryOp::And;
-  case TokenKind::EqualEqual:
-    return BinaryOp::Equal;
-  case TokenKind::NotEqual:
-    return BinaryOp::NotEqual;
-  case TokenKind::Less:
-    return BinaryOp::Less;
-  case TokenKind::Greater:
-    return BinaryOp::Greater;
-  case TokenKind::LessEqual:
-    return BinaryOp::LessEqual;
-  case TokenKind::GreaterEqual:
-    return BinaryOp::GreaterEqual;
-  case TokenKind::Plus:
-    return BinaryOp::Add;
-  case TokenKind::Minus:
-    return BinaryOp::Sub;
-  case TokenKind::Star:
-    return BinaryOp::Mul;
-  case TokenKind::Slash:
-    return BinaryOp::Div;
-  default:
-    return BinaryOp::Mod;
-  }
+constexpr BinaryOperator kBinaryOperators[] = {
+    {TokenKind::PipePipe, 1, BinaryOp::Or},
+    {TokenKind::AmpAmp, 2, BinaryOp::And},
+    {TokenKind::EqualEqual, 3, BinaryOp::Equal},
+    {TokenKind::NotEqual, 3, BinaryOp::NotEqual},
+    {TokenKind::Less, 4, BinaryOp::Less},
+    {TokenKind::Greater, 4, BinaryOp::Greater},
+    {TokenKind::LessEqual, 4, BinaryOp::LessEqual},
+    {TokenKind::GreaterEqual, 4, BinaryOp::GreaterEqual},
+    {TokenKind::Plus, 5, BinaryOp::Add},
+    {TokenKind::Minus, 5, BinaryOp::Sub},
+    {TokenKind::Star, 6, BinaryOp::Mul},
+    {TokenKind::Slash, 6, BinaryOp::Div},
+    {TokenKind::Percent, 6, BinaryOp::Mod},
+};
+
+/// The binary operator \p kind spells, or null if it spells none.
+const BinaryOperator *lookupBinaryOperator(TokenKind kind) {
+  for (const BinaryOperator &entry : kBinaryOperators)
+    if (entry.token == kind)
+      return &entry;
+  return nullptr;
 }
 
 /// The assignment tokens: the reduction each makes and whether it has `!`
@@ -423,8 +397,8 @@ ExprPtr Parser::parseBinary(int minPrecedence) {
   // recurse over them.
   unsigned chain = 0;
   while (lhs) {
-    int precedence = getPrecedence(tok().getKind());
-    if (precedence == 0 || precedence < minPrecedence)
+    const BinaryOperator *binary = lookupBinaryOperator(tok().getKind());
+    if (!binary || binary->precedence < minPrecedence)
       return lhs;
     if (++chain > kMaxChain) {
       (void)(diags.emitError(tok().getLoc())
@@ -432,8 +406,9 @@ ExprPtr Parser::parseBinary(int minPrecedence) {
              << " operators in a row");
       return nullptr;
     }
-    BinaryOp op = getBinaryOp(consume().getKind());
-    ExprPtr rhs = parseBinary(precedence + 1);
+    consume();
+    BinaryOp op = binary->op;
+    ExprPtr rhs = parseBinary(binary->precedence + 1);
     if (!rhs)
       return nullptr;
     Location loc = joinLocs(lhs->getLoc(), rhs->getLoc());

@@ -155,12 +155,22 @@ private:
 };
 } // namespace
 
-/// Checks the default and measures it.
-static llvm::Error startSearch(const SearchSpace &space, Tracker &tracker) {
+/// What every search does around its own exploration: checks the default
+/// and measures it, lets \p explore measure candidates (drawn from a
+/// generator seeded with the options' seed) until it returns, and reports.
+static llvm::Expected<SearchResult>
+runSearch(const SearchSpace &space, const EvaluateFn &evaluate,
+          const CheckFn &check, const SearchOptions &options,
+          llvm::function_ref<void(Tracker &, std::mt19937_64 &)> explore) {
+  Tracker tracker(evaluate, check, options);
   Configuration defaults = space.getDefault();
   if (std::optional<std::string> reason = space.checkLegal(defaults))
     return makeInputError("the default configuration is illegal: " + *reason);
-  return tracker.measureDefault(defaults);
+  if (llvm::Error error = tracker.measureDefault(defaults))
+    return error;
+  std::mt19937_64 rng(options.seed);
+  explore(tracker, rng);
+  return tracker.finish();
 }
 
 /// A legal configuration not evaluated yet, drawn uniformly.
@@ -180,17 +190,16 @@ static std::optional<Configuration> sampleUnknown(const SearchSpace &space,
 llvm::Expected<SearchResult> comprehend::runtime::runRandomSearch(
     const SearchSpace &space, const EvaluateFn &evaluate, const CheckFn &check,
     const SearchOptions &options) {
-  Tracker tracker(evaluate, check, options);
-  if (llvm::Error error = startSearch(space, tracker))
-    return error;
-  std::mt19937_64 rng(options.seed);
-  while (!tracker.isExhausted()) {
-    std::optional<Configuration> config = sampleUnknown(space, tracker, rng);
-    if (!config)
-      break;
-    tracker.measure(*config);
-  }
-  return tracker.finish();
+  return runSearch(space, evaluate, check, options,
+                   [&](Tracker &tracker, std::mt19937_64 &rng) {
+                     while (!tracker.isExhausted()) {
+                       std::optional<Configuration> config =
+                           sampleUnknown(space, tracker, rng);
+                       if (!config)
+                         return;
+                       tracker.measure(*config);
+                     }
+                   });
 }
 
 llvm::Expected<SearchResult> comprehend::runtime::runExhaustiveSearch(
@@ -203,15 +212,14 @@ llvm::Expected<SearchResult> comprehend::runtime::runExhaustiveSearch(
                           std::to_string(space.getNumPoints()) +
                           " points, more than the " + std::to_string(limit) +
                           " an exhaustive search takes");
-  Tracker tracker(evaluate, check, options);
-  if (llvm::Error error = startSearch(space, tracker))
-    return error;
-  for (const Configuration &config : *points) {
-    if (tracker.isExhausted())
-      break;
-    tracker.measure(config);
-  }
-  return tracker.finish();
+  return runSearch(space, evaluate, check, options,
+                   [&](Tracker &tracker, std::mt19937_64 &) {
+                     for (const Configuration &config : *points) {
+                       if (tracker.isExhausted())
+                         return;
+                       tracker.measure(config);
+                     }
+                   });
 }
 
 /// Roulette selection: an index drawn with probability proportional to the
@@ -263,18 +271,16 @@ breedChild(const SearchSpace &space, llvm::ArrayRef<Scored> population,
                               : std::nullopt;
 }
 
-llvm::Expected<SearchResult> comprehend::runtime::runGeneticSearch(
-    const SearchSpace &space, const EvaluateFn &evaluate, const CheckFn &check,
-    const SearchOptions &options) {
-  Tracker tracker(evaluate, check, options);
-  if (llvm::Error error = startSearch(space, tracker))
-    return error;
-  std::mt19937_64 rng(options.seed);
+/// The genetic search's exploration: a population bred and mutated until
+/// the budget runs out.
+static void evolvePopulation(const SearchSpace &space,
+                             const SearchOptions &options, Tracker &tracker,
+                             std::mt19937_64 &rng) {
   unsigned populationSize = std::max(options.populationSize, 3u);
   unsigned numElites = std::min(options.numElites, populationSize / 2);
 
   std::vector<Scored> population;
-  // The default was measured by startSearch; measure() returns its time.
+  // The default was measured by runSearch; measure() returns its time.
   Configuration defaults = space.getDefault();
   population.push_back({defaults, *tracker.measure(defaults)});
   for (const Configuration &seed : options.seeds) {
@@ -337,5 +343,13 @@ llvm::Expected<SearchResult> comprehend::runtime::runGeneticSearch(
     }
     population = std::move(next);
   }
-  return tracker.finish();
+}
+
+llvm::Expected<SearchResult> comprehend::runtime::runGeneticSearch(
+    const SearchSpace &space, const EvaluateFn &evaluate, const CheckFn &check,
+    const SearchOptions &options) {
+  return runSearch(space, evaluate, check, options,
+                   [&](Tracker &tracker, std::mt19937_64 &rng) {
+                     evolvePopulation(space, options, tracker, rng);
+                   });
 }

@@ -59,14 +59,11 @@ ir::CheckedFlag makeChecked(bool rows, bool cols) {
   return cols ? ir::CheckedFlag::Cols : ir::CheckedFlag::None;
 }
 
-class LowerCollectivePass : public Pass {
+class LowerCollectivePass : public KernelShapePass {
 public:
-  LogicalResult run(ir::Function &function, PassContext &context) override {
-    std::optional<KernelShape> kernelShape =
-        selectKernelShape(function, context.core, context.diags);
-    if (!kernelShape)
-      return failure();
-    shape = *kernelShape;
+  LogicalResult runOnShape(ir::Function &function, PassContext &context,
+                           KernelShape &kernelShape) override {
+    shape = kernelShape;
     ctx = &function.getContext();
     diags = &context.diags;
     core = &context.core;

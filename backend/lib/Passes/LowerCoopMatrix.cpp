@@ -101,14 +101,11 @@ private:
   llvm::DenseMap<ir::Value *, ir::Value *> mapping;
 };
 
-class LowerCoopMatrixPass : public Pass {
+class LowerCoopMatrixPass : public KernelShapePass {
 public:
-  LogicalResult run(ir::Function &function, PassContext &context) override {
-    std::optional<KernelShape> shape =
-        selectKernelShape(function, context.core, context.diags);
-    if (!shape)
-      return failure();
-    subgroupSize = shape->subgroupSize;
+  LogicalResult runOnShape(ir::Function &function, PassContext &context,
+                           KernelShape &kernelShape) override {
+    subgroupSize = kernelShape.subgroupSize;
     // An inlined apply region may hold coopmatrix instructions itself.
     for (bool changed = true; changed;) {
       changed = false;

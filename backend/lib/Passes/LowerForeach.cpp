@@ -37,14 +37,11 @@ void moveBody(ir::Region &from, ir::Region &to) {
     to.push_back(from.remove(&from.front()));
 }
 
-class LowerForeachPass : public Pass {
+class LowerForeachPass : public KernelShapePass {
 public:
-  LogicalResult run(ir::Function &function, PassContext &context) override {
-    std::optional<KernelShape> kernelShape =
-        selectKernelShape(function, context.core, context.diags);
-    if (!kernelShape)
-      return failure();
-    shape = *kernelShape;
+  LogicalResult runOnShape(ir::Function &function, PassContext &context,
+                           KernelShape &kernelShape) override {
+    shape = kernelShape;
     ctx = &function.getContext();
     replaceMatching(
         function,

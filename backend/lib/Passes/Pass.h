@@ -9,6 +9,7 @@
 #ifndef COMPREHEND_BACKEND_PASSES_PASS_H
 #define COMPREHEND_BACKEND_PASSES_PASS_H
 
+#include "KernelShape.h"
 #include "comprehend/backend/Compiler.h"
 #include "comprehend/backend/CoreInfo.h"
 #include "comprehend/ir/Diagnostics.h"
@@ -36,6 +37,24 @@ public:
   virtual ~Pass();
   /// Transforms \p function; reports a diagnostic before failing.
   virtual LogicalResult run(ir::Function &function, PassContext &context) = 0;
+};
+
+/// A pass that works from the function's kernel shape: the shape is selected
+/// (reporting why the function's attributes cannot be honoured) before
+/// runOnShape, so no such pass runs on a function without one.
+class KernelShapePass : public Pass {
+public:
+  LogicalResult run(ir::Function &function, PassContext &context) final {
+    std::optional<KernelShape> shape =
+        selectKernelShape(function, context.core, context.diags);
+    if (!shape)
+      return failure();
+    return runOnShape(function, context, *shape);
+  }
+
+protected:
+  virtual LogicalResult runOnShape(ir::Function &function, PassContext &context,
+                                   KernelShape &shape) = 0;
 };
 
 /// One entry of the pass table.

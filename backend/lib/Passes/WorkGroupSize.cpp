@@ -121,17 +121,14 @@ std::optional<unsigned> chooseGpuWorkGroupSize(ir::Function &function,
   return std::nullopt;
 }
 
-class WorkGroupSizePass : public Pass {
+class WorkGroupSizePass : public KernelShapePass {
 public:
-  LogicalResult run(ir::Function &function, PassContext &context) override {
-    std::optional<KernelShape> shape =
-        selectKernelShape(function, context.core, context.diags);
-    if (!shape)
-      return failure();
+  LogicalResult runOnShape(ir::Function &function, PassContext &context,
+                           KernelShape &kernelShape) override {
     if (hasGpuLaunchDefaults(context.core) && !function.getWorkGroupSize())
       if (std::optional<unsigned> size =
               chooseGpuWorkGroupSize(function, context))
-        shape->workGroupSize = {*size, 1};
+        kernelShape.workGroupSize = {*size, 1};
     ir::Context &ctx = function.getContext();
     llvm::SmallVector<ir::NamedAttribute, 4> entries;
     if (const ir::DictionaryAttr *attrs = function.getAttributes())
@@ -139,10 +136,10 @@ public:
         if (entry.name != "subgroup_size" && entry.name != "work_group_size")
           entries.push_back(entry);
     entries.push_back(
-        {"subgroup_size", ir::IntegerAttr::get(ctx, shape->subgroupSize)});
+        {"subgroup_size", ir::IntegerAttr::get(ctx, kernelShape.subgroupSize)});
     const ir::Attribute *sizes[] = {
-        ir::IntegerAttr::get(ctx, shape->workGroupSize[0]),
-        ir::IntegerAttr::get(ctx, shape->workGroupSize[1])};
+        ir::IntegerAttr::get(ctx, kernelShape.workGroupSize[0]),
+        ir::IntegerAttr::get(ctx, kernelShape.workGroupSize[1])};
     entries.push_back({"work_group_size", ir::ArrayAttr::get(ctx, sizes)});
     function.setAttributes(ir::DictionaryAttr::get(ctx, entries));
     // Rules that depend on the subgroup size (coopmatrix rows, tile shapes)

@@ -1,0 +1,234 @@
+//===- TcKernelBindings.cpp - Compiled TC defs from Python ----------------===//
+//
+// TcKernel: one api::TcKernel (a def at concrete sizes on a device) with
+// row-major buffer transfers, launches and its IR / SPIR-V. TcBindings.cpp
+// compiles it from a TcProgram.
+//
+//===----------------------------------------------------------------------===//
+#include "Arrays.h"
+#include "TcHandles.h"
+
+#include "comprehend/api/TcTuning.h"
+#include "comprehend/backend/Spirv.h"
+#include "comprehend/ir/Printer.h"
+#include "comprehend/ir/Verifier.h"
+#include "comprehend/runtime/TuningCache.h"
+
+#include <pybind11/stl.h>
+
+#include <type_traits>
+
+using namespace comprehend;
+using namespace comprehend::python;
+
+namespace {
+
+/// The tensor of `kernel` named `name` and its size in bytes.
+const tc::LoweredTensor &getTensor(const TcKernelHandle &handle,
+                                   const std::string &name) {
+  const tc::LoweredTensor *tensor = handle.kernel->lookupTensor(name);
+  if (!tensor)
+    throw py::value_error("'" + handle.entry + "' has no tensor '" + name +
+                          "'");
+  return *tensor;
+}
+
+void transfer(TcKernelHandle &handle, const std::string &name,
+              const py::buffer &array, bool toDevice) {
+  const tc::LoweredTensor &tensor = getTensor(handle, name);
+  size_t bytes = handle.kernel->getSizeInBytes(tensor);
+  py::buffer_info info = array.request(/*writable=*/!toDevice);
+  checkContiguous(info, bytes, "'" + name + "'");
+  Outcome outcome;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(handle.device->mutex);
+    llvm::Error error = toDevice ? handle.kernel->write(name, info.ptr, bytes)
+                                 : handle.kernel->read(name, info.ptr, bytes);
+    if (error)
+      outcome = Outcome::fromError(std::move(error));
+  }
+  check(outcome);
+}
+
+py::dict run(TcKernelHandle &handle, unsigned repeat) {
+  Outcome outcome;
+  runtime::Timing timing;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(handle.device->mutex);
+    auto result = handle.kernel->run(repeat);
+    if (result)
+      timing = std::move(*result);
+    else
+      outcome = Outcome::fromError(result.takeError());
+  }
+  check(outcome);
+  py::dict result;
+  result["kernel_ms"] = timing.kernelMs;
+  result["wall_ms"] = timing.wallMs;
+  return result;
+}
+
+/// `call`'s arrays: NumPy arrays in C order of the tensors' sizes (the
+/// Python layer converts and allocates them).
+template <typename Pointer>
+std::vector<Pointer> getCallPointers(const TcKernelHandle &handle,
+                                     const py::list &arrays,
+                                     llvm::ArrayRef<size_t> indices) {
+  if (arrays.size() != indices.size())
+    throw py::value_error("'" + handle.entry + "' takes " +
+                          std::to_string(indices.size()) +
+                          " arrays here, not " + std::to_string(arrays.size()));
+  std::vector<Pointer> pointers;
+  constexpr bool writable = !std::is_const_v<std::remove_pointer_t<Pointer>>;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const tc::LoweredTensor &tensor = handle.kernel->getTensors()[indices[i]];
+    pointers.push_back(static_cast<Pointer>(
+        getArrayData(arrays[i], handle.kernel->getSizeInBytes(tensor), writable,
+                     "'" + tensor.name + "' of '" + handle.entry + "'")));
+  }
+  return pointers;
+}
+
+/// TcKernel::call: the inputs in, the outputs (holding the incoming values
+/// of outputs that take one) filled.
+void callKernel(TcKernelHandle &handle, const py::list &inputs,
+                const py::list &outputs) {
+  std::vector<const void *> in = getCallPointers<const void *>(
+      handle, inputs, handle.kernel->getInputIndices());
+  std::vector<void *> out = getCallPointers<void *>(
+      handle, outputs, handle.kernel->getOutputIndices());
+  Outcome outcome;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(handle.device->mutex);
+    if (llvm::Error error = handle.kernel->call(in, out))
+      outcome = Outcome::fromError(std::move(error));
+  }
+  check(outcome);
+}
+
+/// The def lowered again with the kernel's configuration, before the
+/// backend (`compile --emit ir`).
+std::string printIr(TcKernelHandle &handle) {
+  Outcome outcome;
+  std::string text;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(handle.program->mutex);
+    const tc::Def &def = *tc::findEntry(*handle.program->program, handle.entry);
+    const runtime::Configuration &config = handle.kernel->getConfig();
+    DiagnosticBuffer buffer(handle.program->sourceMgr);
+    ir::Context context;
+    ir::Program program(context);
+    auto configured = api::configureCompilation(
+        handle.device->runtime->getCoreInfo(), config);
+    if (!configured) {
+      outcome = Outcome::fromError(configured.takeError());
+    } else if (std::optional<tc::LoweredDef> lowered = tc::lowerDef(
+                   *handle.program->program, def, toStringMap(handle.sizes),
+                   program, buffer.diags, configured->lowering)) {
+      if (!config.empty())
+        api::applyLaunchConfiguration(config, *lowered);
+      llvm::raw_string_ostream os(text);
+      ir::print(program, os);
+    } else {
+      outcome = Outcome::compile(buffer.take());
+    }
+  }
+  check(outcome);
+  return text;
+}
+
+std::string printLoweredIr(TcKernelHandle &handle) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  ir::print(handle.kernel->getProgram(), os);
+  return os.str();
+}
+
+py::bytes getSpirv(TcKernelHandle &handle) {
+  llvm::ArrayRef<uint32_t> words = handle.kernel->getExecutable().getSpirv();
+  return py::bytes(reinterpret_cast<const char *>(words.data()),
+                   words.size() * sizeof(uint32_t));
+}
+
+std::string disassemble(TcKernelHandle &handle) {
+  auto text =
+      backend::disassembleSpirv(handle.kernel->getExecutable().getSpirv());
+  if (!text)
+    Outcome::fromError(text.takeError()).raise();
+  return *text;
+}
+
+py::list describeTensors(const TcKernelHandle &handle) {
+  py::list tensors;
+  for (const tc::LoweredTensor &tensor : handle.kernel->getTensors()) {
+    py::dict entry;
+    entry["name"] = tensor.name;
+    entry["role"] = getRoleName(tensor.role);
+    entry["dtype"] = getNumpyDType(tensor.type);
+    entry["shape"] = py::tuple(py::cast(
+        std::vector<int64_t>(tensor.shape.begin(), tensor.shape.end())));
+    entry["incoming"] = handle.kernel->takesIncomingValue(tensor.name);
+    tensors.append(entry);
+  }
+  return tensors;
+}
+
+} // namespace
+
+void python::bindTcKernel(py::module_ &m) {
+  py::class_<TcKernelHandle, KernelPtr>(
+      m, "TcKernel", "One TC def compiled at concrete sizes for a device.")
+      .def_readonly("entry", &TcKernelHandle::entry)
+      .def_readonly("sizes", &TcKernelHandle::sizes)
+      .def_property_readonly("tensors", &describeTensors)
+      .def_property_readonly("config",
+                             [](const TcKernelHandle &handle) {
+                               const runtime::Configuration &config =
+                                   handle.kernel->getConfig();
+                               return Config(config.begin(), config.end());
+                             })
+      .def_property_readonly("config_source",
+                             [](const TcKernelHandle &handle) {
+                               return api::getConfigSourceName(
+                                          handle.kernel->getConfigSource())
+                                   .str();
+                             })
+      .def_property_readonly("default_cache_path",
+                             [](const TcKernelHandle &) {
+                               return runtime::TuningCache::getDefaultPath();
+                             })
+      .def(
+          "write",
+          [](TcKernelHandle &handle, const std::string &name,
+             const py::buffer &array) { transfer(handle, name, array, true); },
+          py::arg("name"), py::arg("array"))
+      .def(
+          "read",
+          [](TcKernelHandle &handle, const std::string &name,
+             const py::buffer &array) { transfer(handle, name, array, false); },
+          py::arg("name"), py::arg("array"))
+      .def(
+          "fill",
+          [](TcKernelHandle &handle, const std::string &name, uint8_t byte) {
+            getTensor(handle, name);
+            Outcome outcome;
+            {
+              py::gil_scoped_release release;
+              std::lock_guard<std::mutex> lock(handle.device->mutex);
+              if (llvm::Error error = handle.kernel->fill(name, byte))
+                outcome = Outcome::fromError(std::move(error));
+            }
+            check(outcome);
+          },
+          py::arg("name"), py::arg("byte"))
+      .def("run", &run, py::arg("repeat") = 1)
+      .def("call", &callKernel, py::arg("inputs"), py::arg("outputs"))
+      .def("ir", &printIr)
+      .def("lowered_ir", &printLoweredIr)
+      .def("spirv", &getSpirv)
+      .def("spirv_asm", &disassemble);
+}
