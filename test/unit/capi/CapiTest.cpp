@@ -81,6 +81,29 @@ TEST_F(CapiTest, CallMatchesHostReference) {
   }
 }
 
+TEST_F(CapiTest, IncomingOutputValuesAreRead) {
+  // `+=` without `!`: S's values on entry are the start of the sum.
+  ASSERT_EQ(create("def acc(float(N, M) A) -> (S) {\n"
+                   "  S(n) += A(n, m)\n}\n",
+                   "acc"),
+            COMPREHEND_SUCCESS)
+      << comprehend_last_error();
+  const int64_t n = 5, m = 6;
+  std::vector<float> a = randomFloats(n * m), s = randomFloats(n);
+  std::vector<float> incoming = s;
+  const int64_t aShape[] = {n, m}, sShape[] = {n};
+  comprehend_tensor inputs[] = {{a.data(), COMPREHEND_F32, 2, aShape}};
+  comprehend_tensor outputs[] = {{s.data(), COMPREHEND_F32, 1, sShape}};
+  ASSERT_EQ(comprehend_def_call(def, 1, inputs, 1, outputs), COMPREHEND_SUCCESS)
+      << comprehend_last_error();
+  for (int64_t i = 0; i < n; ++i) {
+    double want = incoming[i];
+    for (int64_t j = 0; j < m; ++j)
+      want += a[i * m + j];
+    EXPECT_NEAR(s[i], want, 1e-5) << i;
+  }
+}
+
 TEST_F(CapiTest, SyntaxErrorIsLocated) {
   EXPECT_EQ(create("def f(float(N) A) -> (B) {\n  B(i) = A(i) +\n}\n", "f"),
             COMPREHEND_INPUT_ERROR);
