@@ -1,9 +1,11 @@
-# `cmake --install`: the libraries and public headers (comprehend_add_library),
-# the driver, the Python package (tools/python) and this CMake package, so
-# that another project can
+# `cmake --install`: libcomprehend.so with its two headers (capi/), the
+# driver, the Python package (tools/python) and this CMake package, so that
+# another project can
 #   find_package(Comprehend REQUIRED)
-#   target_link_libraries(app PRIVATE Comprehend::api)
-# (test/install checks exactly that against a temporary prefix).
+#   target_link_libraries(app PRIVATE Comprehend::comprehend)
+# with default flags (test/install checks exactly that against a temporary
+# prefix). The internal static libraries and their headers stay in the
+# build tree.
 include(CMakePackageConfigHelpers)
 set(COMPREHEND_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Comprehend)
 install(EXPORT ComprehendTargets
