@@ -12,6 +12,7 @@
 #include "comprehend/api/TcTuning.h"
 #include "comprehend/runtime/TuningCache.h"
 #include "comprehend/tc/Frontend.h"
+#include "comprehend/tc/IncomingOutputs.h"
 #include "comprehend/tc/Ranges.h"
 
 #include <pybind11/stl.h>
@@ -50,7 +51,7 @@ std::string formatShape(llvm::ArrayRef<int64_t> shape) {
 
 /// The def's parameters, as the Python layer needs them.
 py::dict describeSignature(const tc::Def &def) {
-  llvm::SmallVector<std::string, 2> incoming = api::getIncomingOutputs(def);
+  llvm::SmallVector<std::string, 2> incoming = tc::getIncomingOutputs(def);
   auto describe = [&](const tc::Param &param) {
     py::dict entry;
     entry["name"] = param.name.name.str();

@@ -4,6 +4,7 @@
 #include "comprehend/ir/Diagnostics.h"
 #include "comprehend/runtime/Error.h"
 #include "comprehend/tc/Evaluator.h"
+#include "comprehend/tc/IncomingOutputs.h"
 #include "comprehend/tc/Ranges.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -255,7 +256,7 @@ llvm::Expected<TcArguments>
 api::bindTcArguments(const tc::Def &def, const llvm::StringMap<int64_t> &fixed,
                      llvm::ArrayRef<std::string> args) {
   TcArguments arguments;
-  llvm::SmallVector<std::string, 2> incoming = getIncomingOutputs(def);
+  llvm::SmallVector<std::string, 2> incoming = tc::getIncomingOutputs(def);
   if (llvm::Error error =
           readGivenArrays(def, args, incoming, arguments.arrays))
     return error;

@@ -7,8 +7,7 @@
 // it takes an incoming value.
 //
 //===----------------------------------------------------------------------===//
-#include "comprehend/api/TcKernel.h"
-#include "comprehend/tc/AST.h"
+#include "comprehend/tc/IncomingOutputs.h"
 
 #include "llvm/ADT/StringSet.h"
 
@@ -58,7 +57,7 @@ template <typename Fn> void forEachTensorRead(const tc::Expr &expr, Fn onRead) {
 }
 } // namespace
 
-llvm::SmallVector<std::string, 2> api::getIncomingOutputs(const tc::Def &def) {
+llvm::SmallVector<std::string, 2> tc::getIncomingOutputs(const tc::Def &def) {
   llvm::StringSet<> outputs, written, readFirst;
   for (const tc::Param &output : def.getOutputs())
     outputs.insert(output.name.name);

@@ -75,13 +75,6 @@ std::optional<runtime::DType> getDType(tc::ScalarType type);
 /// Number of elements of a lowered tensor.
 int64_t getNumElements(const tc::LoweredTensor &tensor);
 
-/// The outputs of \p def (in declaration order) whose incoming values the
-/// def reads: a statement reads them (a reduction without `!` into them, or
-/// an access on a right-hand side) before any statement has written them.
-/// The caller supplies their initial contents; the def writes every other
-/// output before reading it.
-llvm::SmallVector<std::string, 2> getIncomingOutputs(const tc::Def &def);
-
 /// How a TcKernel is compiled: KernelOptions, and the lowering's base
 /// options, which `config` refines.
 struct TcKernelOptions : KernelOptions {
@@ -126,7 +119,7 @@ public:
   /// Bytes of the tensor's row-major data.
   size_t getSizeInBytes(const tc::LoweredTensor &tensor) const;
   /// Whether tensor `name` is an output that takes an incoming value
-  /// (getIncomingOutputs).
+  /// (tc::getIncomingOutputs).
   bool takesIncomingValue(llvm::StringRef name) const;
 
   /// The kernels' launches (one per LoweredKernel), for inspection.

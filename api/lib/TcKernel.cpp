@@ -10,6 +10,7 @@
 #include "comprehend/runtime/MemoryLimits.h"
 #include "comprehend/runtime/TuningCache.h"
 #include "comprehend/tc/Frontend.h"
+#include "comprehend/tc/IncomingOutputs.h"
 
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -196,7 +197,7 @@ TcKernel::compile(runtime::Runtime &runtime,
     else if (tensor.role == tc::TensorInfo::Role::Output)
       kernel->outputIndices.push_back(index);
   }
-  for (const std::string &name : getIncomingOutputs(def))
+  for (const std::string &name : tc::getIncomingOutputs(def))
     for (size_t i = 0; i < kernel->lowered.tensors.size(); ++i)
       if (kernel->lowered.tensors[i].name == name)
         kernel->incoming.push_back({i, {}});
