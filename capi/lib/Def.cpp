@@ -50,13 +50,14 @@ llvm::Error checkDescriptor(const comprehend_tensor &tensor,
     return capi::makeArgumentError(what + " has no valid rank and shape");
   if (comprehend_dtype_size(tensor.dtype) == 0)
     return capi::makeArgumentError(what + " has an unknown dtype");
-  int64_t elements = 1;
+  // Whether it has elements, without multiplying extents that may overflow.
+  bool empty = false;
   for (int32_t d = 0; d < tensor.rank; ++d) {
     if (tensor.shape[d] < 0)
       return capi::makeArgumentError(what + " has a negative extent");
-    elements *= tensor.shape[d];
+    empty = empty || tensor.shape[d] == 0;
   }
-  if (needsData && elements > 0 && !tensor.data)
+  if (needsData && !empty && !tensor.data)
     return capi::makeNullError((what + "'s data").c_str());
   return llvm::Error::success();
 }

@@ -1,5 +1,4 @@
-//===- Commands.h - Per-language halves of the driver's commands -*- C++
-//-*-===//
+//===- Commands.h - Per-language halves of the commands --------*- C++ -*-===//
 #ifndef COMPREHEND_TOOLS_COMMANDS_H
 #define COMPREHEND_TOOLS_COMMANDS_H
 

@@ -148,6 +148,39 @@ TEST_F(CapiTest, WrongShapesAreInputErrors) {
             COMPREHEND_INPUT_ERROR);
 }
 
+TEST_F(CapiTest, HugeShapesAreErrorsNotCrashes) {
+  // Extents whose product overflows 64 bits: an input error located in the
+  // source (at A). A tensor of 2^42 floats (16 TiB): a device error before any
+  // allocation. Nothing is read (the data pointers stand for arrays that
+  // are not there).
+  ASSERT_EQ(create(kScaleSum, "scale_sum"), COMPREHEND_SUCCESS);
+  float dummy = 0;
+  const int64_t overflowing[] = {int64_t(1) << 40, int64_t(1) << 40},
+                overflowingB[] = {int64_t(1) << 40};
+  comprehend_tensor inputs[] = {{&dummy, COMPREHEND_F32, 2, overflowing},
+                                {&dummy, COMPREHEND_F32, 1, overflowingB}};
+  comprehend_dtype dtype;
+  int32_t rank = 0;
+  int64_t shape[2] = {};
+  EXPECT_EQ(comprehend_def_output(def, 2, inputs, 0, &dtype, &rank, shape, 2),
+            COMPREHEND_INPUT_ERROR);
+  std::string message = comprehend_last_error();
+  EXPECT_NE(message.find("test.tc:2:27: error:"), std::string::npos) << message;
+  EXPECT_NE(message.find("tensor 'A' has more than 2^63 - 1 bytes"),
+            std::string::npos)
+      << message;
+
+  const int64_t huge[] = {int64_t(1) << 21, int64_t(1) << 21},
+                hugeB[] = {int64_t(1) << 21};
+  inputs[0].shape = huge;
+  inputs[1].shape = hugeB;
+  EXPECT_EQ(comprehend_def_output(def, 2, inputs, 0, &dtype, &rank, shape, 2),
+            COMPREHEND_DEVICE_ERROR);
+  EXPECT_NE(std::string(comprehend_last_error()).find("tensor 'A' needs"),
+            std::string::npos)
+      << comprehend_last_error();
+}
+
 TEST_F(CapiTest, NullHandlesAreInvalidArguments) {
   comprehend_tensor none{};
   EXPECT_EQ(comprehend_def_call(nullptr, 0, &none, 0, &none),

@@ -55,7 +55,8 @@ struct SearchOptions {
   /// Probability that each parameter of a child is re-drawn.
   double mutationRate = 0.15;
   uint64_t seed = 0;
-  /// At most this many evaluate() calls (the default's included); 0: none.
+  /// At most this many evaluate() calls (the default's included); 0: no
+  /// limit.
   unsigned maxEvaluations = 100;
   /// Stop starting evaluations after this many seconds; 0: no limit.
   double timeBudgetSeconds = 0;
