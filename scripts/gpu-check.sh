@@ -28,6 +28,10 @@ budget="${GPU_TUNE_BUDGET:-45}"
 # GPU_CHECK_QUICK=1 stops after the smoke runs and the e2e suite: a first
 # look at a new machine or driver that leaves device time for a rerun.
 quick="${GPU_CHECK_QUICK:-0}"
+# GPU_CHECK_PYTHON=1 runs the Python package there after the e2e suite (the
+# package scripts/gpu-pack.sh carried for that machine's interpreter): the
+# pytest suite on the CUDA device, then scripts/gpu-python.py; then stops.
+python="${GPU_CHECK_PYTHON:-0}"
 # GPU_CHECK_SWEEP=1 runs scripts/gpu-sweep.py (the defaults checked and
 # timed, grids of knob values beside them) after the e2e suite, then stops.
 sweep="${GPU_CHECK_SWEEP:-0}"
@@ -54,6 +58,50 @@ step() {
   timeout --kill-after=5 "$limit" "$@" >"$out/$name.log" 2>&1
   rc=$?
   say "- $name: exit $rc in $((SECONDS - begin)) s (log: $name.log)"
+  return $rc
+}
+
+# python_library_path: a folder of links to the carried libraries this
+# machine lacks, for a Python whose own glibc and libstdc++ stay in use
+# (which needs a glibc at least as new as the carried one).
+python_library_path() {
+  local shim="$prefix/python-libs" library name
+  mkdir -p "$shim"
+  for library in "$prefix"/usr/lib/x86_64-linux-gnu/*.so.* \
+    "$prefix"/lib/x86_64-linux-gnu/*.so.*; do
+    name=$(basename "$library")
+    case $name in libc.so.* | libm.so.* | ld-linux* | libstdc++* | libgcc_s*) continue ;; esac
+    ldconfig -p | grep -q " $name " || ln -sf "$library" "$shim/$name"
+  done
+  echo "$shim"
+}
+
+# run_python_checks: the pytest suite and scripts/gpu-python.py on the CUDA
+# device, through this machine's python3 (it has PyTorch).
+run_python_checks() {
+  [[ -d $pack/python/comprehend ]] ||
+    fail "no $pack/python: run scripts/gpu-pack.sh BUILD PYTHON_BUILD" 2
+  mkdir -p "$prefix/python"
+  cp -r "$pack/python/comprehend" "$prefix/python/"
+  xz -d "$prefix"/python/comprehend/*.xz
+  local carried system rc=0
+  carried=$(find "$pack/debs" -name 'libc6_*.deb' | sed 's/.*libc6_\([0-9.]*\).*/\1/')
+  system=$(getconf GNU_LIBC_VERSION | awk '{print $2}')
+  say "- python: $(python3 --version 2>&1), glibc $system here, $carried carried"
+  if [[ $(printf '%s\n%s\n' "$carried" "$system" | sort -V | head -1) != "$carried" ]]; then
+    say "- python: this glibc is older than the carried one; not run"
+    return 3
+  fi
+  export PYTHONPATH="$prefix/python" PYTHONUNBUFFERED=1
+  export LD_LIBRARY_PATH="$(python_library_path)"
+  step python-import 60 python3 -c "import comprehend; print(comprehend.devices())" || return 1
+  step python-gpu 180 python3 scripts/gpu-python.py || rc=1
+  grep -E '^(ok|FAIL|time)' "$out/python-gpu.log" | sed 's/^/    /' >>"$report"
+  local parallel=()
+  python3 -c "import xdist" 2>/dev/null && parallel=(-n 8)
+  step python-tests 400 python3 -m pytest -q -p no:cacheprovider \
+    -o addopts= --timeout 120 -rfE "${parallel[@]}" test/python || rc=1
+  tail -n 25 "$out/python-tests.log" | sed 's/^/    /' >>"$report"
   return $rc
 }
 
@@ -130,6 +178,10 @@ done
 # 4-5. The e2e suite and the README main job on the CUDA device
 #===------------------------------------------------------------------===#
 step e2e 240 "$prefix/bin/runtime-e2e-tests" --gtest_brief=1
+if [[ $python == 1 ]]; then
+  run_python_checks
+  exit $?
+fi
 if [[ $sweep == 1 ]]; then
   step sweep $((deadline - (SECONDS - started) - 10)) python3 \
     scripts/gpu-sweep.py "$comprehend" "$out" \

@@ -10,14 +10,35 @@
 # The repository and .gpu/ travel together: their total must stay under
 # 64 MiB, which this script checks and prints.
 #
-# Usage: scripts/gpu-pack.sh [BUILD_DIR]   (default: build)
+# With a second argument, the Python package built for the GPU machine's
+# interpreter travels too (.gpu/python, its extension compressed), with the
+# packages of the libraries it loads; scripts/gpu-check.sh then runs
+# test/python there (GPU_CHECK_PYTHON=1). The GPU machine's Python is not
+# Debian's: build the package for its version with an interpreter of that
+# version here, for example
+#   cmake -S . -B build-py312 -G Ninja -DCOMPREHEND_BUILD_TESTS=OFF \
+#     -DPython3_EXECUTABLE=/path/to/python3.12 -DCOMPREHEND_PYTHON_CHECK_MODULES=OFF
+#   cmake --build build-py312 --target comprehend_python
+#
+# Usage: scripts/gpu-pack.sh [BUILD_DIR [PYTHON_BUILD_DIR]]   (default: build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
+python_build="${2:-}"
 pack=.gpu
 limit=$((64 * 1024 * 1024))
 binaries=("$build/tools/comprehend/comprehend"
   "$build/test/e2e/runtime-e2e-tests")
+extension=
+if [[ -n $python_build ]]; then
+  extension=$(find "$python_build/python/comprehend" -maxdepth 1 \
+    -name '_core.*.so' 2>/dev/null | head -1)
+  if [[ -z $extension ]]; then
+    echo "gpu-pack: no $python_build/python/comprehend/_core.*.so; build" \
+      "its comprehend_python target first" >&2
+    exit 1
+  fi
+fi
 
 for binary in "${binaries[@]}"; do
   if [[ ! -x "$binary" ]]; then
@@ -42,6 +63,15 @@ for binary in "${binaries[@]}"; do
   xz -9 -T0 "$pack/bin/$name"
 done
 
+# The Python package: its sources as they are, the extension stripped and
+# compressed.
+if [[ -n $extension ]]; then
+  mkdir -p "$pack/python/comprehend"
+  cp "$python_build"/python/comprehend/*.py "$pack/python/comprehend/"
+  strip -o "$pack/python/comprehend/$(basename "$extension")" "$extension"
+  xz -9 -T0 "$pack/python/comprehend/$(basename "$extension")"
+fi
+
 # The package of each library the binaries load. usrmerge: dpkg may know a
 # file under /lib or under /usr/lib.
 owner() {
@@ -62,7 +92,8 @@ while read -r library; do
     echo "gpu-pack: no Debian package owns $library" >&2
     exit 1
   fi
-done < <(ldd "${binaries[@]}" | awk '/=> \//{print $3}' | sort -u)
+done < <(ldd "${binaries[@]}" ${extension:+"$extension"} |
+  awk '/=> \//{print $3}' | sort -u)
 mapfile -t packages < <(printf '%s\n' "${packages[@]}" | sort -u)
 echo "packages: ${packages[*]}"
 (cd "$pack/debs" && apt-get download "${packages[@]}" >/dev/null)

@@ -28,8 +28,11 @@ void *python::getArrayData(py::handle object, size_t bytes, bool writable,
   if (!py::isinstance<py::array>(object))
     throw py::value_error(what + " must be a NumPy array");
   auto array = py::reinterpret_borrow<py::array>(object);
+  // NumPy's own nbytes: pybind11 before 2.12 reads the element size out of
+  // NumPy 1's descriptor layout, which NumPy 2 changed.
   if (!(array.flags() & py::array::c_style) ||
-      size_t(array.nbytes()) != bytes || (writable && !array.writeable()))
+      array.attr("nbytes").cast<size_t>() != bytes ||
+      (writable && !array.writeable()))
     throw py::value_error(what + " needs a " + (writable ? "writable " : "") +
                           "C-order array of " + std::to_string(bytes) +
                           " bytes");
