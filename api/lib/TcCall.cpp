@@ -8,11 +8,15 @@
 // read in place (Runtime::wrapHostMemory), and the kernel's own input and
 // output buffers are host-visible (Runtime::allocateHostVisible), so the
 // other arrays are copied by the host, not by queued commands.
+// TcKernel::callOnDevice: the same launches on device memory that another
+// library owns (PyTorch CUDA tensors), in place and on its stream.
 //
 //===----------------------------------------------------------------------===//
 #include "comprehend/api/TcKernel.h"
 
 #include "comprehend/runtime/Error.h"
+
+#include "llvm/ADT/ScopeExit.h"
 
 #include <cstring>
 
@@ -118,6 +122,57 @@ TcKernel::enqueueCall(llvm::ArrayRef<const void *> inputs,
       if (llvm::Error error =
               runtime.enqueueRead(own, outputs[j], own.getSize()))
         return error;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error TcKernel::callOnDevice(llvm::ArrayRef<uint64_t> inputs,
+                                   llvm::ArrayRef<uint64_t> outputs,
+                                   uint64_t stream) {
+  if (plans.empty())
+    if (llvm::Error error = planCall())
+      return error;
+  if (inputs.size() != inputIndices.size() ||
+      outputs.size() != outputIndices.size())
+    return runtime::makeInputError(
+        "'" + entryName + "' takes " + llvm::Twine(inputIndices.size()) +
+        " inputs and " + llvm::Twine(outputIndices.size()) + " outputs, not " +
+        llvm::Twine(inputs.size()) + " and " + llvm::Twine(outputs.size()));
+  llvm::SmallVector<const runtime::Buffer *, 8> bound;
+  for (const runtime::Buffer &buffer : buffers)
+    bound.push_back(&buffer);
+  llvm::SmallVector<runtime::Buffer, 8> borrowed;
+  borrowed.reserve(inputs.size() + outputs.size()); // `bound` points into it
+  auto borrow = [&](size_t index, uint64_t address) -> llvm::Error {
+    size_t bytes = buffers[index].getSize();
+    if (bytes == 0) // an empty tensor may have no address
+      return llvm::Error::success();
+    auto buffer = runtime.wrapDeviceMemory(address, bytes);
+    if (!buffer)
+      return buffer.takeError();
+    borrowed.push_back(std::move(*buffer));
+    bound[index] = &borrowed.back();
+    return llvm::Error::success();
+  };
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (llvm::Error error = borrow(inputIndices[i], inputs[i]))
+      return error;
+  for (size_t j = 0; j < outputs.size(); ++j)
+    if (llvm::Error error = borrow(outputIndices[j], outputs[j]))
+      return error;
+  if (stream != lastStream)
+    if (llvm::Error error = runtime.finish())
+      return error;
+  lastStream = stream;
+  runtime.setStream(stream);
+  auto ownStream = llvm::make_scope_exit([&] { runtime.setStream(0); });
+  llvm::SmallVector<const runtime::Buffer *, 8> params;
+  for (size_t k = 0; k < plans.size(); ++k) {
+    params.clear();
+    for (unsigned index : lowered.kernels[k].tensorIndices)
+      params.push_back(bound[index]);
+    if (llvm::Error error = runtime.enqueue(plans[k], params))
+      return error;
   }
   return llvm::Error::success();
 }

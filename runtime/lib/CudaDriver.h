@@ -30,6 +30,7 @@ using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
 using CUjit_option = int;
 using CUdevice_attribute = int;
+using CUpointer_attribute = int;
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
 inline constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
@@ -52,6 +53,13 @@ inline constexpr CUdevice_attribute
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 inline constexpr CUdevice_attribute
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+
+// CUpointer_attribute values of cuPointerGetAttribute, and the CUmemorytype
+// values its CU_POINTER_ATTRIBUTE_MEMORY_TYPE answers.
+inline constexpr CUpointer_attribute CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2;
+inline constexpr CUpointer_attribute CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9;
+inline constexpr unsigned CU_MEMORYTYPE_DEVICE = 2;
+inline constexpr unsigned CU_MEMORYTYPE_UNIFIED = 4;
 
 // CUjit_option values of cuModuleLoadDataEx.
 inline constexpr CUjit_option CU_JIT_INFO_LOG_BUFFER = 3;
@@ -81,6 +89,10 @@ struct DriverApi {
   CUresult (*cuMemcpyDtoH)(void *destination, CUdeviceptr source, size_t bytes);
   CUresult (*cuMemsetD8)(CUdeviceptr destination, unsigned char value,
                          size_t count);
+  CUresult (*cuPointerGetAttribute)(void *data, CUpointer_attribute attribute,
+                                    CUdeviceptr pointer);
+  CUresult (*cuMemGetAddressRange)(CUdeviceptr *base, size_t *bytes,
+                                   CUdeviceptr pointer);
   CUresult (*cuModuleLoadDataEx)(CUmodule *module, const void *image,
                                  unsigned numOptions, CUjit_option *options,
                                  void **optionValues);

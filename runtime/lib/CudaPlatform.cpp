@@ -8,6 +8,7 @@
 #include "comprehend/runtime/Program.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <climits>
 #include <cstring>
@@ -104,6 +105,10 @@ public:
   llvm::Error read(uint64_t handle, void *data, size_t bytes,
                    size_t offset) override;
   llvm::Error fill(uint64_t handle, uint8_t byte, size_t bytes) override;
+  Expected<uint64_t> wrapDeviceMemory(uint64_t address, size_t bytes) override;
+  void setStream(uint64_t handle) override {
+    stream = reinterpret_cast<CUstream>(static_cast<uintptr_t>(handle));
+  }
   Expected<uint64_t> getDeviceAddress(const Buffer &buffer) override {
     return buffer.getHandle();
   }
@@ -141,6 +146,7 @@ private:
   CUdevice id;
   CUcontext context;
   CUevent start = nullptr, stop = nullptr;
+  CUstream stream = nullptr;
 };
 
 } // namespace
@@ -221,6 +227,37 @@ llvm::Error CudaPlatform::fill(uint64_t handle, uint8_t byte, size_t bytes) {
   if (CUresult code = api.cuMemsetD8(handle, byte, bytes))
     return makeCudaError("cuMemsetD8", code);
   return checkCuda(api.cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+Expected<uint64_t> CudaPlatform::wrapDeviceMemory(uint64_t address,
+                                                  size_t bytes) {
+  if (llvm::Error err = makeCurrent())
+    return err;
+  auto where = [&] { return "device address 0x" + llvm::utohexstr(address); };
+  unsigned memoryType = 0;
+  int ordinal = -1;
+  if (api.cuPointerGetAttribute(&memoryType, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                address) != CUDA_SUCCESS ||
+      (memoryType != CU_MEMORYTYPE_DEVICE &&
+       memoryType != CU_MEMORYTYPE_UNIFIED))
+    return makeInputError(where() + " is not CUDA device memory");
+  if (api.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                address) == CUDA_SUCCESS &&
+      ordinal != device.getCudaOrdinal())
+    return makeInputError(
+        where() + " is memory of cuda:" + llvm::Twine(ordinal) + ", not of " +
+        device.getInfo().getFullName() +
+        " (cuda:" + llvm::Twine(device.getCudaOrdinal()) + ")");
+  // Memory mapped by other means may have no range to ask about; where it
+  // has one, the tensor must lie inside it.
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  if (api.cuMemGetAddressRange(&base, &size, address) == CUDA_SUCCESS &&
+      address - base + bytes > size)
+    return makeInputError(
+        where() + " holds " + llvm::Twine(base + size - address) +
+        " bytes, fewer than the " + llvm::Twine(bytes) + " the tensor needs");
+  return address;
 }
 
 //===----------------------------------------------------------------------===//
@@ -315,8 +352,7 @@ llvm::Error CudaPlatform::enqueue(Kernel &kernel, const LaunchConfig &config) {
           cudaKernel.function, unsigned(config.grid[0]),
           unsigned(config.grid[1]), unsigned(config.grid[2]),
           unsigned(config.workGroupSize[0]), unsigned(config.workGroupSize[1]),
-          unsigned(config.workGroupSize[2]), 0, nullptr, params.data(),
-          nullptr))
+          unsigned(config.workGroupSize[2]), 0, stream, params.data(), nullptr))
     return makeCudaError(("cuLaunchKernel(" + kernel.getName() + ")").str(),
                          code);
   return llvm::Error::success();
@@ -327,11 +363,11 @@ Expected<double> CudaPlatform::launch(Kernel &kernel,
   if (llvm::Error err = makeCurrent())
     return err;
   std::string call = ("cuLaunchKernel(" + kernel.getName() + ")").str();
-  if (CUresult code = api.cuEventRecord(start, nullptr))
+  if (CUresult code = api.cuEventRecord(start, stream))
     return makeCudaError("cuEventRecord", code);
   if (llvm::Error err = enqueue(kernel, config))
     return err;
-  if (CUresult code = api.cuEventRecord(stop, nullptr))
+  if (CUresult code = api.cuEventRecord(stop, stream))
     return makeCudaError("cuEventRecord", code);
   // Faults of the kernel surface here.
   if (CUresult code = api.cuEventSynchronize(stop))

@@ -12,6 +12,13 @@ using llvm::Expected;
 
 Platform::~Platform() = default;
 
+Expected<uint64_t> Platform::wrapDeviceMemory(uint64_t, size_t) {
+  return makeDeviceError("device memory of another library can only be "
+                         "passed to a CUDA device; this device is driven "
+                         "through " +
+                         getPlatformKindName(getKind()));
+}
+
 llvm::StringRef comprehend::runtime::getPlatformKindName(PlatformKind kind) {
   return kind == PlatformKind::Cuda ? "cuda" : "opencl";
 }

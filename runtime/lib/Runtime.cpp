@@ -174,6 +174,13 @@ Expected<Buffer> Runtime::wrapHostMemory(const void *data, size_t bytes) {
   return Buffer(platform, *handle, bytes);
 }
 
+Expected<Buffer> Runtime::wrapDeviceMemory(uint64_t address, size_t bytes) {
+  auto handle = platform->wrapDeviceMemory(address, bytes);
+  if (!handle)
+    return handle.takeError();
+  return Buffer::borrow(platform, *handle, bytes);
+}
+
 llvm::Error Runtime::fill(const Buffer &buffer, uint8_t byte) {
   if (buffer.getSize() == 0)
     return llvm::Error::success();

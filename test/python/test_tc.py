@@ -240,8 +240,9 @@ def test_config_tune_and_tuning_cache(rng, cache):
 
 
 def test_given_config(rng, cache):
+    # 32: a multiple of every subgroup size, a GPU's warp included.
     mm = comprehend.define(example("matmul.tc"), cache=cache,
-                           config={"work_group_size.0": 2,
+                           config={"work_group_size.0": 32,
                                    "work_group_size.1": 4})
     a, b = random(rng, (9, 7)), random(rng, (7, 11))
     assert_close(mm(a, b), a.astype("f8") @ b)

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 
 using namespace comprehend::runtime::cuda;
@@ -33,6 +34,18 @@ struct FakeFunction {
 
 FakeLaunch lastLaunch;
 int liveAllocations = 0;
+/// The live allocations by address, with their sizes.
+std::map<CUdeviceptr, size_t> allocations;
+
+/// The allocation that holds `pointer`, or end().
+std::map<CUdeviceptr, size_t>::const_iterator
+findAllocation(CUdeviceptr pointer) {
+  auto next = allocations.upper_bound(pointer);
+  if (next == allocations.begin())
+    return allocations.end();
+  auto holder = std::prev(next);
+  return pointer < holder->first + holder->second ? holder : allocations.end();
+}
 
 /// The byte size of each `.param` of entry `name`: `.u64` 8, `.f32` 4,
 /// `.u8` 1, `.align N .b8 x[K]` K.
@@ -130,12 +143,37 @@ CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   if (bytes > (size_t(1) << 30))
     return 2; // CUDA_ERROR_OUT_OF_MEMORY
   *pointer = reinterpret_cast<CUdeviceptr>(std::calloc(bytes, 1));
+  allocations[*pointer] = bytes;
   ++liveAllocations;
   return CUDA_SUCCESS;
 }
 CUresult cuMemFree_v2(CUdeviceptr pointer) {
   std::free(reinterpret_cast<void *>(pointer));
+  allocations.erase(pointer);
   --liveAllocations;
+  return CUDA_SUCCESS;
+}
+/// Memory of the fake device is what cuMemAlloc returned; anything else is
+/// refused, as the driver refuses pageable host memory.
+CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute,
+                               CUdeviceptr pointer) {
+  if (findAllocation(pointer) == allocations.end())
+    return 1; // CUDA_ERROR_INVALID_VALUE
+  if (attribute == CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
+    *static_cast<unsigned *>(data) = CU_MEMORYTYPE_DEVICE;
+  else if (attribute == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL)
+    *static_cast<int *>(data) = 0;
+  else
+    return 1;
+  return CUDA_SUCCESS;
+}
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *bytes,
+                                 CUdeviceptr pointer) {
+  auto holder = findAllocation(pointer);
+  if (holder == allocations.end())
+    return 1;
+  *base = holder->first;
+  *bytes = holder->second;
   return CUDA_SUCCESS;
 }
 CUresult cuMemcpyHtoD_v2(CUdeviceptr destination, const void *source,
@@ -185,13 +223,14 @@ CUresult cuModuleGetFunction(CUfunction *function, CUmodule module,
 }
 CUresult cuLaunchKernel(CUfunction function, unsigned gridX, unsigned gridY,
                         unsigned gridZ, unsigned blockX, unsigned blockY,
-                        unsigned blockZ, unsigned sharedMemBytes, CUstream,
-                        void **params, void **) {
+                        unsigned blockZ, unsigned sharedMemBytes,
+                        CUstream stream, void **params, void **) {
   auto *fake = reinterpret_cast<FakeFunction *>(function);
   lastLaunch = FakeLaunch{fake->name,
                           {gridX, gridY, gridZ},
                           {blockX, blockY, blockZ},
                           sharedMemBytes,
+                          reinterpret_cast<uint64_t>(stream),
                           {}};
   for (size_t i = 0; i < fake->paramSizes.size(); ++i) {
     const auto *bytes = static_cast<const uint8_t *>(params[i]);

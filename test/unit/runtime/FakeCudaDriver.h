@@ -13,6 +13,8 @@ struct FakeLaunch {
   std::array<unsigned, 3> grid;
   std::array<unsigned, 3> block;
   unsigned sharedMemBytes = 0;
+  /// The CUstream, as an integer.
+  uint64_t stream = 0;
   /// The bytes of each parameter, sized from the entry's PTX.
   std::vector<std::vector<uint8_t>> params;
 };

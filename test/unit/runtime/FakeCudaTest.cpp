@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "FakeCudaDriver.h"
 
+#include "comprehend/runtime/Error.h"
 #include "comprehend/runtime/Executable.h"
 #include "comprehend/runtime/Runtime.h"
 
@@ -118,6 +119,39 @@ TEST(FakeCudaTest, MemoryRoundTripsAndIsFreed) {
   EXPECT_EQ(getLiveAllocations(), before);
 }
 
+TEST(FakeCudaTest, BorrowedDeviceMemoryIsCheckedAndNeverFreed) {
+  auto runtime = Runtime::create("cuda:0");
+  ASSERT_TRUE(bool(runtime)) << llvm::toString(runtime.takeError());
+  Runtime &rt = **runtime;
+  auto owned = rt.allocate(64);
+  ASSERT_TRUE(bool(owned)) << llvm::toString(owned.takeError());
+  int before = getLiveAllocations();
+  {
+    auto borrowed = rt.wrapDeviceMemory(owned->getHandle() + 16, 48);
+    ASSERT_TRUE(bool(borrowed)) << llvm::toString(borrowed.takeError());
+    EXPECT_TRUE(borrowed->isBorrowed());
+    EXPECT_EQ(borrowed->getHandle(), owned->getHandle() + 16);
+    EXPECT_EQ(borrowed->getSize(), 48u);
+  }
+  EXPECT_EQ(getLiveAllocations(), before);
+
+  auto expectRefused = [&](uint64_t address, size_t bytes,
+                           llvm::StringRef why) {
+    auto refused = rt.wrapDeviceMemory(address, bytes);
+    ASSERT_FALSE(bool(refused));
+    llvm::handleAllErrors(refused.takeError(), [&](const RuntimeError &e) {
+      EXPECT_EQ(e.getKind(), ErrorKind::Input);
+      EXPECT_NE(e.getMessage().find(why), llvm::StringRef::npos)
+          << e.getMessage().str();
+    });
+  };
+  expectRefused(owned->getHandle() + 16, 64,
+                "holds 48 bytes, fewer than the 64 the tensor needs");
+  std::vector<float> host(4);
+  expectRefused(reinterpret_cast<uint64_t>(host.data()), 16,
+                "is not CUDA device memory");
+}
+
 /// The convention's argument kinds: scalar; memref pointer and dynamic
 /// shape; group pointer (address table) and size; bool.
 const char *const kArgs = R"(
@@ -215,6 +249,7 @@ TEST(FakeCudaTest, LaunchesPassTheCallingConvention) {
   EXPECT_EQ(launch.block, (std::array<unsigned, 3>{info.workGroupSize[0],
                                                    info.workGroupSize[1], 1}));
   EXPECT_EQ(launch.sharedMemBytes, 0u);
+  EXPECT_EQ(launch.stream, 0u);
   ASSERT_EQ(launch.params.size(), info.args.size());
   std::set<backend::KernelArg::Kind> kinds;
   for (size_t i = 0; i < info.args.size(); ++i) {
@@ -226,6 +261,14 @@ TEST(FakeCudaTest, LaunchesPassTheCallingConvention) {
   for (Kind kind : {Kind::Scalar, Kind::Pointer, Kind::DynamicShape,
                     Kind::GroupPointer, Kind::GroupSize})
     EXPECT_TRUE(kinds.count(kind)) << "no argument of kind " << int(kind);
+
+  // Launches go to the stream set last (another library's, say).
+  rt.setStream(0x5eed);
+  ASSERT_FALSE(bool(rt.launch(*kernel, config).takeError()));
+  EXPECT_EQ(getLastLaunch().stream, 0x5eedu);
+  rt.setStream(0);
+  ASSERT_FALSE(bool(rt.launch(*kernel, config).takeError()));
+  EXPECT_EQ(getLastLaunch().stream, 0u);
 
   // A grid past CUDA's 65535 work-groups in y is refused before the driver
   // sees it, by name.

@@ -214,7 +214,8 @@ def _make_function_class():
             ctx.backward = function._backward.resolve(wrt)
             results = function._run([t.detach() for t in tensors], None,
                                     sizes)
-            outputs = [torch.from_numpy(r) for r in results]
+            # NumPy arrays from host tensors, tensors from CUDA ones.
+            outputs = [torch.as_tensor(r) for r in results]
             constant = [o for o in outputs if not o.is_floating_point()]
             if constant:
                 ctx.mark_non_differentiable(*constant)
@@ -235,7 +236,7 @@ def _make_function_class():
                 backward, [t.detach() for t in (*inputs, *outputs,
                                                 *d_outputs)], ctx.sizes)
             by_name = dict(zip(names, results))
-            d_inputs = [torch.from_numpy(by_name[name])
+            d_inputs = [torch.as_tensor(by_name[name])
                         if need and name in by_name else None
                         for name, need in zip(function.inputs,
                                               ctx.needs_input_grad[2:])]

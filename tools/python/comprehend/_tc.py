@@ -7,7 +7,7 @@ import threading
 
 import numpy as np
 
-from . import _autograd, _core
+from . import _autograd, _core, _cuda
 from ._arrays import (as_array, as_writable, check_dtype, contiguous,
                       format_shape)
 from ._progress import make_writer
@@ -282,7 +282,9 @@ class Function:
 
         With a PyTorch tensor that requires grad among the inputs (and grad
         mode on), the outputs are tensors recorded by autograd
-        (comprehend._autograd); otherwise NumPy arrays."""
+        (comprehend._autograd); with PyTorch CUDA tensors, tensors on the
+        same device, computed in place there (comprehend._cuda); otherwise
+        NumPy arrays."""
         if _autograd.wants_grad(arrays):
             if out is not None:
                 raise ValueError(
@@ -294,6 +296,8 @@ class Function:
 
     def _run(self, arrays, out=None, sizes=None):
         """Runs the def; the list of its outputs (see __call__)."""
+        if _cuda.has_cuda_tensor(arrays):
+            return _cuda.run(self, arrays, out, sizes)
         if sizes is None and out is None:
             results = self._fast_run(arrays)
             if results is not None:

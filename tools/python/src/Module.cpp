@@ -104,6 +104,7 @@ py::dict describeDevice(const runtime::DeviceInfo &info) {
   py::dict device;
   device["index"] = info.index;
   device["api"] = runtime::getPlatformKindName(info.platform).str();
+  device["platform_index"] = info.platformIndex;
   device["name"] = info.name;
   device["platform"] = info.platformName;
   device["platform_version"] = info.platformVersion;

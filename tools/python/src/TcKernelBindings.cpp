@@ -109,6 +109,22 @@ void callKernel(TcKernelHandle &handle, const py::list &inputs,
   check(outcome);
 }
 
+/// `call` on device memory another library owns (PyTorch CUDA tensors):
+/// device addresses, in place, on `stream`, not waited for.
+void callKernelOnDevice(TcKernelHandle &handle,
+                        const std::vector<uint64_t> &inputs,
+                        const std::vector<uint64_t> &outputs, uint64_t stream) {
+  Outcome outcome;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(handle.device->mutex);
+    if (llvm::Error error =
+            handle.kernel->callOnDevice(inputs, outputs, stream))
+      outcome = Outcome::fromError(std::move(error));
+  }
+  check(outcome);
+}
+
 /// The def lowered again with the kernel's configuration, before the
 /// backend (`compile --emit ir`).
 std::string printIr(TcKernelHandle &handle) {
@@ -227,6 +243,8 @@ void python::bindTcKernel(py::module_ &m) {
           py::arg("name"), py::arg("byte"))
       .def("run", &run, py::arg("repeat") = 1)
       .def("call", &callKernel, py::arg("inputs"), py::arg("outputs"))
+      .def("call_on_device", &callKernelOnDevice, py::arg("inputs"),
+           py::arg("outputs"), py::arg("stream") = 0)
       .def("ir", &printIr)
       .def("lowered_ir", &printLoweredIr)
       .def("spirv", &getSpirv)

@@ -151,6 +151,17 @@ public:
   /// `write` stored for `run` are kept.
   llvm::Error call(llvm::ArrayRef<const void *> inputs,
                    llvm::ArrayRef<void *> outputs);
+  /// `call` on tensors that live in the device's memory, owned by another
+  /// library (PyTorch CUDA tensors): `inputs[i]` and `outputs[j]` are device
+  /// addresses of row-major data (runtime::Runtime::wrapDeviceMemory checks
+  /// them), which the kernels read and write in place, an output that takes
+  /// an incoming value holding it on entry. The launches are queued on
+  /// `stream` (0: the platform's own) and not waited for, so that they
+  /// order with the caller's other work on that stream. Calls on a stream
+  /// other than the previous call's wait for that call's launches first:
+  /// they share the kernel's temporaries.
+  llvm::Error callOnDevice(llvm::ArrayRef<uint64_t> inputs,
+                           llvm::ArrayRef<uint64_t> outputs, uint64_t stream);
   /// The def's inputs and outputs in declaration order, as `call` takes
   /// them (indices into getTensors()).
   llvm::ArrayRef<size_t> getInputIndices() const { return inputIndices; }
@@ -231,6 +242,8 @@ private:
   /// The tensors `call` takes, and its launches (planned on first use).
   std::vector<size_t> inputIndices, outputIndices;
   std::vector<runtime::LaunchPlan> plans;
+  /// The stream of the last callOnDevice.
+  uint64_t lastStream = 0;
 };
 
 } // namespace comprehend::api

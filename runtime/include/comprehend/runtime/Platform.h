@@ -93,6 +93,18 @@ public:
     (void)bytes;
     return 0;
   }
+  /// The handle of `bytes` of device memory at device address `address`
+  /// that another library allocated (a PyTorch CUDA tensor, say), for
+  /// kernels to read and write in place; nothing is copied and release()
+  /// is never called on it. An input error where the address is not memory
+  /// of this device that holds `bytes`; a device error on platforms without
+  /// device addresses (OpenCL).
+  virtual llvm::Expected<uint64_t> wrapDeviceMemory(uint64_t address,
+                                                    size_t bytes);
+  /// The queue later launches go to: a CUstream on CUDA (0: the legacy
+  /// default stream, the initial one), so that kernels order with another
+  /// library's work on that stream. Ignored by platforms with one queue.
+  virtual void setStream(uint64_t stream) { (void)stream; }
   /// The address kernels see for the first byte of the buffer.
   virtual llvm::Expected<uint64_t> getDeviceAddress(const Buffer &buffer) = 0;
 

@@ -148,6 +148,13 @@ public:
   /// place (no copy), or an empty Buffer where the device cannot
   /// (Platform::wrapHostMemory). Keep it until the launches using it finish.
   llvm::Expected<Buffer> wrapHostMemory(const void *data, size_t bytes);
+  /// A borrowed buffer naming `bytes` of device memory at `address` that
+  /// another library owns (Platform::wrapDeviceMemory): kernels read and
+  /// write it in place, and it frees nothing.
+  llvm::Expected<Buffer> wrapDeviceMemory(uint64_t address, size_t bytes);
+  /// The queue later launches go to (Platform::setStream); 0 is the
+  /// platform's own.
+  void setStream(uint64_t stream) { platform->setStream(stream); }
   /// Fills the buffer with a repeated byte (e.g. poison before a launch).
   llvm::Error fill(const Buffer &buffer, uint8_t byte);
   /// The device address of the first byte of `buffer`, as kernels see it
