@@ -99,18 +99,18 @@ def check_gradients(torch):
             record(f"gradcheck {name}", False, str(error).splitlines()[0])
 
 
-def check_training(torch):
+def check_training(torch, device="cpu"):
     linear = comprehend.define("""
 def linear(float(B,I) X, float(O,I) W, float(O) bias) -> (Y) {
   Y(b, o) +=! X(b, i) * W(o, i)
   Y(b, o) = Y(b, o) + bias(o)
-}""", "linear")
+}""", "linear", device="cuda" if device == "cuda" else None)
     torch.manual_seed(0)
-    w1 = torch.randn(16, 8) * 0.3
-    b1 = torch.zeros(16)
-    w2 = torch.randn(1, 16) * 0.3
-    b2 = torch.zeros(1)
-    x = torch.randn(64, 8)
+    w1 = (torch.randn(16, 8) * 0.3).to(device)
+    b1 = torch.zeros(16, device=device)
+    w2 = (torch.randn(1, 16) * 0.3).to(device)
+    b2 = torch.zeros(1, device=device)
+    x = torch.randn(64, 8).to(device)
     y = (x[:, :1] * 2 - x[:, 1:2]).tanh()
     losses = {}
     for kind in ("comprehend", "torch"):
@@ -132,25 +132,48 @@ def linear(float(B,I) X, float(O,I) W, float(O) bias) -> (Y) {
         losses[kind] = trace
     worst = max(abs(a - b) / max(abs(b), 1e-12)
                 for a, b in zip(losses["comprehend"], losses["torch"]))
-    record("training 30 SGD steps, losses vs PyTorch", worst < 1e-4,
+    record(f"training 30 SGD steps on {device} tensors, losses vs PyTorch",
+           worst < 1e-4,
            f"worst relative difference {worst:.1e}, last loss "
            f"{losses['comprehend'][-1]:.5f}")
 
 
 def check_cuda_tensors(torch):
-    mm = comprehend.define(example("matmul.tc"))
+    mm = comprehend.define(example("matmul.tc"), device="cuda")
     a = torch.randn(64, 32, device="cuda")
     b = torch.randn(32, 16, device="cuda")
     try:
         c = mm(a, b)
-        got = c.cpu() if hasattr(c, "cpu") else torch.as_tensor(np.asarray(c))
-        error = max_error(got.numpy(), (a @ b).cpu().double().numpy())
-        record("CUDA tensors in", error < 1e-4,
-               f"result type {type(c).__name__} on "
-               f"{getattr(c, 'device', 'host')}, error {error:.2e}")
+        error = max_error(c.cpu().numpy(), (a.double() @ b.double()).cpu()
+                          .numpy())
+        record("CUDA tensors in, in place", error < 1e-4 and
+               c.device == a.device,
+               f"result {type(c).__name__} on {c.device}, error {error:.2e}")
     except Exception as error:
-        record("CUDA tensors in", False,
+        record("CUDA tensors in, in place", False,
                f"{type(error).__name__}: {str(error).splitlines()[0]}")
+        return
+    # Host wall time per call at a compiled shape, queued back to back.
+    for n in (64, 256):
+        x = torch.randn(n, n, device="cuda")
+        y = torch.randn(n, n, device="cuda")
+        per_call = {}
+        for name, fn in (("comprehend", lambda: mm(x, y)),
+                         ("torch", lambda: torch.mm(x, y))):
+            for _ in range(20):
+                fn()
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            for _ in range(500):
+                fn()
+            torch.cuda.synchronize()
+            per_call[name] = (time.perf_counter() - start) / 500 * 1e3
+        results["times_ms"][f"call {n}^3 CUDA tensors"] = per_call
+        print(f"time call {n}^3 on CUDA tensors: comprehend "
+              f"{per_call['comprehend']:.4f} ms, torch.mm "
+              f"{per_call['torch']:.4f} ms per call", flush=True)
+    # A model step on the GPU: the training check with CUDA tensors.
+    check_training(torch, device="cuda")
 
 
 def torch_ms(torch, fn, repeat=20):
