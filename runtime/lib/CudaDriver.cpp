@@ -132,7 +132,7 @@ static std::string resolve(void *library, DriverApi &api) {
   BIND(cuMemcpyHtoD, "cuMemcpyHtoD_v2")
   BIND(cuMemcpyDtoH, "cuMemcpyDtoH_v2")
   BIND(cuMemsetD8, "cuMemsetD8_v2")
-  BIND(cuPointerGetAttribute, "cuPointerGetAttribute")
+  BIND(cuPointerGetAttributes, "cuPointerGetAttributes")
   BIND(cuMemGetAddressRange, "cuMemGetAddressRange_v2")
   BIND(cuModuleLoadDataEx, "cuModuleLoadDataEx")
   BIND(cuModuleUnload, "cuModuleUnload")

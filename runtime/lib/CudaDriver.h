@@ -89,8 +89,9 @@ struct DriverApi {
   CUresult (*cuMemcpyDtoH)(void *destination, CUdeviceptr source, size_t bytes);
   CUresult (*cuMemsetD8)(CUdeviceptr destination, unsigned char value,
                          size_t count);
-  CUresult (*cuPointerGetAttribute)(void *data, CUpointer_attribute attribute,
-                                    CUdeviceptr pointer);
+  CUresult (*cuPointerGetAttributes)(unsigned count,
+                                     CUpointer_attribute *attributes,
+                                     void **data, CUdeviceptr pointer);
   CUresult (*cuMemGetAddressRange)(CUdeviceptr *base, size_t *bytes,
                                    CUdeviceptr pointer);
   CUresult (*cuModuleLoadDataEx)(CUmodule *module, const void *image,

@@ -234,16 +234,19 @@ Expected<uint64_t> CudaPlatform::wrapDeviceMemory(uint64_t address,
   if (llvm::Error err = makeCurrent())
     return err;
   auto where = [&] { return "device address 0x" + llvm::utohexstr(address); };
+  // One query for both: pointers the driver does not know read as zeros.
   unsigned memoryType = 0;
   int ordinal = -1;
-  if (api.cuPointerGetAttribute(&memoryType, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                address) != CUDA_SUCCESS ||
+  CUpointer_attribute attributes[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                      CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+  void *values[] = {&memoryType, &ordinal};
+  if (api.cuPointerGetAttributes(2, attributes, values, address) !=
+          CUDA_SUCCESS ||
       (memoryType != CU_MEMORYTYPE_DEVICE &&
        memoryType != CU_MEMORYTYPE_UNIFIED))
     return makeInputError(where() + " is not CUDA device memory");
-  if (api.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                                address) == CUDA_SUCCESS &&
-      ordinal != device.getCudaOrdinal())
+  // Managed memory belongs to no one device.
+  if (memoryType == CU_MEMORYTYPE_DEVICE && ordinal != device.getCudaOrdinal())
     return makeInputError(
         where() + " is memory of cuda:" + llvm::Twine(ordinal) + ", not of " +
         device.getInfo().getFullName() +

@@ -153,18 +153,19 @@ CUresult cuMemFree_v2(CUdeviceptr pointer) {
   --liveAllocations;
   return CUDA_SUCCESS;
 }
-/// Memory of the fake device is what cuMemAlloc returned; anything else is
-/// refused, as the driver refuses pageable host memory.
-CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute,
-                               CUdeviceptr pointer) {
-  if (findAllocation(pointer) == allocations.end())
-    return 1; // CUDA_ERROR_INVALID_VALUE
-  if (attribute == CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
-    *static_cast<unsigned *>(data) = CU_MEMORYTYPE_DEVICE;
-  else if (attribute == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL)
-    *static_cast<int *>(data) = 0;
-  else
-    return 1;
+/// Memory of the fake device is what cuMemAlloc returned; anything else
+/// reads as zeros, as the driver answers for pageable host memory.
+CUresult cuPointerGetAttributes(unsigned count, CUpointer_attribute *attributes,
+                                void **data, CUdeviceptr pointer) {
+  bool known = findAllocation(pointer) != allocations.end();
+  for (unsigned i = 0; i < count; ++i) {
+    if (attributes[i] == CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
+      *static_cast<unsigned *>(data[i]) = known ? CU_MEMORYTYPE_DEVICE : 0;
+    else if (attributes[i] == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL)
+      *static_cast<int *>(data[i]) = known ? 0 : -2;
+    else
+      return 1; // CUDA_ERROR_INVALID_VALUE
+  }
   return CUDA_SUCCESS;
 }
 CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *bytes,

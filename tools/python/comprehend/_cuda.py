@@ -97,10 +97,46 @@ def _overlaps(a, b):
     return start_a < end_b and start_b < end_a
 
 
+def _call_key(torch, arrays):
+    """The call signature of tensors ``arrays`` in Function._calls (apart
+    from the host path's by a leading "cuda"), or None."""
+    key = ["cuda"]
+    for value in arrays:
+        if not isinstance(value, torch.Tensor):
+            return None
+        key.append((tuple(value.shape), value.dtype, value.device))
+    return tuple(key)
+
+
+def _fast_run(torch, function, arrays, key):
+    """A call at a signature seen before: its kernel and output shapes
+    without size binding or the checks the signature passed; None on a
+    miss."""
+    entry = function._calls.get(key)
+    if entry is None:
+        return None
+    kernel, outputs, target = entry
+    inputs = [a.detach() if a.is_contiguous() else a.detach().contiguous()
+              for a in arrays]
+    results = [torch.zeros(shape, dtype=dtype, device=target) if incoming
+               else torch.empty(shape, dtype=dtype, device=target)
+               for shape, dtype, incoming in outputs]
+    kernel.call_on_device([t.data_ptr() for t in inputs],
+                          [r.data_ptr() for r in results],
+                          torch.cuda.current_stream(target).cuda_stream)
+    function._last = kernel
+    return results
+
+
 def run(function, arrays, out=None, sizes=None):
     """``function(*arrays, out=out, sizes=sizes)`` on CUDA tensors: the list
     of its outputs, tensors on the same device."""
     import torch
+    key = _call_key(torch, arrays) if out is None and sizes is None else None
+    if key is not None:
+        results = _fast_run(torch, function, arrays, key)
+        if results is not None:
+            return results
     target = _target(function)
     inputs = _inputs(function, arrays, target)
     given = _outs(function, out, target)
@@ -131,6 +167,11 @@ def run(function, arrays, out=None, sizes=None):
     kernel.call_on_device([t.data_ptr() for t in inputs],
                           [r.data_ptr() for r in results], stream)
     function._last = kernel
+    if key is not None:
+        outputs = [(r.shape, r.dtype, tensors[p["name"]]["incoming"])
+                   for r, p in zip(results, function._signature["outputs"])]
+        with function._lock:
+            function._calls[key] = (kernel, outputs, target)
     for i, value in enumerate(targets):
         if value is not None:
             value.copy_(results[i])
