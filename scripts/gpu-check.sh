@@ -29,8 +29,9 @@ budget="${GPU_TUNE_BUDGET:-45}"
 # look at a new machine or driver that leaves device time for a rerun.
 quick="${GPU_CHECK_QUICK:-0}"
 # GPU_CHECK_PYTHON=1 runs the Python package there after the e2e suite (the
-# package scripts/gpu-pack.sh carried for that machine's interpreter): the
-# pytest suite on the CUDA device, then scripts/gpu-python.py; then stops.
+# package scripts/gpu-pack.sh carried for that machine's interpreter):
+# scripts/gpu-python.py, scripts/gpu-autograd.py (forward + backward beside
+# PyTorch's autograd), then the pytest suite on the CUDA device; then stops.
 python="${GPU_CHECK_PYTHON:-0}"
 # GPU_CHECK_SWEEP=1 runs scripts/gpu-sweep.py (the defaults checked and
 # timed, grids of knob values beside them) after the e2e suite, then stops.
@@ -97,6 +98,8 @@ run_python_checks() {
   step python-import 60 python3 -c "import comprehend; print(comprehend.devices())" || return 1
   step python-gpu 180 python3 scripts/gpu-python.py || rc=1
   grep -E '^(ok|FAIL|time)' "$out/python-gpu.log" | sed 's/^/    /' >>"$report"
+  step python-autograd 150 python3 scripts/gpu-autograd.py || rc=1
+  grep '^|' "$out/python-autograd.log" >>"$report"
   local parallel=()
   python3 -c "import xdist" 2>/dev/null && parallel=(-n 8)
   step python-tests 400 python3 -m pytest -q -p no:cacheprovider \
