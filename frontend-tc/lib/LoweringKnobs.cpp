@@ -193,6 +193,14 @@ LoweringOptions LoweringOptions::forCore(const CoreShape &core,
   // few cores prefer large blocks (chooseBlocks in BlasPatterns.cpp).
   base.minBlockGroups =
       core.defaultSubgroupSize > 1 ? int64_t(core.computeUnits) / 2 : 0;
+  // A fused loop nest that leaves a GPU's work-items idle (a pooling
+  // gradient's pixels made sequential by the fusion) loses more than the
+  // launch and the temporary's round trip it saves.
+  base.mapInnermostMembers = core.defaultSubgroupSize > 1;
+  base.minParallelPoints = core.defaultSubgroupSize > 1
+                               ? int64_t(core.computeUnits) *
+                                     std::max<int64_t>(core.maxWorkGroupSize, 1)
+                               : 0;
   return base;
 }
 

@@ -5,6 +5,8 @@
 
 #include <isl/options.h>
 
+#include <algorithm>
+
 using namespace comprehend::poly;
 
 namespace {
@@ -67,6 +69,55 @@ isl::schedule computeSchedule(const Scop &scop, const isl::set &context,
       .set_coincidence(scop.dependences)
       .set_proximity(scop.flow)
       .compute_schedule();
+}
+
+/// The fewest parallel points of a kernel of \p schedule: per kernel (a
+/// child of the root's sequence or set, else the root's child), the product
+/// of the extents of its outermost band's leading coincident members (1
+/// without such a band); -1 where an extent is unknown.
+int64_t fewestParallelPoints(const isl::schedule &schedule) {
+  isl::schedule_node first = schedule.root().child(0);
+  llvm::SmallVector<isl::schedule_node, 4> kernels;
+  if (first.isa<isl::schedule_node_sequence>() ||
+      first.isa<isl::schedule_node_set>()) {
+    for (int child = 0, e = first.n_children(); child < e; ++child)
+      kernels.push_back(first.child(child).child(0));
+  } else {
+    kernels.push_back(first);
+  }
+  int64_t fewest = -1;
+  for (const isl::schedule_node &kernel : kernels) {
+    int64_t points = 1;
+    if (kernel.isa<isl::schedule_node_band>()) {
+      auto band = kernel.as<isl::schedule_node_band>();
+      llvm::SmallVector<int64_t, 4> extents = bandExtents(band);
+      for (unsigned member = 0, e = numLeadingCoincident(band); member < e;
+           ++member) {
+        if (extents[member] < 0)
+          return -1;
+        points *= extents[member];
+      }
+    }
+    fewest = fewest < 0 ? points : std::min(fewest, points);
+  }
+  return fewest;
+}
+
+/// The unfused schedule where maximal fusion starves a GPU: see
+/// ScheduleOptions::minParallelPoints.
+std::optional<isl::schedule> unfuseForParallelism(const Scop &scop,
+                                                  const isl::set &context,
+                                                  const isl::schedule &fused,
+                                                  int64_t minParallelPoints) {
+  int64_t fusedPoints = fewestParallelPoints(fused);
+  if (minParallelPoints <= 0 || fusedPoints < 0 ||
+      fusedPoints >= minParallelPoints)
+    return std::nullopt;
+  isl::schedule unfused = computeSchedule(scop, context, FusionStrategy::None);
+  int64_t unfusedPoints = fewestParallelPoints(unfused);
+  if (unfusedPoints < 2 * fusedPoints)
+    return std::nullopt;
+  return unfused;
 }
 
 /// splitSequentialBand: see scheduleAndFuse. nullopt where that does not
@@ -223,6 +274,10 @@ comprehend::poly::scheduleAndFuse(const Scop &scop, const isl::set &context,
   if (std::optional<isl::schedule> split =
           splitSequentialBand(scop, result.schedule.root().child(0)))
     result.schedule = *split;
+  if (options.fusion == FusionStrategy::Max)
+    if (std::optional<isl::schedule> unfused = unfuseForParallelism(
+            scop, context, result.schedule, options.minParallelPoints))
+      return {*unfused, false};
   isl::schedule_node first = result.schedule.root().child(0);
   bool severalKernels = first.isa<isl::schedule_node_sequence>() ||
                         first.isa<isl::schedule_node_set>();

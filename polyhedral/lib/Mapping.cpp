@@ -122,10 +122,41 @@ Mapper::mapRunsAcrossInnerLoops(const isl::schedule_node_band &band,
   return sunk;
 }
 
+/// \p band with its innermost three leading parallel members first, where
+/// it has more than three (ScheduleOptions::mapInnermostMembers). Any order
+/// of those members is legal: every dependence takes equal values in each.
+isl::schedule_node_band
+innermostParallelMembersFirst(const isl::schedule_node_band &band) {
+  unsigned parallel = numLeadingCoincident(band);
+  if (parallel <= 3)
+    return band;
+  llvm::SmallVector<unsigned, 8> order;
+  for (unsigned member = parallel - 3; member < parallel; ++member)
+    order.push_back(member);
+  for (unsigned member = 0; member < parallel - 3; ++member)
+    order.push_back(member);
+  for (unsigned member = parallel; member < band.n_member(); ++member)
+    order.push_back(member);
+  isl::multi_union_pw_aff schedule = band.get_partial_schedule();
+  isl::union_pw_aff_list members(band.ctx(), int(order.size()));
+  for (unsigned member : order)
+    members = members.add(schedule.at(int(member)));
+  bool permutable = band.permutable();
+  auto permuted =
+      replaceBand(band, isl::multi_union_pw_aff(schedule.space(), members))
+          .as<isl::schedule_node_band>();
+  for (unsigned member = 0; member < order.size(); ++member)
+    permuted = permuted.member_set_coincident(
+        int(member), band.member_get_coincident(int(order[member])));
+  return permuted.set_permutable(permutable);
+}
+
 isl::schedule_node Mapper::mapKernel(const isl::schedule_node &node) {
   if (!node.isa<isl::schedule_node_band>())
     return mapInside(node);
   auto band = node.as<isl::schedule_node_band>();
+  if (options.mapInnermostMembers)
+    band = innermostParallelMembersFirst(band);
   unsigned groupDims = std::min(3u, numLeadingCoincident(band));
   if (groupDims == 0)
     return mapInside(node);

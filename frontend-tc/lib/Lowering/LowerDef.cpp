@@ -671,6 +671,8 @@ llvm::Expected<poly::MappedSchedule> DefLowerer::scheduleRun(
   scheduleOptions.innerMapping = options.innerMapping;
   scheduleOptions.vectorRows = options.vectorRows;
   scheduleOptions.vectorRun = options.vectorRun;
+  scheduleOptions.minParallelPoints = options.minParallelPoints;
+  scheduleOptions.mapInnermostMembers = options.mapInnermostMembers;
   llvm::Expected<poly::MappedSchedule> schedule =
       poly::mapSchedule({}, scheduled, scheduleOptions);
   if (!schedule)

@@ -170,6 +170,14 @@ struct LoweringOptions {
   /// rows first, down to 64 x 32 while the launch would have fewer groups
   /// than this (docs/nvidia.md, "Measured on an H200").
   int64_t minBlockGroups = 0;
+  /// Where more than 0 (GPU cores: a full work-group per multiprocessor,
+  /// set by forCore), statements that isl fuses into kernels with fewer
+  /// parallel points than this are scheduled unfused instead where that
+  /// gives their kernels at least twice as many
+  /// (poly::ScheduleOptions::minParallelPoints).
+  int64_t minParallelPoints = 0;
+  /// GPU cores (set by forCore): poly::ScheduleOptions::mapInnermostMembers.
+  bool mapInnermostMembers = false;
   /// About how many LHS points one work-group gets when a loop statement
   /// (or a launch of several) tiles its last group dimension, e.g. the
   /// elements of an elementwise statement per group. 0 picks the default

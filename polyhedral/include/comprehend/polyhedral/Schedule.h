@@ -78,6 +78,19 @@ struct ScheduleOptions {
   /// work-items; a group's `groupWork` then counts runs. 0 or 1: single
   /// points (GPUs).
   int64_t vectorRun = 0;
+  /// On a GPU, the parallel points a kernel needs to keep the device busy
+  /// (0: no such rule, CPUs). Where isl's maximal fusion leaves a kernel
+  /// with fewer (the leading parallel members of its outermost band span
+  /// fewer points), and scheduling the statements unfused gives every
+  /// kernel at least twice as many, they are scheduled unfused.
+  int64_t minParallelPoints = 0;
+  /// On a GPU: where a kernel's outermost band has more than three leading
+  /// parallel members, the innermost three go to the groups and work-items
+  /// (the last, which walks memory contiguously, on x, so that neighbouring
+  /// work-items touch neighbouring elements) and the outer ones become loops
+  /// of each work-item. Elsewhere the outermost three are mapped and the
+  /// innermost loops stay in the work-item, where a CPU vectorizes them.
+  bool mapInnermostMembers = false;
 };
 
 /// A guard of the AST: a comparison of two IndexExprs or a conjunction /
