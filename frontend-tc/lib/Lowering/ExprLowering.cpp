@@ -1,6 +1,8 @@
 //===- ExprLowering.cpp - TC expressions inside an SPMD body --------------===//
 #include "ExprLowering.h"
 
+#include "comprehend/tc/ExprVisitor.h"
+
 #include <cmath>
 #include <limits>
 
@@ -427,7 +429,7 @@ ir::Value *lowering::combine(ir::Builder &b, Location loc, ReductionKind kind,
 namespace {
 
 /// Finds the invariant subexpressions of one right-hand side.
-class InvariantFinder {
+class InvariantFinder : public ConstExprVisitor<InvariantFinder, bool> {
 public:
   InvariantFinder(const DefContext &def, const llvm::StringSet<> &variant,
                   const llvm::StringSet<> &written,
@@ -436,62 +438,15 @@ public:
       : def(def), variant(variant), written(written), out(out),
         hoistReads(hoistReads) {}
 
-  /// Whether \p expr is invariant; collects the largest invariant
-  /// subexpressions below a variant one.
-  bool visit(const Expr &expr) {
+  // visit(expr): whether \p expr is invariant; collects the largest
+  // invariant subexpressions below a variant one.
+
+  /// An operator (or a literal): invariant where its operands are.
+  bool visitExpr(const Expr &expr) {
     llvm::SmallVector<const Expr *, 3> operands;
+    forEachOperand(expr,
+                   [&](const Expr &operand) { operands.push_back(&operand); });
     bool invariant = true;
-    switch (expr.getKind()) {
-    case Expr::Kind::IntLit:
-    case Expr::Kind::FloatLit:
-    case Expr::Kind::DimAccess:
-      return true;
-    case Expr::Kind::Ident: {
-      const auto &ident = llvm::cast<IdentExpr>(expr);
-      switch (ident.getRef()) {
-      case IdentExpr::Ref::Index:
-        return !variant.contains(ident.getName());
-      case IdentExpr::Ref::Size:
-        return true;
-      case IdentExpr::Ref::Tensor:
-        return !written.contains(def.resolve(ident.getName()));
-      default:
-        return false;
-      }
-    }
-    case Expr::Kind::Unary:
-      operands.push_back(&llvm::cast<UnaryExpr>(expr).getOperand());
-      break;
-    case Expr::Kind::Cast:
-      operands.push_back(&llvm::cast<CastExpr>(expr).getOperand());
-      break;
-    case Expr::Kind::Binary: {
-      const auto &binary = llvm::cast<BinaryExpr>(expr);
-      operands = {&binary.getLhs(), &binary.getRhs()};
-      break;
-    }
-    case Expr::Kind::Ternary: {
-      const auto &ternary = llvm::cast<TernaryExpr>(expr);
-      operands = {&ternary.getCond(), &ternary.getTrueValue(),
-                  &ternary.getFalseValue()};
-      break;
-    }
-    case Expr::Kind::Apply: {
-      const auto &apply = llvm::cast<ApplyExpr>(expr);
-      // A read's subscripts are index expressions, never hoisted alone.
-      if (apply.isTensorRead()) {
-        if (written.contains(def.resolve(apply.getCallee().name)))
-          return false;
-        for (const ExprPtr &arg : apply.getArgs())
-          if (!isInvariantIndex(*arg))
-            return false;
-        return true;
-      }
-      for (const ExprPtr &arg : apply.getArgs())
-        operands.push_back(arg.get());
-      break;
-    }
-    }
     llvm::SmallVector<bool, 3> invariants;
     for (const Expr *operand : operands) {
       invariants.push_back(visit(*operand));
@@ -502,6 +457,29 @@ public:
         if (invariants[i] && worthHoisting(*operands[i]))
           out.push_back(operands[i]);
     return invariant;
+  }
+  bool visitIdent(const IdentExpr &ident) {
+    switch (ident.getRef()) {
+    case IdentExpr::Ref::Index:
+      return !variant.contains(ident.getName());
+    case IdentExpr::Ref::Size:
+      return true;
+    case IdentExpr::Ref::Tensor:
+      return !written.contains(def.resolve(ident.getName()));
+    default:
+      return false;
+    }
+  }
+  bool visitApply(const ApplyExpr &apply) {
+    if (!apply.isTensorRead())
+      return visitExpr(apply);
+    // A read's subscripts are index expressions, never hoisted alone.
+    if (written.contains(def.resolve(apply.getCallee().name)))
+      return false;
+    for (const ExprPtr &arg : apply.getArgs())
+      if (!isInvariantIndex(*arg))
+        return false;
+    return true;
   }
 
   /// Whether hoisting \p expr saves work: it applies an operator, or it
@@ -523,18 +501,11 @@ private:
   }
   /// Whether \p expr applies an operator.
   static bool computes(const Expr &expr) {
-    switch (expr.getKind()) {
-    case Expr::Kind::Unary:
-    case Expr::Kind::Binary:
-    case Expr::Kind::Ternary:
-      return true;
-    case Expr::Kind::Apply:
-      return !llvm::cast<ApplyExpr>(expr).isTensorRead();
-    case Expr::Kind::Cast:
-      return computes(llvm::cast<CastExpr>(expr).getOperand());
-    default:
-      return false;
-    }
+    if (const auto *cast = llvm::dyn_cast<CastExpr>(&expr))
+      return computes(cast->getOperand());
+    if (const auto *apply = llvm::dyn_cast<ApplyExpr>(&expr))
+      return !apply->isTensorRead();
+    return llvm::isa<UnaryExpr, BinaryExpr, TernaryExpr>(expr);
   }
 
   const DefContext &def;

@@ -2,6 +2,7 @@
 #include "DefLowering.h"
 #include "ExprLowering.h"
 
+#include "comprehend/tc/ExprVisitor.h"
 #include "comprehend/tc/Ranges.h"
 
 #include "llvm/ADT/Sequence.h"
@@ -29,62 +30,15 @@ const ir::MemRefType *lowering::getMemRefType(ir::Context &ctx,
   return ir::MemRefType::get(ctx, kind, reversed);
 }
 
-namespace {
-
-/// Collects the tensors read anywhere in \p expr (reads of 0-d tensors
-/// included).
-void collectExprReads(const Expr &expr, llvm::StringSet<> &reads) {
-  switch (expr.getKind()) {
-  case Expr::Kind::Ident: {
-    const auto &ident = llvm::cast<IdentExpr>(expr);
-    if (ident.getRef() == IdentExpr::Ref::Tensor)
-      reads.insert(ident.getName());
-    if (ident.getRef() == IdentExpr::Ref::Let && ident.getLet())
-      collectExprReads(ident.getLet()->getValue(), reads);
-    return;
-  }
-  case Expr::Kind::Unary:
-    collectExprReads(llvm::cast<UnaryExpr>(expr).getOperand(), reads);
-    return;
-  case Expr::Kind::Binary: {
-    const auto &binary = llvm::cast<BinaryExpr>(expr);
-    collectExprReads(binary.getLhs(), reads);
-    collectExprReads(binary.getRhs(), reads);
-    return;
-  }
-  case Expr::Kind::Ternary: {
-    const auto &ternary = llvm::cast<TernaryExpr>(expr);
-    collectExprReads(ternary.getCond(), reads);
-    collectExprReads(ternary.getTrueValue(), reads);
-    collectExprReads(ternary.getFalseValue(), reads);
-    return;
-  }
-  case Expr::Kind::Apply: {
-    const auto &apply = llvm::cast<ApplyExpr>(expr);
-    if (apply.isTensorRead())
-      reads.insert(apply.getCallee().name);
-    for (const ExprPtr &arg : apply.getArgs())
-      collectExprReads(*arg, reads);
-    return;
-  }
-  case Expr::Kind::Cast:
-    collectExprReads(llvm::cast<CastExpr>(expr).getOperand(), reads);
-    return;
-  case Expr::Kind::IntLit:
-  case Expr::Kind::FloatLit:
-  case Expr::Kind::DimAccess:
-    return;
-  }
-}
-
-} // namespace
-
 void lowering::collectReads(const StmtContext &stmt, llvm::StringSet<> &reads) {
   llvm::StringSet<> names;
-  collectExprReads(stmt.stmt.getRhs(), names);
+  auto collect = [&](const Expr &, llvm::StringRef tensor) {
+    names.insert(tensor);
+  };
+  forEachTensorRead(stmt.stmt.getRhs(), collect, /*throughLets=*/true);
   for (const WhereClause &where : stmt.stmt.getWheres())
     if (where.getKind() != WhereClause::Kind::Range)
-      collectExprReads(where.getValue(), names);
+      forEachTensorRead(where.getValue(), collect, /*throughLets=*/true);
   for (const auto &entry : names)
     reads.insert(stmt.scope ? stmt.scope->resolve(entry.first())
                             : entry.first());

@@ -27,6 +27,8 @@
 //===----------------------------------------------------------------------===//
 #include "DefLowering.h"
 
+#include "comprehend/tc/ExprVisitor.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 using namespace comprehend;
@@ -55,36 +57,11 @@ bool readsLhsPoint(const ApplyExpr &read, const ComprehensionStmt &stmt) {
 void collectSelfReads(const Expr &expr, const ComprehensionStmt &stmt,
                       bool lhsPointToo,
                       llvm::SmallVectorImpl<const ApplyExpr *> &out) {
-  switch (expr.getKind()) {
-  case Expr::Kind::Unary:
-    return collectSelfReads(llvm::cast<UnaryExpr>(expr).getOperand(), stmt,
-                            lhsPointToo, out);
-  case Expr::Kind::Cast:
-    return collectSelfReads(llvm::cast<CastExpr>(expr).getOperand(), stmt,
-                            lhsPointToo, out);
-  case Expr::Kind::Binary: {
-    const auto &binary = llvm::cast<BinaryExpr>(expr);
-    collectSelfReads(binary.getLhs(), stmt, lhsPointToo, out);
-    return collectSelfReads(binary.getRhs(), stmt, lhsPointToo, out);
-  }
-  case Expr::Kind::Ternary: {
-    const auto &ternary = llvm::cast<TernaryExpr>(expr);
-    collectSelfReads(ternary.getCond(), stmt, lhsPointToo, out);
-    collectSelfReads(ternary.getTrueValue(), stmt, lhsPointToo, out);
-    return collectSelfReads(ternary.getFalseValue(), stmt, lhsPointToo, out);
-  }
-  case Expr::Kind::Apply: {
-    const auto &apply = llvm::cast<ApplyExpr>(expr);
+  walk<ApplyExpr>(expr, [&](const ApplyExpr &apply) {
     if (apply.isTensorRead() && apply.getCallee().name == stmt.getLhs().name &&
         (lhsPointToo || !readsLhsPoint(apply, stmt)))
       out.push_back(&apply);
-    for (const ExprPtr &arg : apply.getArgs())
-      collectSelfReads(*arg, stmt, lhsPointToo, out);
-    return;
-  }
-  default:
-    return;
-  }
+  });
 }
 
 } // namespace
