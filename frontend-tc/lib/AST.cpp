@@ -197,7 +197,7 @@ static void printWhere(const WhereClause &where, llvm::raw_ostream &os) {
   }
 }
 
-static void printStmt(const Stmt &stmt, llvm::raw_ostream &os) {
+void tc::print(const Stmt &stmt, llvm::raw_ostream &os) {
   os << "  ";
   if (const auto *call = llvm::dyn_cast<CallStmt>(&stmt)) {
     llvm::interleaveComma(call->getResults(), os,
@@ -222,17 +222,22 @@ static void printStmt(const Stmt &stmt, llvm::raw_ostream &os) {
   os << '\n';
 }
 
+void tc::printSignature(const Def &def, llvm::raw_ostream &os) {
+  os << "def " << def.getName().name << '(';
+  llvm::interleaveComma(def.getInputs(), os,
+                        [&](const Param &p) { printParam(p, os); });
+  os << ") -> (";
+  llvm::interleaveComma(def.getOutputs(), os,
+                        [&](const Param &p) { printParam(p, os); });
+  os << ")";
+}
+
 void tc::print(const Program &program, llvm::raw_ostream &os) {
   for (const std::unique_ptr<Def> &def : program.getDefs()) {
-    os << "def " << def->getName().name << '(';
-    llvm::interleaveComma(def->getInputs(), os,
-                          [&](const Param &p) { printParam(p, os); });
-    os << ") -> (";
-    llvm::interleaveComma(def->getOutputs(), os,
-                          [&](const Param &p) { printParam(p, os); });
-    os << ") {\n";
+    printSignature(*def, os);
+    os << " {\n";
     for (const std::unique_ptr<Stmt> &stmt : def->getBody())
-      printStmt(*stmt, os);
+      print(*stmt, os);
     os << "}\n";
   }
 }

@@ -22,9 +22,11 @@
 // `||`), call a builtin, read nothing the statement writes, use no `where`
 // let, and vary with the statement's last LHS index but not with all of its
 // indices. Statements with `where` lets or `exists` and those of inlined
-// calls stay as they are.
+// calls stay as they are. This is the def-level pass `hoist-to-temporaries`
+// (DefPasses.h).
 //
 //===----------------------------------------------------------------------===//
+#include "DefPasses.h"
 #include "ExprLowering.h"
 
 #include "comprehend/tc/ExprVisitor.h"
@@ -160,12 +162,11 @@ llvm::SmallVector<Hoist, 2> findHoists(const DefContext &def,
   return hoists;
 }
 
-} // namespace
-
-void lowering::hoistToTemporaries(DefContext &def,
-                                  llvm::SmallVectorImpl<StmtContext> &stmts,
-                                  RewrittenStatements &created,
-                                  LoweredDef &lowered) {
+/// Moves the subexpressions of the statements of \p stmts (see the file
+/// comment) into temporaries declared in \p def and appended to the
+/// tensors of \p lowered, and listed in its `hoisted`.
+void hoistStatements(DefContext &def, llvm::SmallVectorImpl<StmtContext> &stmts,
+                     RewrittenStatements &created, LoweredDef &lowered) {
   llvm::SmallVector<StmtContext, 8> result;
   def.scope = nullptr;
   for (const StmtContext &stmtContext : stmts) {
@@ -222,4 +223,11 @@ void lowering::hoistToTemporaries(DefContext &def,
     result.push_back(StmtContext{consumer, stmtContext.ranges, nullptr});
   }
   stmts.assign(result.begin(), result.end());
+}
+
+} // namespace
+
+LogicalResult lowering::hoistToTemporaries(DefLoweringState &state) {
+  hoistStatements(state.context, state.stmts, state.rewritten, state.result);
+  return success();
 }
