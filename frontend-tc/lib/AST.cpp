@@ -1,5 +1,6 @@
 //===- AST.cpp - Typed syntax tree of Tensor Comprehensions ---------------===//
 #include "comprehend/tc/AST.h"
+#include "comprehend/tc/ExprVisitor.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -84,81 +85,78 @@ const Def *Program::lookup(llvm::StringRef name) const {
 // Printing
 //===----------------------------------------------------------------------===//
 
-void tc::print(const Expr &expr, llvm::raw_ostream &os) {
-  switch (expr.getKind()) {
-  case Expr::Kind::IntLit:
-    os << llvm::cast<IntLitExpr>(expr).getValue();
-    return;
-  case Expr::Kind::FloatLit: {
+namespace {
+
+/// Prints an expression as TC source, every binary operation in
+/// parentheses.
+class ExprPrinter : public ConstExprVisitor<ExprPrinter> {
+public:
+  explicit ExprPrinter(llvm::raw_ostream &os) : os(os) {}
+
+  void visitIntLit(const IntLitExpr &lit) { os << lit.getValue(); }
+  void visitFloatLit(const FloatLitExpr &lit) {
     // Round-trippable and always recognisable as a floating-point literal.
     char buffer[64];
-    auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer),
-                                   llvm::cast<FloatLitExpr>(expr).getValue());
+    auto [end, ec] =
+        std::to_chars(buffer, buffer + sizeof(buffer), lit.getValue());
     llvm::StringRef text(buffer, end - buffer);
     os << text;
     if (text.find_first_of(".eEn") == llvm::StringRef::npos)
       os << ".0";
-    return;
   }
-  case Expr::Kind::Ident:
-    os << llvm::cast<IdentExpr>(expr).getName();
-    return;
-  case Expr::Kind::DimAccess: {
-    const auto &dim = llvm::cast<DimAccessExpr>(expr);
+  void visitIdent(const IdentExpr &ident) { os << ident.getName(); }
+  void visitDimAccess(const DimAccessExpr &dim) {
     os << dim.getTensor().name << '.' << dim.getDim();
-    return;
   }
-  case Expr::Kind::Unary: {
-    const auto &unary = llvm::cast<UnaryExpr>(expr);
+  void visitUnary(const UnaryExpr &unary) {
     os << (unary.getOp() == UnaryOp::Neg ? "-" : "!") << '(';
-    print(unary.getOperand(), os);
+    visit(unary.getOperand());
     os << ')';
-    return;
   }
-  case Expr::Kind::Binary: {
-    const auto &binary = llvm::cast<BinaryExpr>(expr);
+  void visitBinary(const BinaryExpr &binary) {
     if (binary.getOp() == BinaryOp::Min || binary.getOp() == BinaryOp::Max) {
       os << getSpelling(binary.getOp()) << '(';
-      print(binary.getLhs(), os);
+      visit(binary.getLhs());
       os << ", ";
-      print(binary.getRhs(), os);
+      visit(binary.getRhs());
       os << ')';
       return;
     }
     os << '(';
-    print(binary.getLhs(), os);
+    visit(binary.getLhs());
     os << ' ' << getSpelling(binary.getOp()) << ' ';
-    print(binary.getRhs(), os);
+    visit(binary.getRhs());
     os << ')';
-    return;
   }
-  case Expr::Kind::Ternary: {
-    const auto &ternary = llvm::cast<TernaryExpr>(expr);
+  void visitTernary(const TernaryExpr &ternary) {
     os << '(';
-    print(ternary.getCond(), os);
+    visit(ternary.getCond());
     os << " ? ";
-    print(ternary.getTrueValue(), os);
+    visit(ternary.getTrueValue());
     os << " : ";
-    print(ternary.getFalseValue(), os);
+    visit(ternary.getFalseValue());
     os << ')';
-    return;
   }
-  case Expr::Kind::Apply: {
-    const auto &apply = llvm::cast<ApplyExpr>(expr);
+  void visitApply(const ApplyExpr &apply) {
     os << apply.getCallee().name << '(';
     llvm::interleaveComma(apply.getArgs(), os,
-                          [&](const ExprPtr &arg) { print(*arg, os); });
+                          [&](const ExprPtr &arg) { visit(*arg); });
     os << ')';
-    return;
   }
-  case Expr::Kind::Cast: {
-    const auto &cast = llvm::cast<CastExpr>(expr);
+  void visitCast(const CastExpr &cast) {
     os << getSpelling(cast.getType()) << '(';
-    print(cast.getOperand(), os);
+    visit(cast.getOperand());
     os << ')';
-    return;
   }
-  }
+
+private:
+  llvm::raw_ostream &os;
+};
+
+} // namespace
+
+void tc::print(const Expr &expr, llvm::raw_ostream &os) {
+  ExprPrinter(os).visit(expr);
 }
 
 static void printParam(const Param &param, llvm::raw_ostream &os) {
@@ -199,7 +197,7 @@ static void printWhere(const WhereClause &where, llvm::raw_ostream &os) {
   }
 }
 
-static void printStmt(const Stmt &stmt, llvm::raw_ostream &os) {
+void tc::print(const Stmt &stmt, llvm::raw_ostream &os) {
   os << "  ";
   if (const auto *call = llvm::dyn_cast<CallStmt>(&stmt)) {
     llvm::interleaveComma(call->getResults(), os,
@@ -224,17 +222,22 @@ static void printStmt(const Stmt &stmt, llvm::raw_ostream &os) {
   os << '\n';
 }
 
+void tc::printSignature(const Def &def, llvm::raw_ostream &os) {
+  os << "def " << def.getName().name << '(';
+  llvm::interleaveComma(def.getInputs(), os,
+                        [&](const Param &p) { printParam(p, os); });
+  os << ") -> (";
+  llvm::interleaveComma(def.getOutputs(), os,
+                        [&](const Param &p) { printParam(p, os); });
+  os << ")";
+}
+
 void tc::print(const Program &program, llvm::raw_ostream &os) {
   for (const std::unique_ptr<Def> &def : program.getDefs()) {
-    os << "def " << def->getName().name << '(';
-    llvm::interleaveComma(def->getInputs(), os,
-                          [&](const Param &p) { printParam(p, os); });
-    os << ") -> (";
-    llvm::interleaveComma(def->getOutputs(), os,
-                          [&](const Param &p) { printParam(p, os); });
-    os << ") {\n";
+    printSignature(*def, os);
+    os << " {\n";
     for (const std::unique_ptr<Stmt> &stmt : def->getBody())
-      printStmt(*stmt, os);
+      print(*stmt, os);
     os << "}\n";
   }
 }

@@ -2,6 +2,7 @@
 #include "EvalExpr.h"
 
 #include "comprehend/tc/Builtins.h"
+#include "comprehend/tc/ExprVisitor.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -785,54 +786,83 @@ ExprCompiler::Compiled ExprCompiler::compileApply(const ApplyExpr &apply) {
           std::nullopt};
 }
 
+namespace comprehend::tc::eval {
+
+/// ExprCompiler::compileImpl by kind.
+class CompileDispatch
+    : public ConstExprVisitor<CompileDispatch, ExprCompiler::Compiled> {
+public:
+  explicit CompileDispatch(ExprCompiler &compiler) : compiler(compiler) {}
+
+  ExprCompiler::Compiled visitIntLit(const IntLitExpr &lit) {
+    return compiler.compileConstant(static_cast<double>(lit.getValue()),
+                                    lit.getType());
+  }
+  ExprCompiler::Compiled visitFloatLit(const FloatLitExpr &lit) {
+    return {std::make_unique<ConstNode>(lit.getValue()), std::nullopt};
+  }
+  ExprCompiler::Compiled visitIdent(const IdentExpr &ident) {
+    return compiler.compileIdent(ident);
+  }
+  ExprCompiler::Compiled visitDimAccess(const DimAccessExpr &dim) {
+    return compiler.compileDimAccess(dim);
+  }
+  ExprCompiler::Compiled visitUnary(const UnaryExpr &unary) {
+    return compiler.compileUnary(unary);
+  }
+  ExprCompiler::Compiled visitBinary(const BinaryExpr &binary) {
+    return compiler.compileBinary(binary);
+  }
+  ExprCompiler::Compiled visitTernary(const TernaryExpr &ternary) {
+    return compiler.compileTernary(ternary);
+  }
+  ExprCompiler::Compiled visitApply(const ApplyExpr &apply) {
+    return compiler.compileApply(apply);
+  }
+  ExprCompiler::Compiled visitCast(const CastExpr &cast) {
+    return compiler.compileCast(cast);
+  }
+
+private:
+  ExprCompiler &compiler;
+};
+
+} // namespace comprehend::tc::eval
+
 ExprCompiler::Compiled ExprCompiler::compileImpl(const Expr &expr) {
-  ScalarType type = expr.getType();
-  switch (expr.getKind()) {
-  case Expr::Kind::IntLit:
-    return compileConstant(
-        static_cast<double>(llvm::cast<IntLitExpr>(expr).getValue()), type);
-  case Expr::Kind::FloatLit:
-    return {
-        std::make_unique<ConstNode>(llvm::cast<FloatLitExpr>(expr).getValue()),
-        std::nullopt};
-  case Expr::Kind::Ident:
-    return compileIdent(llvm::cast<IdentExpr>(expr));
-  case Expr::Kind::DimAccess:
-    return compileDimAccess(llvm::cast<DimAccessExpr>(expr));
-  case Expr::Kind::Unary: {
-    const auto &unary = llvm::cast<UnaryExpr>(expr);
-    Compiled operand = compileImpl(unary.getOperand());
-    std::optional<Affine> affine;
-    if (unary.getOp() == UnaryOp::Neg && operand.affine)
-      affine = checkFits(scaleAffine(*operand.affine, -1), type, box);
-    return {std::make_unique<UnaryNode>(unary.getOp(), type,
-                                        std::move(operand.node)),
-            affine};
-  }
-  case Expr::Kind::Binary:
-    return compileBinary(llvm::cast<BinaryExpr>(expr));
-  case Expr::Kind::Ternary: {
-    const auto &ternary = llvm::cast<TernaryExpr>(expr);
-    Compiled cond = compileImpl(ternary.getCond());
-    Compiled trueValue = compileImpl(ternary.getTrueValue());
-    Compiled falseValue = compileImpl(ternary.getFalseValue());
-    ++laneUsers;
-    return {std::make_unique<TernaryNode>(box.vars.size(), std::move(cond.node),
-                                          std::move(trueValue.node),
-                                          std::move(falseValue.node)),
-            std::nullopt};
-  }
-  case Expr::Kind::Apply:
-    return compileApply(llvm::cast<ApplyExpr>(expr));
-  case Expr::Kind::Cast: {
-    Compiled operand = compileImpl(llvm::cast<CastExpr>(expr).getOperand());
-    // A conversion between integer types changes nothing when the value
-    // fits the new type, which checkFits proves.
-    return {std::make_unique<CastNode>(type, std::move(operand.node)),
-            checkFits(operand.affine, type, box)};
-  }
-  }
-  return fail(expr, "unknown expression");
+  return CompileDispatch(*this).visit(expr);
+}
+
+ExprCompiler::Compiled ExprCompiler::compileUnary(const UnaryExpr &unary) {
+  ScalarType type = unary.getType();
+  Compiled operand = compileImpl(unary.getOperand());
+  std::optional<Affine> affine;
+  if (unary.getOp() == UnaryOp::Neg && operand.affine)
+    affine = checkFits(scaleAffine(*operand.affine, -1), type, box);
+  return {
+      std::make_unique<UnaryNode>(unary.getOp(), type, std::move(operand.node)),
+      affine};
+}
+
+ExprCompiler::Compiled
+ExprCompiler::compileTernary(const TernaryExpr &ternary) {
+  Compiled cond = compileImpl(ternary.getCond());
+  Compiled trueValue = compileImpl(ternary.getTrueValue());
+  Compiled falseValue = compileImpl(ternary.getFalseValue());
+  ++laneUsers;
+  return {std::make_unique<TernaryNode>(box.vars.size(), std::move(cond.node),
+                                        std::move(trueValue.node),
+                                        std::move(falseValue.node)),
+          std::nullopt};
+}
+
+ExprCompiler::Compiled ExprCompiler::compileCast(const CastExpr &cast) {
+  ScalarType type = cast.getType();
+  Compiled operand = compileImpl(cast.getOperand());
+  // A conversion between integer types changes nothing when the value fits
+  // the new type, which checkFits proves.
+  return {std::make_unique<CastNode>(type, std::move(operand.node)),
+          checkFits(operand.affine, type, box)};
 }
 
 ExprCompiler::Compiled ExprCompiler::compileRead(const ApplyExpr &apply) {

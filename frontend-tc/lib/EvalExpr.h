@@ -85,6 +85,8 @@ public:
 using NodePtr = std::unique_ptr<Node>;
 
 /// Compiles the expressions of one statement over \p box.
+class CompileDispatch;
+
 class ExprCompiler {
 public:
   using TensorLookup = llvm::function_ref<const Storage *(llvm::StringRef)>;
@@ -107,8 +109,12 @@ public:
   }
 
 private:
+  friend class CompileDispatch;
   struct Compiled;
   Compiled compileImpl(const Expr &expr);
+  Compiled compileUnary(const UnaryExpr &unary);
+  Compiled compileTernary(const TernaryExpr &ternary);
+  Compiled compileCast(const CastExpr &cast);
   Compiled compileRead(const ApplyExpr &apply);
   Compiled compileIdent(const IdentExpr &ident);
   Compiled compileDimAccess(const DimAccessExpr &dim);

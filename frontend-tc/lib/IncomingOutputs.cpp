@@ -8,54 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "comprehend/tc/IncomingOutputs.h"
+#include "comprehend/tc/ExprVisitor.h"
 
 #include "llvm/ADT/StringSet.h"
 
 using namespace comprehend;
-
-namespace {
-/// Calls \p onRead with the name of every tensor that \p expr reads.
-template <typename Fn> void forEachTensorRead(const tc::Expr &expr, Fn onRead) {
-  using tc::Expr;
-  switch (expr.getKind()) {
-  case Expr::Kind::IntLit:
-  case Expr::Kind::FloatLit:
-  case Expr::Kind::DimAccess: // an extent, not the tensor's values
-    return;
-  case Expr::Kind::Ident: {
-    const auto &ident = llvm::cast<tc::IdentExpr>(expr);
-    if (ident.getRef() == tc::IdentExpr::Ref::Tensor)
-      onRead(ident.getName());
-    return;
-  }
-  case Expr::Kind::Unary:
-    return forEachTensorRead(llvm::cast<tc::UnaryExpr>(expr).getOperand(),
-                             onRead);
-  case Expr::Kind::Binary: {
-    const auto &binary = llvm::cast<tc::BinaryExpr>(expr);
-    forEachTensorRead(binary.getLhs(), onRead);
-    return forEachTensorRead(binary.getRhs(), onRead);
-  }
-  case Expr::Kind::Ternary: {
-    const auto &ternary = llvm::cast<tc::TernaryExpr>(expr);
-    forEachTensorRead(ternary.getCond(), onRead);
-    forEachTensorRead(ternary.getTrueValue(), onRead);
-    return forEachTensorRead(ternary.getFalseValue(), onRead);
-  }
-  case Expr::Kind::Apply: {
-    const auto &apply = llvm::cast<tc::ApplyExpr>(expr);
-    if (apply.isTensorRead())
-      onRead(apply.getCallee().name);
-    for (const tc::ExprPtr &arg : apply.getArgs())
-      forEachTensorRead(*arg, onRead);
-    return;
-  }
-  case Expr::Kind::Cast:
-    return forEachTensorRead(llvm::cast<tc::CastExpr>(expr).getOperand(),
-                             onRead);
-  }
-}
-} // namespace
 
 llvm::SmallVector<std::string, 2> tc::getIncomingOutputs(const tc::Def &def) {
   llvm::StringSet<> outputs, written, readFirst;
@@ -64,6 +21,9 @@ llvm::SmallVector<std::string, 2> tc::getIncomingOutputs(const tc::Def &def) {
   auto onRead = [&](llvm::StringRef name) {
     if (outputs.contains(name) && !written.contains(name))
       readFirst.insert(name);
+  };
+  auto onTensorRead = [&](const tc::Expr &, llvm::StringRef name) {
+    onRead(name);
   };
   for (const std::unique_ptr<tc::Stmt> &stmt : def.getBody()) {
     if (const auto *call = llvm::dyn_cast<tc::CallStmt>(stmt.get())) {
@@ -76,13 +36,13 @@ llvm::SmallVector<std::string, 2> tc::getIncomingOutputs(const tc::Def &def) {
     const auto &comprehension = llvm::cast<tc::ComprehensionStmt>(*stmt);
     for (const tc::WhereClause &where : comprehension.getWheres()) {
       if (where.getKind() != tc::WhereClause::Kind::Range) {
-        forEachTensorRead(where.getValue(), onRead);
+        tc::forEachTensorRead(where.getValue(), onTensorRead);
         continue;
       }
-      forEachTensorRead(where.getLo(), onRead);
-      forEachTensorRead(where.getHi(), onRead);
+      tc::forEachTensorRead(where.getLo(), onTensorRead);
+      tc::forEachTensorRead(where.getHi(), onTensorRead);
     }
-    forEachTensorRead(comprehension.getRhs(), onRead);
+    tc::forEachTensorRead(comprehension.getRhs(), onTensorRead);
     if (comprehension.getReduction() != tc::ReductionKind::None &&
         !comprehension.hasInit())
       onRead(comprehension.getLhs().name);

@@ -1,5 +1,6 @@
 //===- Ranges.cpp - Range inference for the statements of a def -----------===//
 #include "comprehend/tc/Ranges.h"
+#include "comprehend/tc/ExprVisitor.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -145,8 +146,10 @@ IndexExpr dimOf(const TensorType::Dim &dim) {
 // Statements to StatementInfo
 //===----------------------------------------------------------------------===//
 
-/// Converts the expressions of one def for the polyhedral layer.
-class Converter {
+/// Converts the expressions of one def for the polyhedral layer: visit()
+/// turns an expression into an index expression, opaque where it is not
+/// affine.
+class Converter : public ConstExprVisitor<Converter, IndexExpr> {
 public:
   Converter(const Def &def, const poly::RangeInference &inference)
       : def(def), inference(inference) {}
@@ -162,126 +165,58 @@ public:
     return shape->extentExprs[dim];
   }
 
-  IndexExpr toIndexExpr(const Expr &expr) const {
-    switch (expr.getKind()) {
-    case Expr::Kind::IntLit:
-      return IndexExpr::constant(llvm::cast<IntLitExpr>(expr).getValue());
-    case Expr::Kind::FloatLit:
-      return IndexExpr::opaque({});
-    case Expr::Kind::Ident: {
-      const auto &ident = llvm::cast<IdentExpr>(expr);
-      switch (ident.getRef()) {
-      case IdentExpr::Ref::Index:
-        return IndexExpr::var(ident.getName());
-      case IdentExpr::Ref::Size:
-        return IndexExpr::param(ident.getName());
-      case IdentExpr::Ref::Let:
-        return toIndexExpr(ident.getLet()->getValue());
-      default:
-        return IndexExpr::opaque({});
-      }
-    }
-    case Expr::Kind::DimAccess: {
-      const auto &dim = llvm::cast<DimAccessExpr>(expr);
-      return getExtent(dim.getTensor().name, dim.getDim());
-    }
-    case Expr::Kind::Unary: {
-      const auto &unary = llvm::cast<UnaryExpr>(expr);
-      IndexExpr operand = toIndexExpr(unary.getOperand());
-      if (unary.getOp() == UnaryOp::Neg)
-        return IndexExpr::neg(std::move(operand));
-      return opaqueOf({&operand});
-    }
-    case Expr::Kind::Binary:
-      return binaryToIndexExpr(llvm::cast<BinaryExpr>(expr));
-    case Expr::Kind::Ternary: {
-      const auto &ternary = llvm::cast<TernaryExpr>(expr);
-      IndexExpr cond = toIndexExpr(ternary.getCond());
-      IndexExpr a = toIndexExpr(ternary.getTrueValue());
-      IndexExpr b = toIndexExpr(ternary.getFalseValue());
-      return opaqueOf({&cond, &a, &b});
-    }
-    case Expr::Kind::Apply: {
-      llvm::SmallVector<IndexExpr, 4> args;
-      for (const ExprPtr &arg : llvm::cast<ApplyExpr>(expr).getArgs())
-        args.push_back(toIndexExpr(*arg));
-      llvm::SmallVector<const IndexExpr *, 4> parts;
-      for (const IndexExpr &arg : args)
-        parts.push_back(&arg);
-      return opaqueOf(parts);
-    }
-    case Expr::Kind::Cast: {
-      const auto &cast = llvm::cast<CastExpr>(expr);
-      IndexExpr operand = toIndexExpr(cast.getOperand());
-      if (isIntegral(cast.getType()) && isIntegral(cast.getOperand().getType()))
-        return operand;
-      return opaqueOf({&operand});
-    }
-    }
+  IndexExpr visitIntLit(const IntLitExpr &lit) {
+    return IndexExpr::constant(lit.getValue());
+  }
+  IndexExpr visitFloatLit(const FloatLitExpr &) {
     return IndexExpr::opaque({});
+  }
+  IndexExpr visitIdent(const IdentExpr &ident) {
+    switch (ident.getRef()) {
+    case IdentExpr::Ref::Index:
+      return IndexExpr::var(ident.getName());
+    case IdentExpr::Ref::Size:
+      return IndexExpr::param(ident.getName());
+    case IdentExpr::Ref::Let:
+      return visit(ident.getLet()->getValue());
+    default:
+      return IndexExpr::opaque({});
+    }
+  }
+  IndexExpr visitDimAccess(const DimAccessExpr &dim) {
+    return getExtent(dim.getTensor().name, dim.getDim());
+  }
+  IndexExpr visitUnary(const UnaryExpr &unary) {
+    IndexExpr operand = visit(unary.getOperand());
+    if (unary.getOp() == UnaryOp::Neg)
+      return IndexExpr::neg(std::move(operand));
+    return opaqueOf({&operand});
+  }
+  IndexExpr visitBinary(const BinaryExpr &binary);
+  /// `?:` and builtin calls: opaque over the variables of their operands
+  /// (the subscripts of a read too).
+  IndexExpr visitExpr(const Expr &expr) {
+    llvm::SmallVector<IndexExpr, 4> operands;
+    forEachOperand(
+        expr, [&](const Expr &operand) { operands.push_back(visit(operand)); });
+    llvm::SmallVector<const IndexExpr *, 4> parts;
+    for (const IndexExpr &operand : operands)
+      parts.push_back(&operand);
+    return opaqueOf(parts);
+  }
+  IndexExpr visitCast(const CastExpr &cast) {
+    IndexExpr operand = visit(cast.getOperand());
+    if (isIntegral(cast.getType()) && isIntegral(cast.getOperand().getType()))
+      return operand;
+    return opaqueOf({&operand});
   }
 
   /// Appends every tensor read in \p expr (also reads nested in subscripts
-  /// and reads inside the lets \p expr uses) to \p accesses; with
-  /// \p conditional, or below a branch of `?:` or the right operand of
-  /// `&&` / `||`, as conditional reads.
+  /// and reads inside the lets \p expr uses) to \p accesses.
   void collectAccesses(const Expr &expr,
-                       llvm::SmallVectorImpl<poly::TensorAccess> &accesses,
-                       bool conditional = false) const {
-    auto collect = [&](const Expr &operand, bool branch = false) {
-      collectAccesses(operand, accesses, conditional || branch);
-    };
-    switch (expr.getKind()) {
-    case Expr::Kind::Ident: {
-      const auto &ident = llvm::cast<IdentExpr>(expr);
-      if (ident.getRef() == IdentExpr::Ref::Let)
-        collect(ident.getLet()->getValue());
-      return;
-    }
-    case Expr::Kind::Unary:
-      collect(llvm::cast<UnaryExpr>(expr).getOperand());
-      return;
-    case Expr::Kind::Binary: {
-      const auto &binary = llvm::cast<BinaryExpr>(expr);
-      bool shortCircuit =
-          binary.getOp() == BinaryOp::And || binary.getOp() == BinaryOp::Or;
-      collect(binary.getLhs());
-      collect(binary.getRhs(), shortCircuit);
-      return;
-    }
-    case Expr::Kind::Ternary: {
-      const auto &ternary = llvm::cast<TernaryExpr>(expr);
-      collect(ternary.getCond());
-      collect(ternary.getTrueValue(), /*branch=*/true);
-      collect(ternary.getFalseValue(), /*branch=*/true);
-      return;
-    }
-    case Expr::Kind::Cast:
-      collect(llvm::cast<CastExpr>(expr).getOperand());
-      return;
-    case Expr::Kind::Apply: {
-      const auto &apply = llvm::cast<ApplyExpr>(expr);
-      if (apply.isTensorRead() && !apply.getArgs().empty()) {
-        poly::TensorAccess access;
-        access.tensor = apply.getCallee().name.str();
-        access.loc = apply.getLoc();
-        access.conditional = conditional;
-        for (const ExprPtr &arg : apply.getArgs()) {
-          access.subscripts.push_back(toIndexExpr(*arg));
-          access.subscriptLocs.push_back(arg->getLoc());
-        }
-        accesses.push_back(std::move(access));
-      }
-      for (const ExprPtr &arg : apply.getArgs())
-        collect(*arg);
-      return;
-    }
-    default:
-      return;
-    }
-  }
+                       llvm::SmallVectorImpl<poly::TensorAccess> &accesses);
 
-  poly::StatementInfo convert(const ComprehensionStmt &stmt) const {
+  poly::StatementInfo convert(const ComprehensionStmt &stmt) {
     poly::StatementInfo info;
     info.lhsTensor = stmt.getLhs().name.str();
     for (const Ident &index : stmt.getIndices())
@@ -297,8 +232,8 @@ public:
         continue;
       poly::WhereRange range;
       range.var = where.getVar().name.str();
-      range.lo = toIndexExpr(where.getLo());
-      range.hi = toIndexExpr(where.getHi());
+      range.lo = visit(where.getLo());
+      range.hi = visit(where.getHi());
       range.loc = where.getLoc();
       info.wheres.push_back(std::move(range));
     }
@@ -306,41 +241,94 @@ public:
   }
 
 private:
-  IndexExpr binaryToIndexExpr(const BinaryExpr &binary) const {
-    IndexExpr lhs = toIndexExpr(binary.getLhs());
-    IndexExpr rhs = toIndexExpr(binary.getRhs());
-    switch (binary.getOp()) {
-    case BinaryOp::Add:
-      return IndexExpr::binary(IndexExpr::Kind::Add, lhs, rhs);
-    case BinaryOp::Sub:
-      return IndexExpr::binary(IndexExpr::Kind::Sub, lhs, rhs);
-    case BinaryOp::Min:
-      return IndexExpr::binary(IndexExpr::Kind::Min, lhs, rhs);
-    case BinaryOp::Max:
-      return IndexExpr::binary(IndexExpr::Kind::Max, lhs, rhs);
-    case BinaryOp::Mul:
-      // Affine only when one factor is a constant (isl parameters may not
-      // multiply variables or each other).
-      if (isConstantTree(lhs) || isConstantTree(rhs))
-        return IndexExpr::binary(IndexExpr::Kind::Mul, lhs, rhs);
-      break;
-    case BinaryOp::Div:
-      if (isConstantTree(rhs))
-        return IndexExpr::binary(IndexExpr::Kind::FloorDiv, lhs, rhs);
-      break;
-    case BinaryOp::Mod:
-      if (isConstantTree(rhs))
-        return IndexExpr::binary(IndexExpr::Kind::Mod, lhs, rhs);
-      break;
-    default:
-      break;
-    }
-    return opaqueOf({&lhs, &rhs});
-  }
-
   const Def &def;
   const poly::RangeInference &inference;
 };
+
+IndexExpr Converter::visitBinary(const BinaryExpr &binary) {
+  IndexExpr lhs = visit(binary.getLhs());
+  IndexExpr rhs = visit(binary.getRhs());
+  switch (binary.getOp()) {
+  case BinaryOp::Add:
+    return IndexExpr::binary(IndexExpr::Kind::Add, lhs, rhs);
+  case BinaryOp::Sub:
+    return IndexExpr::binary(IndexExpr::Kind::Sub, lhs, rhs);
+  case BinaryOp::Min:
+    return IndexExpr::binary(IndexExpr::Kind::Min, lhs, rhs);
+  case BinaryOp::Max:
+    return IndexExpr::binary(IndexExpr::Kind::Max, lhs, rhs);
+  case BinaryOp::Mul:
+    // Affine only when one factor is a constant (isl parameters may not
+    // multiply variables or each other).
+    if (isConstantTree(lhs) || isConstantTree(rhs))
+      return IndexExpr::binary(IndexExpr::Kind::Mul, lhs, rhs);
+    break;
+  case BinaryOp::Div:
+    if (isConstantTree(rhs))
+      return IndexExpr::binary(IndexExpr::Kind::FloorDiv, lhs, rhs);
+    break;
+  case BinaryOp::Mod:
+    if (isConstantTree(rhs))
+      return IndexExpr::binary(IndexExpr::Kind::Mod, lhs, rhs);
+    break;
+  default:
+    break;
+  }
+  return opaqueOf({&lhs, &rhs});
+}
+
+/// Collects the tensor reads of an expression; below a branch of `?:` or
+/// the right operand of `&&` / `||` (or with the conditional argument set)
+/// as conditional reads.
+class AccessCollector : public ConstExprVisitor<AccessCollector, void, bool> {
+public:
+  AccessCollector(Converter &converter,
+                  llvm::SmallVectorImpl<poly::TensorAccess> &accesses)
+      : converter(converter), accesses(accesses) {}
+
+  void visitExpr(const Expr &expr, bool conditional) {
+    forEachOperand(expr,
+                   [&](const Expr &operand) { visit(operand, conditional); });
+  }
+  void visitIdent(const IdentExpr &ident, bool conditional) {
+    if (ident.getRef() == IdentExpr::Ref::Let)
+      visit(ident.getLet()->getValue(), conditional);
+  }
+  void visitBinary(const BinaryExpr &binary, bool conditional) {
+    bool shortCircuit =
+        binary.getOp() == BinaryOp::And || binary.getOp() == BinaryOp::Or;
+    visit(binary.getLhs(), conditional);
+    visit(binary.getRhs(), conditional || shortCircuit);
+  }
+  void visitTernary(const TernaryExpr &ternary, bool conditional) {
+    visit(ternary.getCond(), conditional);
+    visit(ternary.getTrueValue(), /*conditional=*/true);
+    visit(ternary.getFalseValue(), /*conditional=*/true);
+  }
+  void visitApply(const ApplyExpr &apply, bool conditional) {
+    if (apply.isTensorRead() && !apply.getArgs().empty()) {
+      poly::TensorAccess access;
+      access.tensor = apply.getCallee().name.str();
+      access.loc = apply.getLoc();
+      access.conditional = conditional;
+      for (const ExprPtr &arg : apply.getArgs()) {
+        access.subscripts.push_back(converter.visit(*arg));
+        access.subscriptLocs.push_back(arg->getLoc());
+      }
+      accesses.push_back(std::move(access));
+    }
+    visitExpr(apply, conditional);
+  }
+
+private:
+  Converter &converter;
+  llvm::SmallVectorImpl<poly::TensorAccess> &accesses;
+};
+
+void Converter::collectAccesses(
+    const Expr &expr, llvm::SmallVectorImpl<poly::TensorAccess> &accesses) {
+  AccessCollector(*this, accesses).visit(expr, /*conditional=*/false);
+}
 
 //===----------------------------------------------------------------------===//
 // Defs

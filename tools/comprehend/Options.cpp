@@ -98,6 +98,19 @@ cl::opt<std::string> Passes("passes",
                             cl::value_desc("a,b,..."), cl::Hidden,
                             cl::sub(CompileCommand), cl::cat(category));
 
+cl::list<std::string> PrintDefAfter(
+    "print-def-after",
+    cl::desc("Print the def as TC source on stderr after these def-level "
+             "passes of the TC lowering"),
+    cl::value_desc("a,b,..."), cl::CommaSeparated, cl::sub(CompileCommand),
+    cl::cat(category));
+
+cl::opt<bool> PrintDefAfterAll(
+    "print-def-after-all",
+    cl::desc("Print the def as TC source on stderr after every def-level "
+             "pass of the TC lowering"),
+    cl::init(false), cl::sub(CompileCommand), cl::cat(category));
+
 cl::opt<std::string>
     Config("config", cl::desc("Tuning configuration (JSON text or file)"),
            cl::value_desc("json"), cl::sub(CompileCommand), cl::sub(RunCommand),

@@ -43,6 +43,8 @@ extern llvm::cl::opt<EmitKind> Emit;
 extern llvm::cl::opt<char> OptLevel;
 extern llvm::cl::opt<bool> VerifySpirv;
 extern llvm::cl::opt<std::string> Passes;
+extern llvm::cl::list<std::string> PrintDefAfter;
+extern llvm::cl::opt<bool> PrintDefAfterAll;
 extern llvm::cl::opt<std::string> Config;
 extern llvm::cl::opt<std::string> Grid;
 extern llvm::cl::list<std::string> Args;

@@ -81,6 +81,31 @@ static int printTcSchedule(TcInput &input, const tc::Def &entry,
   return ExitSuccess;
 }
 
+/// `--print-def-after` and `--print-def-after-all`: \p options print the
+/// def on stderr after those def-level passes. Fails (a usage error) on a
+/// name that is no def-level pass.
+static int getPrintDefAfterOption(tc::LoweringOptions &options) {
+  for (StringRef name : PrintDefAfter)
+    if (none_of(tc::getDefPassDescriptions(),
+                [&](const tc::DefPassDescription &pass) {
+                  return pass.name == name;
+                })) {
+      errs() << "comprehend: unknown def pass '" << name
+             << "'; known def passes:";
+      for (const tc::DefPassDescription &pass : tc::getDefPassDescriptions())
+        errs() << ' ' << pass.name;
+      errs() << '\n';
+      return ExitUsage;
+    }
+  if (PrintDefAfterAll || !PrintDefAfter.empty())
+    options.printDefAfter = [](StringRef pass) -> raw_ostream * {
+      if (PrintDefAfterAll || is_contained(PrintDefAfter, pass))
+        return &errs();
+      return nullptr;
+    };
+  return ExitSuccess;
+}
+
 int checkTcFile() {
   TcInput input;
   if (int code = loadTcInput(input, /*inferAllRanges=*/true))
@@ -112,7 +137,9 @@ int compileTcFile() {
            << "\n";
     return ExitInvalidInput;
   }
-  const tc::LoweringOptions &options = configured->lowering;
+  tc::LoweringOptions options = configured->lowering;
+  if (int code = getPrintDefAfterOption(options))
+    return code;
   if (Emit == EmitKind::Schedule)
     return printTcSchedule(input, *entry, sizes, options);
   ir::Context ctx;

@@ -1,9 +1,10 @@
 //===- DefLowering.h - State shared by the lowering of one def --*- C++ -*-===//
 //
 // Private to frontend-tc/lib/Lowering. LowerDef.cpp drives the lowering of a
-// def; BlasPatterns.cpp and ConvAsGemm.cpp lower the statements that map to
-// collective BLAS instructions; LowerSchedule.cpp lowers every other
-// statement from the isl schedule of its run of statements.
+// def through the def-level passes (DefPasses.h); BlasPatterns.cpp and
+// ConvAsGemm.cpp lower the statements that map to collective BLAS
+// instructions; LowerSchedule.cpp lowers every other statement from the isl
+// schedule of its run of statements.
 //
 //===----------------------------------------------------------------------===//
 #ifndef COMPREHEND_TC_LIB_LOWERING_DEFLOWERING_H
@@ -222,15 +223,6 @@ const ComprehensionStmt &rewriteRhs(const ComprehensionStmt &stmt,
                                     const ExprReplacer &replace,
                                     RewrittenStatements &created);
 
-/// Moves each builtin-calling subexpression of a statement that varies with
-/// the statement's last LHS index but not with all of its indices into a
-/// temporary of its own, computed by a new statement just before
-/// (HoistToTemporaries.cpp): the temporary is declared in \p def and
-/// appended to the tensors of \p result, and listed in its `hoisted`.
-void hoistToTemporaries(DefContext &def,
-                        llvm::SmallVectorImpl<StmtContext> &stmts,
-                        RewrittenStatements &hoisted, LoweredDef &result);
-
 /// Points the reads of a statement's own LHS at another point than the
 /// one it writes to a copy of the LHS made by a new statement just before
 /// (SnapshotSelfReads.cpp): the statement then reads the LHS as it was
@@ -243,6 +235,13 @@ LogicalResult snapshotSelfReads(
     DefContext &def, llvm::SmallVectorImpl<StmtContext> &stmts,
     RewrittenStatements &created, LoweredDef &result,
     llvm::function_ref<bool(const ComprehensionStmt &)> lhsPointToo = nullptr);
+
+/// Appends the extent and lower bound of each of the first \p rank
+/// dimensions of \p shape to \p tensor; returns the first dimension whose
+/// extent is no positive constant (then \p tensor is incomplete), or none.
+std::optional<unsigned> appendConcreteShape(const poly::TensorShape &shape,
+                                            unsigned rank,
+                                            LoweredTensor &tensor);
 
 /// Collects the tensors \p stmt reads (right-hand side and `where` lets),
 /// by their names in the def (resolved through the statement's scope).

@@ -1,6 +1,8 @@
 //===- ExprLowering.cpp - TC expressions inside an SPMD body --------------===//
 #include "ExprLowering.h"
 
+#include "comprehend/tc/ExprVisitor.h"
+
 #include <cmath>
 #include <limits>
 
@@ -131,72 +133,100 @@ ExprLowerer::lowerLhsSubscripts(const TensorBinding &tensor) {
   return result;
 }
 
+namespace comprehend::tc::lowering {
+
+/// ExprLowerer::lowerValue by kind.
+class ValueLowering : public ConstExprVisitor<ValueLowering, ir::Value *> {
+public:
+  explicit ValueLowering(ExprLowerer &lowerer) : lowerer(lowerer) {}
+
+  ir::Value *visitIntLit(const IntLitExpr &lit) {
+    return lowerer.constant(lit.getLoc(), lit.getType(), lit.getValue());
+  }
+  ir::Value *visitFloatLit(const FloatLitExpr &lit) {
+    return lowerer.constant(lit.getLoc(), lit.getType(), lit.getValue());
+  }
+  ir::Value *visitIdent(const IdentExpr &ident) {
+    return lowerer.lowerIdent(ident);
+  }
+  ir::Value *visitDimAccess(const DimAccessExpr &access) {
+    return lowerer.lowerDimAccess(access);
+  }
+  ir::Value *visitUnary(const UnaryExpr &unary) {
+    return lowerer.lowerUnary(unary);
+  }
+  ir::Value *visitBinary(const BinaryExpr &binary) {
+    return lowerer.lowerBinary(binary);
+  }
+  ir::Value *visitTernary(const TernaryExpr &ternary) {
+    return lowerer.lowerTernary(ternary);
+  }
+  ir::Value *visitApply(const ApplyExpr &apply) {
+    return lowerer.lowerApply(apply);
+  }
+  ir::Value *visitCast(const CastExpr &cast) {
+    return lowerer.convert(lowerer.lowerValue(cast.getOperand()),
+                           cast.getOperand().getType(), cast.getType(),
+                           cast.getLoc());
+  }
+
+private:
+  ExprLowerer &lowerer;
+};
+
+} // namespace comprehend::tc::lowering
+
 ir::Value *ExprLowerer::lowerValue(const Expr &expr) {
   if (ir::Value *value = values.lookup(&expr))
     return value;
-  Location loc = expr.getLoc();
-  ScalarType type = expr.getType();
-  switch (expr.getKind()) {
-  case Expr::Kind::IntLit:
-    return constant(loc, type, llvm::cast<IntLitExpr>(expr).getValue());
-  case Expr::Kind::FloatLit:
-    return constant(loc, type, llvm::cast<FloatLitExpr>(expr).getValue());
-  case Expr::Kind::Ident: {
-    const auto &ident = llvm::cast<IdentExpr>(expr);
-    switch (ident.getRef()) {
-    case IdentExpr::Ref::Index: {
-      ir::Value *index = lowerIndex(expr);
-      return index ? b.create<ir::CastInst>(loc, getIrType(ctx, type), index)
-                         ->getResult(0)
-                   : nullptr;
-    }
-    case IdentExpr::Ref::Size:
-      return constant(loc, type, def.getSize(ident.getName()));
-    case IdentExpr::Ref::Let:
-      return ident.getLet() ? lowerValue(ident.getLet()->getValue()) : nullptr;
-    case IdentExpr::Ref::Tensor: {
-      const TensorBinding *tensor = def.lookup(ident.getName());
-      if (!tensor)
-        return fail(loc, "unknown tensor '" + ident.getName() + "'");
-      return b
-          .create<ir::LoadInst>(loc, tensor->memref,
-                                llvm::ArrayRef<ir::Value *>{})
-          ->getResult(0);
-    }
-    case IdentExpr::Ref::Unresolved:
-      break;
-    }
-    return fail(loc, "unresolved name '" + ident.getName() + "'");
+  return ValueLowering(*this).visit(expr);
+}
+
+ir::Value *ExprLowerer::lowerIdent(const IdentExpr &ident) {
+  Location loc = ident.getLoc();
+  ScalarType type = ident.getType();
+  switch (ident.getRef()) {
+  case IdentExpr::Ref::Index: {
+    ir::Value *index = lowerIndex(ident);
+    return index ? b.create<ir::CastInst>(loc, getIrType(ctx, type), index)
+                       ->getResult(0)
+                 : nullptr;
   }
-  case Expr::Kind::DimAccess: {
-    const auto &access = llvm::cast<DimAccessExpr>(expr);
-    const TensorBinding *tensor = def.lookup(access.getTensor().name);
-    if (!tensor || access.getDim() < 0 ||
-        access.getDim() >= static_cast<int64_t>(tensor->shape.size()))
-      return fail(loc, "invalid dimension access");
-    return constant(loc, type, tensor->shape[access.getDim()]);
+  case IdentExpr::Ref::Size:
+    return constant(loc, type, def.getSize(ident.getName()));
+  case IdentExpr::Ref::Let:
+    return ident.getLet() ? lowerValue(ident.getLet()->getValue()) : nullptr;
+  case IdentExpr::Ref::Tensor: {
+    const TensorBinding *tensor = def.lookup(ident.getName());
+    if (!tensor)
+      return fail(loc, "unknown tensor '" + ident.getName() + "'");
+    return b
+        .create<ir::LoadInst>(loc, tensor->memref,
+                              llvm::ArrayRef<ir::Value *>{})
+        ->getResult(0);
   }
-  case Expr::Kind::Unary: {
-    const auto &unary = llvm::cast<UnaryExpr>(expr);
-    ir::Value *operand = lowerValueAs(unary.getOperand(), type);
-    if (!operand)
-      return nullptr;
-    return unary.getOp() == UnaryOp::Neg ? create<ir::NegInst>(loc, operand)
-                                         : create<ir::NotInst>(loc, operand);
+  case IdentExpr::Ref::Unresolved:
+    break;
   }
-  case Expr::Kind::Binary:
-    return lowerBinary(llvm::cast<BinaryExpr>(expr));
-  case Expr::Kind::Ternary:
-    return lowerTernary(llvm::cast<TernaryExpr>(expr));
-  case Expr::Kind::Apply:
-    return lowerApply(llvm::cast<ApplyExpr>(expr));
-  case Expr::Kind::Cast: {
-    const auto &cast = llvm::cast<CastExpr>(expr);
-    return convert(lowerValue(cast.getOperand()), cast.getOperand().getType(),
-                   type, loc);
-  }
-  }
-  return fail(loc, "expression cannot be lowered");
+  return fail(loc, "unresolved name '" + ident.getName() + "'");
+}
+
+ir::Value *ExprLowerer::lowerDimAccess(const DimAccessExpr &access) {
+  const TensorBinding *tensor = def.lookup(access.getTensor().name);
+  if (!tensor || access.getDim() < 0 ||
+      access.getDim() >= static_cast<int64_t>(tensor->shape.size()))
+    return fail(access.getLoc(), "invalid dimension access");
+  return constant(access.getLoc(), access.getType(),
+                  tensor->shape[access.getDim()]);
+}
+
+ir::Value *ExprLowerer::lowerUnary(const UnaryExpr &unary) {
+  Location loc = unary.getLoc();
+  ir::Value *operand = lowerValueAs(unary.getOperand(), unary.getType());
+  if (!operand)
+    return nullptr;
+  return unary.getOp() == UnaryOp::Neg ? create<ir::NegInst>(loc, operand)
+                                       : create<ir::NotInst>(loc, operand);
 }
 
 ir::Value *ExprLowerer::createBinary(BinaryOp op, Location loc, ir::Value *lhs,
@@ -422,135 +452,4 @@ ir::Value *lowering::combine(ir::Builder &b, Location loc, ReductionKind kind,
     break;
   }
   return value;
-}
-
-namespace {
-
-/// Finds the invariant subexpressions of one right-hand side.
-class InvariantFinder {
-public:
-  InvariantFinder(const DefContext &def, const llvm::StringSet<> &variant,
-                  const llvm::StringSet<> &written,
-                  llvm::SmallVectorImpl<const Expr *> &out,
-                  bool hoistReads = false)
-      : def(def), variant(variant), written(written), out(out),
-        hoistReads(hoistReads) {}
-
-  /// Whether \p expr is invariant; collects the largest invariant
-  /// subexpressions below a variant one.
-  bool visit(const Expr &expr) {
-    llvm::SmallVector<const Expr *, 3> operands;
-    bool invariant = true;
-    switch (expr.getKind()) {
-    case Expr::Kind::IntLit:
-    case Expr::Kind::FloatLit:
-    case Expr::Kind::DimAccess:
-      return true;
-    case Expr::Kind::Ident: {
-      const auto &ident = llvm::cast<IdentExpr>(expr);
-      switch (ident.getRef()) {
-      case IdentExpr::Ref::Index:
-        return !variant.contains(ident.getName());
-      case IdentExpr::Ref::Size:
-        return true;
-      case IdentExpr::Ref::Tensor:
-        return !written.contains(def.resolve(ident.getName()));
-      default:
-        return false;
-      }
-    }
-    case Expr::Kind::Unary:
-      operands.push_back(&llvm::cast<UnaryExpr>(expr).getOperand());
-      break;
-    case Expr::Kind::Cast:
-      operands.push_back(&llvm::cast<CastExpr>(expr).getOperand());
-      break;
-    case Expr::Kind::Binary: {
-      const auto &binary = llvm::cast<BinaryExpr>(expr);
-      operands = {&binary.getLhs(), &binary.getRhs()};
-      break;
-    }
-    case Expr::Kind::Ternary: {
-      const auto &ternary = llvm::cast<TernaryExpr>(expr);
-      operands = {&ternary.getCond(), &ternary.getTrueValue(),
-                  &ternary.getFalseValue()};
-      break;
-    }
-    case Expr::Kind::Apply: {
-      const auto &apply = llvm::cast<ApplyExpr>(expr);
-      // A read's subscripts are index expressions, never hoisted alone.
-      if (apply.isTensorRead()) {
-        if (written.contains(def.resolve(apply.getCallee().name)))
-          return false;
-        for (const ExprPtr &arg : apply.getArgs())
-          if (!isInvariantIndex(*arg))
-            return false;
-        return true;
-      }
-      for (const ExprPtr &arg : apply.getArgs())
-        operands.push_back(arg.get());
-      break;
-    }
-    }
-    llvm::SmallVector<bool, 3> invariants;
-    for (const Expr *operand : operands) {
-      invariants.push_back(visit(*operand));
-      invariant &= invariants.back();
-    }
-    if (!invariant)
-      for (unsigned i = 0; i < operands.size(); ++i)
-        if (invariants[i] && worthHoisting(*operands[i]))
-          out.push_back(operands[i]);
-    return invariant;
-  }
-
-  /// Whether hoisting \p expr saves work: it applies an operator, or it
-  /// reads a tensor and reads count.
-  bool worthHoisting(const Expr &expr) const {
-    return computes(expr) || (hoistReads && isRead(expr));
-  }
-
-private:
-  bool isInvariantIndex(const Expr &expr) {
-    llvm::SmallVector<const Expr *, 4> ignored;
-    return InvariantFinder(def, variant, written, ignored).visit(expr);
-  }
-  static bool isRead(const Expr &expr) {
-    if (const auto *apply = llvm::dyn_cast<ApplyExpr>(&expr))
-      return apply->isTensorRead();
-    const auto *ident = llvm::dyn_cast<IdentExpr>(&expr);
-    return ident && ident->getRef() == IdentExpr::Ref::Tensor;
-  }
-  /// Whether \p expr applies an operator.
-  static bool computes(const Expr &expr) {
-    switch (expr.getKind()) {
-    case Expr::Kind::Unary:
-    case Expr::Kind::Binary:
-    case Expr::Kind::Ternary:
-      return true;
-    case Expr::Kind::Apply:
-      return !llvm::cast<ApplyExpr>(expr).isTensorRead();
-    case Expr::Kind::Cast:
-      return computes(llvm::cast<CastExpr>(expr).getOperand());
-    default:
-      return false;
-    }
-  }
-
-  const DefContext &def;
-  const llvm::StringSet<> &variant, &written;
-  llvm::SmallVectorImpl<const Expr *> &out;
-  bool hoistReads;
-};
-
-} // namespace
-
-void lowering::collectInvariantSubexprs(
-    const DefContext &def, const StmtContext &stmt,
-    const llvm::StringSet<> &variant, const llvm::StringSet<> &written,
-    llvm::SmallVectorImpl<const Expr *> &out, bool hoistReads) {
-  InvariantFinder finder(def, variant, written, out, hoistReads);
-  const Expr &rhs = stmt.stmt.getRhs();
-  if (finder.visit(rhs) && finder.worthHoisting(rhs))
-    out.push_back(&rhs);
 }

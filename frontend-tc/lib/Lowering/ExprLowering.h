@@ -14,6 +14,8 @@
 
 namespace comprehend::tc::lowering {
 
+class ValueLowering;
+
 /// Lowers the expressions of one statement inside its SPMD body.
 class ExprLowerer {
 public:
@@ -57,6 +59,10 @@ public:
   bool hasFailed() const { return failedOnce; }
 
 private:
+  friend class ValueLowering;
+  ir::Value *lowerIdent(const IdentExpr &ident);
+  ir::Value *lowerDimAccess(const DimAccessExpr &access);
+  ir::Value *lowerUnary(const UnaryExpr &unary);
   ir::Value *lowerBinary(const BinaryExpr &expr);
   /// The instruction for \p op on operands of one type; null for an
   /// operator the IR has no instruction for.

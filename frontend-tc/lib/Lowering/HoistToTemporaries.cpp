@@ -22,10 +22,14 @@
 // `||`), call a builtin, read nothing the statement writes, use no `where`
 // let, and vary with the statement's last LHS index but not with all of its
 // indices. Statements with `where` lets or `exists` and those of inlined
-// calls stay as they are.
+// calls stay as they are. This is the def-level pass `hoist-to-temporaries`
+// (DefPasses.h).
 //
 //===----------------------------------------------------------------------===//
+#include "DefPasses.h"
 #include "ExprLowering.h"
+
+#include "comprehend/tc/ExprVisitor.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -45,72 +49,54 @@ struct Uses {
 };
 
 void collectUses(const Expr &expr, Uses &uses) {
-  switch (expr.getKind()) {
-  case Expr::Kind::IntLit:
-  case Expr::Kind::FloatLit:
-  case Expr::Kind::DimAccess:
-    return;
-  case Expr::Kind::Ident: {
-    const auto &ident = llvm::cast<IdentExpr>(expr);
-    if (ident.getRef() == IdentExpr::Ref::Index) {
-      uses.indices.insert(ident.getName());
-      uses.indexExprs.try_emplace(ident.getName(), &ident);
+  walk(expr, [&](const Expr &node) {
+    if (const auto *ident = llvm::dyn_cast<IdentExpr>(&node)) {
+      if (ident->getRef() == IdentExpr::Ref::Index) {
+        uses.indices.insert(ident->getName());
+        uses.indexExprs.try_emplace(ident->getName(), ident);
+      }
+    } else if (const auto *apply = llvm::dyn_cast<ApplyExpr>(&node)) {
+      uses.callsBuiltin |= !apply->isTensorRead();
     }
-    return;
-  }
-  case Expr::Kind::Unary:
-    return collectUses(llvm::cast<UnaryExpr>(expr).getOperand(), uses);
-  case Expr::Kind::Cast:
-    return collectUses(llvm::cast<CastExpr>(expr).getOperand(), uses);
-  case Expr::Kind::Binary: {
-    const auto &binary = llvm::cast<BinaryExpr>(expr);
-    collectUses(binary.getLhs(), uses);
-    return collectUses(binary.getRhs(), uses);
-  }
-  case Expr::Kind::Ternary: {
-    const auto &ternary = llvm::cast<TernaryExpr>(expr);
-    collectUses(ternary.getCond(), uses);
-    collectUses(ternary.getTrueValue(), uses);
-    return collectUses(ternary.getFalseValue(), uses);
-  }
-  case Expr::Kind::Apply: {
-    const auto &apply = llvm::cast<ApplyExpr>(expr);
-    uses.callsBuiltin |= !apply.isTensorRead();
-    for (const ExprPtr &arg : apply.getArgs())
-      collectUses(*arg, uses);
-    return;
-  }
-  }
+  });
 }
+
+/// Collects the subexpressions of an expression that run whenever it does:
+/// not the branches of `?:`, the right operand of `&&` and `||` or the
+/// subscripts of a read.
+class UnconditionalCollector : public ConstExprVisitor<UnconditionalCollector> {
+public:
+  explicit UnconditionalCollector(llvm::SmallPtrSetImpl<const Expr *> &out)
+      : out(out) {}
+
+  void visitExpr(const Expr &expr) {
+    out.insert(&expr);
+    forEachOperand(expr, [&](const Expr &operand) { visit(operand); });
+  }
+  void visitBinary(const BinaryExpr &binary) {
+    if (binary.getOp() != BinaryOp::And && binary.getOp() != BinaryOp::Or)
+      return visitExpr(binary);
+    out.insert(&binary);
+    visit(binary.getLhs());
+  }
+  void visitTernary(const TernaryExpr &ternary) {
+    out.insert(&ternary);
+    visit(ternary.getCond());
+  }
+  void visitApply(const ApplyExpr &apply) {
+    if (!apply.isTensorRead())
+      return visitExpr(apply);
+    out.insert(&apply);
+  }
+
+private:
+  llvm::SmallPtrSetImpl<const Expr *> &out;
+};
 
 /// The subexpressions of \p expr that run whenever it does.
 void collectUnconditional(const Expr &expr,
                           llvm::SmallPtrSetImpl<const Expr *> &out) {
-  out.insert(&expr);
-  switch (expr.getKind()) {
-  case Expr::Kind::Unary:
-    return collectUnconditional(llvm::cast<UnaryExpr>(expr).getOperand(), out);
-  case Expr::Kind::Cast:
-    return collectUnconditional(llvm::cast<CastExpr>(expr).getOperand(), out);
-  case Expr::Kind::Binary: {
-    const auto &binary = llvm::cast<BinaryExpr>(expr);
-    if (binary.getOp() == BinaryOp::And || binary.getOp() == BinaryOp::Or)
-      return collectUnconditional(binary.getLhs(), out);
-    collectUnconditional(binary.getLhs(), out);
-    return collectUnconditional(binary.getRhs(), out);
-  }
-  case Expr::Kind::Ternary:
-    return collectUnconditional(llvm::cast<TernaryExpr>(expr).getCond(), out);
-  case Expr::Kind::Apply: {
-    const auto &apply = llvm::cast<ApplyExpr>(expr);
-    if (!apply.isTensorRead())
-      for (const ExprPtr &arg : apply.getArgs())
-        collectUnconditional(*arg, out);
-    return;
-  }
-  default:
-    return;
-  }
+  UnconditionalCollector(out).visit(expr);
 }
 
 /// The subexpressions of one statement that become temporaries.
@@ -176,12 +162,11 @@ llvm::SmallVector<Hoist, 2> findHoists(const DefContext &def,
   return hoists;
 }
 
-} // namespace
-
-void lowering::hoistToTemporaries(DefContext &def,
-                                  llvm::SmallVectorImpl<StmtContext> &stmts,
-                                  RewrittenStatements &created,
-                                  LoweredDef &lowered) {
+/// Moves the subexpressions of the statements of \p stmts (see the file
+/// comment) into temporaries declared in \p def and appended to the
+/// tensors of \p lowered, and listed in its `hoisted`.
+void hoistStatements(DefContext &def, llvm::SmallVectorImpl<StmtContext> &stmts,
+                     RewrittenStatements &created, LoweredDef &lowered) {
   llvm::SmallVector<StmtContext, 8> result;
   def.scope = nullptr;
   for (const StmtContext &stmtContext : stmts) {
@@ -238,4 +223,11 @@ void lowering::hoistToTemporaries(DefContext &def,
     result.push_back(StmtContext{consumer, stmtContext.ranges, nullptr});
   }
   stmts.assign(result.begin(), result.end());
+}
+
+} // namespace
+
+LogicalResult lowering::hoistToTemporaries(DefLoweringState &state) {
+  hoistStatements(state.context, state.stmts, state.rewritten, state.result);
+  return success();
 }

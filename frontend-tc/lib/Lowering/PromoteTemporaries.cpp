@@ -9,8 +9,13 @@
 // group's own coordinate (`mx(n)` under the group loop over `n`) shrink to
 // one element; the others keep their extent.
 //
+// The def-level pass `promote-temporaries` picks them per kernel of each
+// run of statements, in the def's order while they fit in the options'
+// local memory (less what the kernel's parallel reductions take); the
+// emission allocates them.
+//
 //===----------------------------------------------------------------------===//
-#include "DefLowering.h"
+#include "DefPasses.h"
 
 #include "llvm/ADT/StringSet.h"
 
@@ -184,4 +189,44 @@ llvm::SmallVector<PromotedTensor, 2> lowering::findPromotedTemporaries(
     result.push_back(std::move(promoted));
   }
   return result;
+}
+
+llvm::SmallVector<PromotedTensor, 2>
+lowering::findSegmentPromotions(DefLoweringState &state, const Segment &segment,
+                                llvm::ArrayRef<poly::MappedKernel> kernels,
+                                unsigned index, int64_t bytes) {
+  // What the kernel's parallel reductions keep in local memory is not
+  // there for temporaries.
+  bytes -=
+      getReductionBufferBytes(state.context, segment.stmts, kernels[index]);
+  llvm::SmallVector<PromotedTensor, 2> tensors = findPromotedTemporaries(
+      state.context, segment.stmts, kernels, index, bytes);
+  llvm::erase_if(tensors, [&](const PromotedTensor &tensor) {
+    return segment.touchedElsewhere.contains(tensor.name);
+  });
+  return tensors;
+}
+
+LogicalResult lowering::promoteTemporaries(DefLoweringState &state) {
+  LoweringKnobUse &knobs = state.context.knobsUsed;
+  int64_t bytes = state.options.localMemoryBytes;
+  for (Segment &segment : state.segments) {
+    if (segment.kind != Segment::Kind::Mapped)
+      continue;
+    llvm::ArrayRef<poly::MappedKernel> kernels = segment.schedule->kernels;
+    segment.promoted.clear();
+    for (unsigned index = 0; index < kernels.size(); ++index) {
+      segment.promoted.push_back(
+          findSegmentPromotions(state, segment, kernels, index, bytes));
+      // tc.local_temporaries matters where some temporary would go to
+      // local memory under the lowering's own budget.
+      if (!knobs.localTemporaries)
+        knobs.localTemporaries =
+            !findSegmentPromotions(
+                 state, segment, kernels, index,
+                 std::max(bytes, LoweringOptions().localMemoryBytes))
+                 .empty();
+    }
+  }
+  return success();
 }

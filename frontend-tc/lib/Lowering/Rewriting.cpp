@@ -9,13 +9,17 @@
 //===----------------------------------------------------------------------===//
 #include "DefLowering.h"
 
+#include "comprehend/tc/ExprVisitor.h"
+
 using namespace comprehend;
 using namespace comprehend::tc;
 using namespace comprehend::tc::lowering;
 
 namespace {
 
-class Cloner {
+/// Copies an expression node by node; each copy keeps the type and the
+/// resolution of its original.
+class Cloner : public ConstExprVisitor<Cloner, ExprPtr> {
 public:
   explicit Cloner(const ExprReplacer &replace) : replace(replace) {}
 
@@ -23,72 +27,58 @@ public:
     if (replace)
       if (ExprPtr replacement = replace(expr))
         return replacement;
-    ExprPtr result = cloneNode(expr);
+    ExprPtr result = visit(expr);
     result->setType(expr.getType());
     return result;
   }
 
-private:
-  ExprPtr cloneNode(const Expr &expr) {
-    switch (expr.getKind()) {
-    case Expr::Kind::IntLit: {
-      const auto &lit = llvm::cast<IntLitExpr>(expr);
-      return std::make_unique<IntLitExpr>(lit.getLoc(), lit.getValue(),
+  ExprPtr visitIntLit(const IntLitExpr &lit) {
+    return std::make_unique<IntLitExpr>(lit.getLoc(), lit.getValue(),
+                                        lit.getType());
+  }
+  ExprPtr visitFloatLit(const FloatLitExpr &lit) {
+    return std::make_unique<FloatLitExpr>(lit.getLoc(), lit.getValue(),
                                           lit.getType());
-    }
-    case Expr::Kind::FloatLit: {
-      const auto &lit = llvm::cast<FloatLitExpr>(expr);
-      return std::make_unique<FloatLitExpr>(lit.getLoc(), lit.getValue(),
-                                            lit.getType());
-    }
-    case Expr::Kind::Ident: {
-      const auto &ident = llvm::cast<IdentExpr>(expr);
-      auto copy =
-          std::make_unique<IdentExpr>(Ident{ident.getName(), ident.getLoc()});
-      copy->resolve(ident.getRef(), ident.getLet());
-      return copy;
-    }
-    case Expr::Kind::DimAccess: {
-      const auto &dim = llvm::cast<DimAccessExpr>(expr);
-      return std::make_unique<DimAccessExpr>(dim.getLoc(), dim.getTensor(),
-                                             dim.getDim());
-    }
-    case Expr::Kind::Unary: {
-      const auto &unary = llvm::cast<UnaryExpr>(expr);
-      return std::make_unique<UnaryExpr>(unary.getLoc(), unary.getOp(),
-                                         clone(unary.getOperand()));
-    }
-    case Expr::Kind::Binary: {
-      const auto &binary = llvm::cast<BinaryExpr>(expr);
-      return std::make_unique<BinaryExpr>(binary.getLoc(), binary.getOp(),
-                                          clone(binary.getLhs()),
-                                          clone(binary.getRhs()));
-    }
-    case Expr::Kind::Ternary: {
-      const auto &ternary = llvm::cast<TernaryExpr>(expr);
-      return std::make_unique<TernaryExpr>(
-          ternary.getLoc(), clone(ternary.getCond()),
-          clone(ternary.getTrueValue()), clone(ternary.getFalseValue()));
-    }
-    case Expr::Kind::Apply: {
-      const auto &apply = llvm::cast<ApplyExpr>(expr);
-      llvm::SmallVector<ExprPtr, 4> args;
-      for (const ExprPtr &arg : apply.getArgs())
-        args.push_back(clone(*arg));
-      auto copy = std::make_unique<ApplyExpr>(apply.getLoc(), apply.getCallee(),
-                                              std::move(args));
-      copy->setTarget(apply.getTarget());
-      return copy;
-    }
-    case Expr::Kind::Cast: {
-      const auto &cast = llvm::cast<CastExpr>(expr);
-      return std::make_unique<CastExpr>(cast.getLoc(), cast.getType(),
-                                        clone(cast.getOperand()));
-    }
-    }
-    llvm_unreachable("unknown expression kind");
+  }
+  ExprPtr visitIdent(const IdentExpr &ident) {
+    auto copy =
+        std::make_unique<IdentExpr>(Ident{ident.getName(), ident.getLoc()});
+    copy->resolve(ident.getRef(), ident.getLet());
+    return copy;
+  }
+  ExprPtr visitDimAccess(const DimAccessExpr &dim) {
+    return std::make_unique<DimAccessExpr>(dim.getLoc(), dim.getTensor(),
+                                           dim.getDim());
+  }
+  ExprPtr visitUnary(const UnaryExpr &unary) {
+    return std::make_unique<UnaryExpr>(unary.getLoc(), unary.getOp(),
+                                       clone(unary.getOperand()));
+  }
+  ExprPtr visitBinary(const BinaryExpr &binary) {
+    return std::make_unique<BinaryExpr>(binary.getLoc(), binary.getOp(),
+                                        clone(binary.getLhs()),
+                                        clone(binary.getRhs()));
+  }
+  ExprPtr visitTernary(const TernaryExpr &ternary) {
+    return std::make_unique<TernaryExpr>(
+        ternary.getLoc(), clone(ternary.getCond()),
+        clone(ternary.getTrueValue()), clone(ternary.getFalseValue()));
+  }
+  ExprPtr visitApply(const ApplyExpr &apply) {
+    llvm::SmallVector<ExprPtr, 4> args;
+    for (const ExprPtr &arg : apply.getArgs())
+      args.push_back(clone(*arg));
+    auto copy = std::make_unique<ApplyExpr>(apply.getLoc(), apply.getCallee(),
+                                            std::move(args));
+    copy->setTarget(apply.getTarget());
+    return copy;
+  }
+  ExprPtr visitCast(const CastExpr &cast) {
+    return std::make_unique<CastExpr>(cast.getLoc(), cast.getType(),
+                                      clone(cast.getOperand()));
   }
 
+private:
   const ExprReplacer &replace;
 };
 

@@ -18,14 +18,17 @@
 // the rewrite cannot reach it) or `exists` is reported as not supported
 // yet; `in` ranges are in the statement's ranges already.
 //
-// A reduction reads its LHS point as it was before the statement only where
-// its update is alone in its reduction loop (the accumulator is stored
-// after the loop). Where the schedule fuses that loop with other
-// statements, the lowering asks for its reads at the LHS point to go to the
-// copy too.
+// The def-level pass `snapshot-self-reads` rewrites the reads at other
+// points. A reduction reads its LHS point as it was before the statement
+// only where its update is alone in its reduction loop (the accumulator is
+// stored after the loop). Where the schedule fuses that loop with other
+// statements, the pass `segment` asks for its reads at the LHS point to go
+// to the copy too.
 //
 //===----------------------------------------------------------------------===//
-#include "DefLowering.h"
+#include "DefPasses.h"
+
+#include "comprehend/tc/ExprVisitor.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -55,36 +58,42 @@ bool readsLhsPoint(const ApplyExpr &read, const ComprehensionStmt &stmt) {
 void collectSelfReads(const Expr &expr, const ComprehensionStmt &stmt,
                       bool lhsPointToo,
                       llvm::SmallVectorImpl<const ApplyExpr *> &out) {
-  switch (expr.getKind()) {
-  case Expr::Kind::Unary:
-    return collectSelfReads(llvm::cast<UnaryExpr>(expr).getOperand(), stmt,
-                            lhsPointToo, out);
-  case Expr::Kind::Cast:
-    return collectSelfReads(llvm::cast<CastExpr>(expr).getOperand(), stmt,
-                            lhsPointToo, out);
-  case Expr::Kind::Binary: {
-    const auto &binary = llvm::cast<BinaryExpr>(expr);
-    collectSelfReads(binary.getLhs(), stmt, lhsPointToo, out);
-    return collectSelfReads(binary.getRhs(), stmt, lhsPointToo, out);
-  }
-  case Expr::Kind::Ternary: {
-    const auto &ternary = llvm::cast<TernaryExpr>(expr);
-    collectSelfReads(ternary.getCond(), stmt, lhsPointToo, out);
-    collectSelfReads(ternary.getTrueValue(), stmt, lhsPointToo, out);
-    return collectSelfReads(ternary.getFalseValue(), stmt, lhsPointToo, out);
-  }
-  case Expr::Kind::Apply: {
-    const auto &apply = llvm::cast<ApplyExpr>(expr);
+  walk<ApplyExpr>(expr, [&](const ApplyExpr &apply) {
     if (apply.isTensorRead() && apply.getCallee().name == stmt.getLhs().name &&
         (lhsPointToo || !readsLhsPoint(apply, stmt)))
       out.push_back(&apply);
-    for (const ExprPtr &arg : apply.getArgs())
-      collectSelfReads(*arg, stmt, lhsPointToo, out);
-    return;
+  });
+}
+
+/// `name(i, j) = lhs(i, j)` over the whole of \p binding, the LHS's
+/// copy, with the LHS's names for its indices, at the location of \p at.
+StmtContext makeCopyStatement(const StmtContext &stmtContext,
+                              llvm::StringRef name,
+                              const TensorBinding &binding, const Expr &at,
+                              RewrittenStatements &created) {
+  const ComprehensionStmt &stmt = stmtContext.stmt;
+  llvm::SmallVector<std::unique_ptr<IdentExpr>, 4> indexExprs;
+  llvm::SmallVector<const IdentExpr *, 4> indices;
+  llvm::SmallVector<IndexRange, 4> ranges;
+  llvm::SmallVector<std::string, 4> vars;
+  for (auto [index, extent, lo] :
+       llvm::zip(stmt.getIndices(), binding.shape, binding.lowerBounds)) {
+    auto &ident = indexExprs.emplace_back(std::make_unique<IdentExpr>(index));
+    ident->resolve(IdentExpr::Ref::Index);
+    ident->setType(ScalarType::Int32);
+    indices.push_back(ident.get());
+    ranges.push_back({index.name.str(), lo, lo + extent});
+    vars.push_back(index.name.str());
   }
-  default:
-    return;
-  }
+  auto &copy = created.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
+      stmt.getLoc(), Ident{name, stmt.getLhs().loc},
+      llvm::SmallVector<Ident, 4>(stmt.getIndices().begin(),
+                                  stmt.getIndices().end()),
+      ReductionKind::None, /*init=*/false, stmt.getOpLoc(),
+      makeTensorRead(stmt.getLhs().name, indices, at),
+      std::vector<WhereClause>{}));
+  copy->setIndexVars(vars);
+  return StmtContext{*copy, ranges, stmtContext.scope};
 }
 
 } // namespace
@@ -121,31 +130,8 @@ LogicalResult lowering::snapshotSelfReads(
         def, created, lowered, stmt.getLhs().name + "_before", *lhs);
     const TensorBinding &binding = def.tensors.find(name)->second;
 
-    // `name(i, j) = lhs(i, j)` over the whole tensor, with the LHS's names
-    // for its indices.
-    llvm::SmallVector<std::unique_ptr<IdentExpr>, 4> indexExprs;
-    llvm::SmallVector<const IdentExpr *, 4> indices;
-    llvm::SmallVector<IndexRange, 4> ranges;
-    llvm::SmallVector<std::string, 4> vars;
-    for (auto [index, extent, lo] :
-         llvm::zip(stmt.getIndices(), binding.shape, binding.lowerBounds)) {
-      auto &ident = indexExprs.emplace_back(std::make_unique<IdentExpr>(index));
-      ident->resolve(IdentExpr::Ref::Index);
-      ident->setType(ScalarType::Int32);
-      indices.push_back(ident.get());
-      ranges.push_back({index.name.str(), lo, lo + extent});
-      vars.push_back(index.name.str());
-    }
-    const Expr &at = *reads.front();
-    auto &copy = created.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
-        stmt.getLoc(), Ident{name, stmt.getLhs().loc},
-        llvm::SmallVector<Ident, 4>(stmt.getIndices().begin(),
-                                    stmt.getIndices().end()),
-        ReductionKind::None, /*init=*/false, stmt.getOpLoc(),
-        makeTensorRead(stmt.getLhs().name, indices, at),
-        std::vector<WhereClause>{}));
-    copy->setIndexVars(vars);
-    result.push_back(StmtContext{*copy, ranges, stmtContext.scope});
+    result.push_back(
+        makeCopyStatement(stmtContext, name, binding, *reads.front(), created));
 
     // The statement, reading the copy at the other points.
     const ComprehensionStmt &rewritten = rewriteRhs(
@@ -162,4 +148,9 @@ LogicalResult lowering::snapshotSelfReads(
   }
   stmts.assign(result.begin(), result.end());
   return success();
+}
+
+LogicalResult lowering::snapshotSelfReads(DefLoweringState &state) {
+  return snapshotSelfReads(state.context, state.stmts, state.rewritten,
+                           state.result);
 }

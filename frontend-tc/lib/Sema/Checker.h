@@ -57,7 +57,11 @@ struct SizeBinding {
   Ident arg;
 };
 
+class ExprChecker;
+
 class DefChecker {
+  friend class ExprChecker;
+
 public:
   DefChecker(const Program &program, Def &def, DiagnosticEngine &diags,
              const llvm::DenseSet<const Def *> &validDefs)

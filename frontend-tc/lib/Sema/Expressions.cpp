@@ -1,6 +1,7 @@
 //===- Expressions.cpp - Sema: types of expressions -----------------------===//
 #include "Checker.h"
 #include "comprehend/tc/Builtins.h"
+#include "comprehend/tc/ExprVisitor.h"
 
 using namespace comprehend;
 using namespace comprehend::tc;
@@ -93,71 +94,83 @@ static bool isComparison(BinaryOp op) {
   }
 }
 
-LogicalResult DefChecker::checkExpr(Expr &expr, StmtScope &scope,
-                                    ExprContext context) {
-  switch (expr.getKind()) {
-  case Expr::Kind::IntLit:
-  case Expr::Kind::FloatLit:
-    return success();
-  case Expr::Kind::Ident:
-    return checkIdent(llvm::cast<IdentExpr>(expr), scope, context);
-  case Expr::Kind::DimAccess: {
-    auto &dim = llvm::cast<DimAccessExpr>(expr);
-    const TensorInfo *info = lookupReadable(dim.getTensor());
+namespace comprehend::tc::sema {
+
+/// Types one expression of a statement in \p scope and \p context (the
+/// arguments of a read are checked by DefChecker::checkApply in theirs).
+class ExprChecker : public ExprVisitor<ExprChecker, LogicalResult> {
+public:
+  ExprChecker(DefChecker &checker, StmtScope &scope, ExprContext context)
+      : checker(checker), scope(scope), context(context) {}
+
+  LogicalResult visitIntLit(IntLitExpr &) { return success(); }
+  LogicalResult visitFloatLit(FloatLitExpr &) { return success(); }
+  LogicalResult visitIdent(IdentExpr &ident) {
+    return checker.checkIdent(ident, scope, context);
+  }
+  LogicalResult visitApply(ApplyExpr &apply) {
+    return checker.checkApply(apply, scope, context);
+  }
+  LogicalResult visitCast(CastExpr &cast) { return visit(cast.getOperand()); }
+  LogicalResult visitDimAccess(DimAccessExpr &dim) {
+    const TensorInfo *info = checker.lookupReadable(dim.getTensor());
     if (!info)
       return failure();
     if (dim.getDim() < 0 || dim.getDim() >= static_cast<int64_t>(info->rank))
-      return error(expr.getLoc())
+      return checker.error(dim.getLoc())
              << "dimension " << dim.getDim() << " of '" << dim.getTensor().name
              << "' does not exist: '" << dim.getTensor().name << "' has "
              << plural(info->rank, "dimension");
-    expr.setType(ScalarType::Int32);
+    dim.setType(ScalarType::Int32);
     return success();
   }
-  case Expr::Kind::Unary: {
-    auto &unary = llvm::cast<UnaryExpr>(expr);
-    if (failed(checkExpr(unary.getOperand(), scope, context)))
+  LogicalResult visitUnary(UnaryExpr &unary) {
+    if (failed(visit(unary.getOperand())))
       return failure();
     if (unary.getOp() == UnaryOp::Not) {
-      expr.setType(ScalarType::Bool);
-      return expectBool(unary.getOperand());
+      unary.setType(ScalarType::Bool);
+      return checker.expectBool(unary.getOperand());
     }
-    expr.setType(unary.getOperand().getType());
+    unary.setType(unary.getOperand().getType());
     return success();
   }
-  case Expr::Kind::Binary: {
-    auto &binary = llvm::cast<BinaryExpr>(expr);
-    bool ok = succeeded(checkExpr(binary.getLhs(), scope, context));
-    ok &= succeeded(checkExpr(binary.getRhs(), scope, context));
+  LogicalResult visitBinary(BinaryExpr &binary) {
+    bool ok = succeeded(visit(binary.getLhs()));
+    ok &= succeeded(visit(binary.getRhs()));
     if (!ok)
       return failure();
     BinaryOp op = binary.getOp();
     if (op == BinaryOp::And || op == BinaryOp::Or) {
-      expr.setType(ScalarType::Bool);
-      ok = succeeded(expectBool(binary.getLhs()));
-      ok &= succeeded(expectBool(binary.getRhs()));
+      binary.setType(ScalarType::Bool);
+      ok = succeeded(checker.expectBool(binary.getLhs()));
+      ok &= succeeded(checker.expectBool(binary.getRhs()));
       return success(ok);
     }
     ScalarType type =
         promote(binary.getLhs().getType(), binary.getRhs().getType());
-    expr.setType(isComparison(op) ? ScalarType::Bool : type);
+    binary.setType(isComparison(op) ? ScalarType::Bool : type);
     return success();
   }
-  case Expr::Kind::Ternary: {
-    auto &ternary = llvm::cast<TernaryExpr>(expr);
-    bool ok = succeeded(checkExpr(ternary.getCond(), scope, context));
-    ok &= succeeded(checkExpr(ternary.getTrueValue(), scope, context));
-    ok &= succeeded(checkExpr(ternary.getFalseValue(), scope, context));
-    if (!ok || failed(expectBool(ternary.getCond())))
+  LogicalResult visitTernary(TernaryExpr &ternary) {
+    bool ok = succeeded(visit(ternary.getCond()));
+    ok &= succeeded(visit(ternary.getTrueValue()));
+    ok &= succeeded(visit(ternary.getFalseValue()));
+    if (!ok || failed(checker.expectBool(ternary.getCond())))
       return failure();
-    expr.setType(promote(ternary.getTrueValue().getType(),
-                         ternary.getFalseValue().getType()));
+    ternary.setType(promote(ternary.getTrueValue().getType(),
+                            ternary.getFalseValue().getType()));
     return success();
   }
-  case Expr::Kind::Apply:
-    return checkApply(llvm::cast<ApplyExpr>(expr), scope, context);
-  case Expr::Kind::Cast:
-    return checkExpr(llvm::cast<CastExpr>(expr).getOperand(), scope, context);
-  }
-  return failure();
+
+private:
+  DefChecker &checker;
+  StmtScope &scope;
+  ExprContext context;
+};
+
+} // namespace comprehend::tc::sema
+
+LogicalResult DefChecker::checkExpr(Expr &expr, StmtScope &scope,
+                                    ExprContext context) {
+  return ExprChecker(*this, scope, context).visit(expr);
 }

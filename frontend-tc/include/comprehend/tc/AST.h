@@ -469,6 +469,10 @@ private:
 /// parentheses (a parse check for tests: `comprehend check --dump-ast`).
 void print(const Program &program, llvm::raw_ostream &os);
 void print(const Expr &expr, llvm::raw_ostream &os);
+/// One statement as a line of a def's body (indented, with a newline).
+void print(const Stmt &stmt, llvm::raw_ostream &os);
+/// `def name(inputs) -> (outputs)`.
+void printSignature(const Def &def, llvm::raw_ostream &os);
 
 } // namespace comprehend::tc
 

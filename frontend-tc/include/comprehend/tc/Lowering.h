@@ -37,6 +37,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <array>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -214,7 +215,23 @@ struct LoweringOptions {
   /// poly::ScheduleOptions::vectorRun. Set from the core like vectorRows
   /// (docs/lowering.md, "Vector runs"), 0 elsewhere; `tc.vector_run`.
   int64_t vectorRun = 0;
+  /// For debugging: asked after each def-level pass (getDefPassDescriptions)
+  /// with its name; where it returns a stream, the def as the pass left it
+  /// is printed there as TC source. Unset prints nothing.
+  std::function<llvm::raw_ostream *(llvm::StringRef pass)> printDefAfter;
 };
+
+/// A def-level pass of the lowering: after the ranges are inferred and the
+/// tensors declared, these passes rewrite the def's statements and plan its
+/// kernels before one function per kernel is emitted.
+struct DefPassDescription {
+  llvm::StringLiteral name;
+  /// What it does, in one line.
+  llvm::StringLiteral description;
+};
+
+/// The def-level passes in the order they run.
+llvm::ArrayRef<DefPassDescription> getDefPassDescriptions();
 
 //===----------------------------------------------------------------------===//
 // The lowering's tuning knobs (`tc.*`, docs/tuning.md), one table
