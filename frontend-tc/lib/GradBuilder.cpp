@@ -443,6 +443,7 @@ LogicalResult BackwardBuilder::build(llvm::ArrayRef<std::string> wrt,
   nameOutputSizes();
   assignVersions();
   markActive(wrt);
+  dropCancelledShifts();
   seedOutputAdjoints();
   for (unsigned k = stmts.size(); k-- > 0;)
     if (failed(calls[k] ? differentiateCall(k) : differentiate(k)))
