@@ -11,7 +11,8 @@ forward + backward in ms and PyTorch's time over comprehend's (> 1:
 comprehend is faster), the same ratio of the fastest runs (which a loaded
 machine disturbs less: PyTorch's OpenMP threads wait for each other at every
 parallel region), and the device time of comprehend's forward and backward
-kernels (profiling events, without transfers and launches). The comprehend side uses the examples/*.tc defs
+kernels (profiling events, without transfers and launches) with the number
+of kernels each call launches. The comprehend side uses the examples/*.tc defs
 (float32) and their derived backward defs, with the tuning cache's
 configurations; `--tune N` first tunes the forward and the backward defs
 with N candidates each into `--cache`.
@@ -127,22 +128,27 @@ def run_case(case, args):
     check_gradients(name, ours, theirs)
     (comprehend_ms, comprehend_min), (torch_ms, torch_min) = time_both_ms(
         function, reference, inputs, grad, args.repeat)
-    forward_ms, backward_ms = kernel_ms(function, inputs, grad, args.repeat)
+    forward, backward = kernel_ms(function, inputs, grad, args.repeat)
     shape_text = " ".join("x".join(map(str, s)) for s in shapes)
     print(f"{name:<13} {shape_text:<32} {comprehend_ms:>10.3f} "
           f"{torch_ms:>10.3f} {torch_ms / comprehend_ms:>6.2f} "
           f"{torch_min / comprehend_min:>6.2f} "
-          f"{forward_ms:>8.3f} {backward_ms:>8.3f}", flush=True)
+          f"{forward[0]:>8.3f} {backward[0]:>8.3f} "
+          f"{forward[1]:>4}/{backward[1]}", flush=True)
 
 
 def kernel_ms(function, inputs, grad, repeat):
     """The device time (profiling events, median) of the forward def's
-    kernels and of the backward def's, at the case's sizes."""
+    kernels and of the backward def's at the case's sizes, each with its
+    number of launches (kernels) per call."""
     arrays = [t.detach() for t in inputs]
     backward_args = arrays + [function(*arrays), grad]
-    return (float(function.time(*arrays, repeat=repeat)),
-            float(function.backward_function().time(*backward_args,
-                                                    repeat=repeat)))
+    results = []
+    for defined, args in ((function, arrays),
+                          (function.backward_function(), backward_args)):
+        launches = defined.ir(*args).count("\nfunc @") + 1
+        results.append((float(defined.time(*args, repeat=repeat)), launches))
+    return results
 
 
 def default_device():
@@ -173,9 +179,11 @@ def main():
     print(f"device: {device['name']}; PyTorch "
           f"{torch.__version__}, {torch.get_num_threads()} threads")
     print("ms per forward+backward (wall, median); ratio: pytorch / "
-          "comprehend (median, min); fwd, bwd: comprehend's kernel time")
+          "comprehend (median, min); fwd, bwd: comprehend's kernel time; "
+          "launches: kernels per forward/backward call")
     print(f"{'case':<13} {'input shapes':<32} {'comprehend':>10} "
-          f"{'pytorch':>10} {'ratio':>6} {'min':>6} {'fwd':>8} {'bwd':>8}")
+          f"{'pytorch':>10} {'ratio':>6} {'min':>6} {'fwd':>8} {'bwd':>8} "
+          f"{'launches':>8}")
     for case in CASES:
         if re.search(args.filter, case[0]):
             run_case(case, args)
