@@ -5,12 +5,14 @@ same shapes: softmax, layer norm, matmul, batched matmul, conv2d, max-pool.
 
 Each case runs `y = f(*inputs); y.backward(g)` with every floating-point
 input requiring grad, once to compile (and check the gradients against
-PyTorch's), then `--repeat` times; the table gives the median wall time per
+PyTorch's), then `--repeat` timed runs of each side in 5 alternating
+blocks, each after 2 untimed runs; the table gives the median wall time per
 forward + backward in ms and PyTorch's time over comprehend's (> 1:
 comprehend is faster), the same ratio of the fastest runs (which a loaded
 machine disturbs less: PyTorch's OpenMP threads wait for each other at every
 parallel region), and the device time of comprehend's forward and backward
-kernels (profiling events, without transfers and launches). The comprehend side uses the examples/*.tc defs
+kernels (profiling events, without transfers and launches) with the number
+of kernels each call launches. The comprehend side uses the examples/*.tc defs
 (float32) and their derived backward defs, with the tuning cache's
 configurations; `--tune N` first tunes the forward and the backward defs
 with N candidates each into `--cache`.
@@ -77,13 +79,28 @@ def forward_backward(function, inputs, grad):
     return [tensor.grad for tensor in inputs]
 
 
-def time_ms(function, inputs, grad, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        forward_backward(function, inputs, grad)
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times), min(times)
+def one_run_ms(function, inputs, grad):
+    start = time.perf_counter()
+    forward_backward(function, inputs, grad)
+    return (time.perf_counter() - start) * 1e3
+
+
+def time_both_ms(ours, theirs, inputs, grad, repeat, rounds=5, warmup=2):
+    """(median, min) ms of each side over ``repeat`` runs: ``rounds``
+    blocks per side, alternating, each after ``warmup`` untimed runs. A
+    machine whose load changes during the case disturbs both sides alike;
+    the warm-up runs absorb what the other side leaves behind (PyTorch's
+    OpenMP threads spin for a while after a parallel region, taking cores
+    from PoCL's)."""
+    times = ([], [])
+    per_round = max(1, repeat // rounds)
+    for _ in range(rounds):
+        for side, function in enumerate((ours, theirs)):
+            for _ in range(warmup):
+                one_run_ms(function, inputs, grad)
+            times[side].extend(one_run_ms(function, inputs, grad)
+                               for _ in range(per_round))
+    return [(statistics.median(t), min(t)) for t in times]
 
 
 def check_gradients(name, ours, theirs):
@@ -109,26 +126,35 @@ def run_case(case, args):
     ours = forward_backward(function, inputs, grad)
     theirs = forward_backward(reference, inputs, grad)
     check_gradients(name, ours, theirs)
-    time_ms(reference, inputs, grad, 2)  # PyTorch's warm-up
-    comprehend_ms, comprehend_min = time_ms(function, inputs, grad,
-                                            args.repeat)
-    torch_ms, torch_min = time_ms(reference, inputs, grad, args.repeat)
-    forward_ms, backward_ms = kernel_ms(function, inputs, grad, args.repeat)
+    (comprehend_ms, comprehend_min), (torch_ms, torch_min) = time_both_ms(
+        function, reference, inputs, grad, args.repeat)
+    forward, backward = kernel_ms(function, inputs, grad, args.repeat)
     shape_text = " ".join("x".join(map(str, s)) for s in shapes)
     print(f"{name:<13} {shape_text:<32} {comprehend_ms:>10.3f} "
           f"{torch_ms:>10.3f} {torch_ms / comprehend_ms:>6.2f} "
           f"{torch_min / comprehend_min:>6.2f} "
-          f"{forward_ms:>8.3f} {backward_ms:>8.3f}", flush=True)
+          f"{forward[0]:>8.3f} {backward[0]:>8.3f} "
+          f"{forward[1]:>4}/{backward[1]}", flush=True)
 
 
 def kernel_ms(function, inputs, grad, repeat):
     """The device time (profiling events, median) of the forward def's
-    kernels and of the backward def's, at the case's sizes."""
+    kernels and of the backward def's at the case's sizes, each with its
+    number of launches (kernels) per call."""
     arrays = [t.detach() for t in inputs]
     backward_args = arrays + [function(*arrays), grad]
-    return (float(function.time(*arrays, repeat=repeat)),
-            float(function.backward_function().time(*backward_args,
-                                                    repeat=repeat)))
+    results = []
+    for defined, args in ((function, arrays),
+                          (function.backward_function(), backward_args)):
+        launches = defined.ir(*args).count("\nfunc @") + 1
+        results.append((float(defined.time(*args, repeat=repeat)), launches))
+    return results
+
+
+def default_device():
+    """The devices() entry that comprehend.define's functions run on."""
+    name = comprehend.define(os.path.join(EXAMPLES, "matmul.tc")).device
+    return next(d for d in comprehend.devices() if d["name"] == name)
 
 
 def main():
@@ -141,17 +167,23 @@ def main():
     parser.add_argument("--filter", default="", help="regex on case names")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=0,
-                        help="PyTorch's threads (default: its own choice; "
-                        "PoCL uses every core)")
+                        help="PyTorch's threads (default: the device's "
+                        "compute units on a CPU device, as PoCL uses every "
+                        "core; else PyTorch's own choice)")
     args = parser.parse_args()
+    device = default_device()
+    if not args.threads and device["type"] == "cpu":
+        args.threads = device["compute_units"]
     if args.threads:
         torch.set_num_threads(args.threads)
-    print(f"device: {comprehend.devices()[0]['name']}; PyTorch "
+    print(f"device: {device['name']}; PyTorch "
           f"{torch.__version__}, {torch.get_num_threads()} threads")
     print("ms per forward+backward (wall, median); ratio: pytorch / "
-          "comprehend (median, min); fwd, bwd: comprehend's kernel time")
+          "comprehend (median, min); fwd, bwd: comprehend's kernel time; "
+          "launches: kernels per forward/backward call")
     print(f"{'case':<13} {'input shapes':<32} {'comprehend':>10} "
-          f"{'pytorch':>10} {'ratio':>6} {'min':>6} {'fwd':>8} {'bwd':>8}")
+          f"{'pytorch':>10} {'ratio':>6} {'min':>6} {'fwd':>8} {'bwd':>8} "
+          f"{'launches':>8}")
     for case in CASES:
         if re.search(args.filter, case[0]):
             run_case(case, args)

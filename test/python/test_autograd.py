@@ -106,6 +106,8 @@ DEF_SIZES = {
     "max_pool_overlap": (dict(C=2, H=5, W=5), {}),
     "min_reduce": (dict(N=3, K=4), {}),
     "log_softmax": (dict(N=3, D=4), {}),
+    "softmax_shift_2d": (dict(N=2, H=3, W=4), {}),
+    "shift_along_sum": (dict(N=3, D=4), {}),
     "group_norm": (dict(N=2, G=2, C=2, S=3), {}),
     "rms_norm": (dict(N=3, D=4), {}),
     "embedding": (dict(V=5, D=3, B=2, L=3), {"index": {"idx": "V"}}),

@@ -155,6 +155,34 @@ def test_inputs_that_do_not_require_grad_get_none(rng, cache):
     assert a.grad is not None and b.grad is None
 
 
+def test_misaligned_inputs_outputs_and_in_place_changes(rng, cache):
+    from comprehend._arrays import HOST_ALIGNMENT
+    function = comprehend.define(MATMUL, cache=cache)
+    # One element into a longer tensor: not at the device's alignment (the
+    # call reads an aligned copy, which the backward reads too).
+    raw = torch.from_numpy(rng.uniform(-1, 1, size=3 * 4 + 1))
+    a = raw[1:].view(3, 4).requires_grad_()
+    b = double_tensor(rng, 4, 5)
+    assert a.data_ptr() % HOST_ALIGNMENT
+    c = function(a, b)
+    assert c.data_ptr() % HOST_ALIGNMENT == 0
+    grad = torch.from_numpy(rng.uniform(size=(3, 5)))
+    c.backward(grad)
+    np.testing.assert_allclose(a.grad.numpy(), (grad @ b.detach().T).numpy(),
+                               rtol=1e-12)
+    np.testing.assert_allclose(b.grad.numpy(), (a.detach().T @ grad).numpy(),
+                               rtol=1e-12)
+    assert torch.autograd.gradcheck(function, (a, b))
+    # The inputs stay saved for autograd: changing one in place after the
+    # forward is an error at the backward, copied or not.
+    for changed in (a, b):
+        c = function(a, b)
+        with torch.no_grad():
+            changed.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace"):
+            c.sum().backward()
+
+
 def test_backward_is_compiled_once_and_tunable(rng, cache):
     function = comprehend.define(MATMUL, cache=cache, backward=MATMUL_GRAD)
     a, b = double_tensor(rng, 5, 6), double_tensor(rng, 6, 7)

@@ -25,6 +25,42 @@ def contiguous(array):
     return array if array.flags.c_contiguous else np.ascontiguousarray(array)
 
 
+# A CPU device reads an input array in place, without copying it into a
+# buffer of its own, where the array starts at the device's base address
+# alignment (runtime/lib/OpenCLPlatform.cpp, wrapHostMemory; PoCL asks for
+# 128 bytes). The arrays this package allocates start at a multiple of
+# HOST_ALIGNMENT, so that an output passed on to another call (a forward's
+# output to its backward) is not copied again.
+HOST_ALIGNMENT = 256
+
+
+def is_aligned(array):
+    return array.ctypes.data % HOST_ALIGNMENT == 0
+
+
+def empty_aligned(shape, dtype, zero=False):
+    """A new C-order array of ``shape`` starting at a multiple of
+    HOST_ALIGNMENT; zeros with ``zero``."""
+    dtype = np.dtype(dtype)
+    count = 1
+    for extent in shape:
+        count *= extent
+    nbytes = max(count * dtype.itemsize, 1)
+    raw = (np.zeros if zero else np.empty)(nbytes + HOST_ALIGNMENT, np.uint8)
+    start = -raw.ctypes.data % HOST_ALIGNMENT
+    return raw[start:start + count * dtype.itemsize].view(dtype).reshape(shape)
+
+
+def aligned_copy(array):
+    """``array`` itself where it is in C order and aligned, else a copy
+    that is."""
+    if array.flags.c_contiguous and is_aligned(array):
+        return array
+    copy = empty_aligned(array.shape, array.dtype)
+    np.copyto(copy, array)
+    return copy
+
+
 def as_writable(value, what):
     """Like as_array, but the result must share memory with ``value`` and be
     writable (an ``out=`` array, or an array a tensor-language kernel

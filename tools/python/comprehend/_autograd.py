@@ -26,7 +26,7 @@ import threading
 import numpy as np
 
 from . import _core
-from ._arrays import as_array, contiguous
+from ._arrays import aligned_copy, as_array, contiguous
 
 
 def wants_grad(arrays):
@@ -51,6 +51,9 @@ class BackwardDefs:
     def __init__(self, forward, given):
         self._forward = forward
         self._derived = {}
+        # Per pattern of inputs that need a gradient (autograd's
+        # needs_input_grad): what resolve() gives for it.
+        self._for_call = {}
         self._lock = threading.Lock()
         self._given = None if given is None else self._resolve(given)
 
@@ -144,6 +147,18 @@ class BackwardDefs:
             return self._given[0], self._float_inputs()
         return self._derive(wrt)[0], wrt
 
+    def for_call(self, needs):
+        """resolve() for an autograd call whose inputs need a gradient
+        where ``needs`` holds (non-float inputs never do), cached."""
+        found = self._for_call.get(needs)
+        if found is None:
+            params = self._forward._signature["inputs"]
+            found = self.resolve([p["name"] for p, need in zip(params, needs)
+                                  if need and _is_float(p)])
+            with self._lock:
+                found = self._for_call.setdefault(needs, found)
+        return found
+
     def function(self, wrt=None):
         return self.resolve(wrt)[0]
 
@@ -191,6 +206,29 @@ def _sizes_for(function, sizes):
     return given or None
 
 
+def _host_array(tensor, realign):
+    """A CPU tensor as the NumPy array sharing its memory (copied to be in
+    C order and aligned with ``realign``, see _arrays.HOST_ALIGNMENT); a
+    tensor NumPy cannot view as it is (a CUDA tensor, which
+    comprehend._cuda runs in place; else the call's checks say why)."""
+    try:
+        array = tensor.detach().numpy()
+    except (RuntimeError, TypeError):
+        return tensor.detach()
+    return aligned_copy(array) if realign else array
+
+
+def _realigns(function):
+    """Whether an autograd call of ``function`` copies its misaligned inputs
+    itself: on a CPU device, where an aligned array is read in place, the
+    copy replaces the runtime's, and the backward reads it in place."""
+    realign = getattr(function, "_realign_inputs", None)
+    if realign is None:
+        realign = function._device.info["type"] == "cpu"
+        function._realign_inputs = realign
+    return realign
+
+
 _function_class = None
 _function_class_lock = threading.Lock()
 
@@ -206,14 +244,16 @@ def _make_function_class():
 
         @staticmethod
         def forward(ctx, function, sizes, *tensors):
-            params = function._signature["inputs"]
-            wrt = [p["name"] for p, need
-                   in zip(params, ctx.needs_input_grad[2:])
-                   if need and _is_float(p)]
             ctx.function, ctx.sizes = function, sizes
-            ctx.backward = function._backward.resolve(wrt)
-            results = function._run([t.detach() for t in tensors], None,
-                                    sizes)
+            ctx.backward = function._backward.for_call(
+                tuple(ctx.needs_input_grad[2:]))
+            realign = _realigns(function)
+            arrays = [_host_array(t, realign) for t in tensors]
+            # Inputs copied to be aligned: the backward reads the copy too.
+            ctx.copies = {i: a for i, (a, t) in enumerate(zip(arrays, tensors))
+                          if isinstance(a, np.ndarray) and realign
+                          and a.ctypes.data != t.data_ptr()}
+            results = function._run(arrays, None, sizes)
             # NumPy arrays from host tensors, tensors from CUDA ones.
             outputs = [torch.as_tensor(r) for r in results]
             constant = [o for o in outputs if not o.is_floating_point()]
@@ -227,14 +267,17 @@ def _make_function_class():
         def backward(ctx, *grads):
             function = ctx.function
             saved = ctx.saved_tensors
-            inputs = saved[:len(function.inputs)]
-            outputs = saved[len(function.inputs):]
-            d_outputs = [torch.zeros_like(o) if g is None else g.contiguous()
-                         for g, o in zip(grads, outputs)]
+            count = len(function.inputs)
+            arrays = [ctx.copies[i] if i in ctx.copies
+                      else _host_array(t, False)
+                      for i, t in enumerate(saved[:count])]
+            outputs = saved[count:]
+            arrays += [_host_array(t, False) for t in outputs]
+            arrays += [_host_array(torch.zeros_like(o) if g is None else g,
+                                   False)
+                       for g, o in zip(grads, outputs)]
             backward, names = ctx.backward
-            results = function._backward.run(
-                backward, [t.detach() for t in (*inputs, *outputs,
-                                                *d_outputs)], ctx.sizes)
+            results = function._backward.run(backward, arrays, ctx.sizes)
             by_name = dict(zip(names, results))
             d_inputs = [torch.as_tensor(by_name[name])
                         if need and name in by_name else None

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _autograd, _core, _cuda
 from ._arrays import (as_array, as_writable, check_dtype, contiguous,
-                      format_shape)
+                      empty_aligned, format_shape)
 from ._progress import make_writer
 
 
@@ -263,10 +263,9 @@ class Function:
                 arrays.append(target)
             elif target is not None and tensor["incoming"]:
                 arrays.append(contiguous(target))
-            elif tensor["incoming"]:
-                arrays.append(np.zeros(tensor["shape"], tensor["dtype"]))
             else:
-                arrays.append(np.empty(tensor["shape"], tensor["dtype"]))
+                arrays.append(empty_aligned(tensor["shape"], tensor["dtype"],
+                                            zero=tensor["incoming"]))
         return arrays
 
     # -- calls -------------------------------------------------------------
@@ -352,7 +351,8 @@ class Function:
     def _fast_run(self, arrays):
         """A call at a signature seen before: one kernel.call with the
         inputs (copied only when not in C order) and fresh outputs (zeros
-        where the def adds to the incoming value); None on a miss."""
+        where the def adds to the incoming value; aligned, see
+        _arrays.HOST_ALIGNMENT); None on a miss."""
         found = self._call_key(arrays)
         if found is None:
             return None
@@ -363,8 +363,7 @@ class Function:
         kernel, outputs = entry
         inputs = [a if a.flags.c_contiguous else np.ascontiguousarray(a)
                   for a in inputs]
-        results = [np.zeros(shape, dtype) if incoming
-                   else np.empty(shape, dtype)
+        results = [empty_aligned(shape, dtype, zero=incoming)
                    for shape, dtype, incoming in outputs]
         kernel.call(inputs, results)
         self._last = kernel
