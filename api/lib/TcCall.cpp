@@ -25,12 +25,12 @@ using namespace comprehend::api;
 
 llvm::Error TcKernel::planCall() {
   std::vector<runtime::LaunchPlan> planned;
-  for (const tc::LoweredKernel &launch : lowered.kernels) {
+  for (const tc::LoweredKernel &launch : compiled.def.kernels) {
     std::array<size_t, 3> grid;
     for (unsigned d = 0; d < 3; ++d)
       grid[d] = static_cast<size_t>(launch.grid[d]);
-    auto plan = executable->plan(launch.function->getName(), grid,
-                                 getArguments(launch));
+    auto plan = compiled.executable->plan(launch.function->getName(), grid,
+                                          getArguments(launch));
     if (!plan)
       return plan.takeError();
     planned.push_back(std::move(*plan));
@@ -111,7 +111,7 @@ TcKernel::enqueueCall(llvm::ArrayRef<const void *> inputs,
   llvm::SmallVector<const runtime::Buffer *, 8> params;
   for (size_t k = 0; k < plans.size(); ++k) {
     params.clear();
-    for (unsigned index : lowered.kernels[k].tensorIndices)
+    for (unsigned index : compiled.def.kernels[k].tensorIndices)
       params.push_back(bound[index]);
     if (llvm::Error error = runtime.enqueue(plans[k], params))
       return error;
@@ -169,7 +169,7 @@ llvm::Error TcKernel::callOnDevice(llvm::ArrayRef<uint64_t> inputs,
   llvm::SmallVector<const runtime::Buffer *, 8> params;
   for (size_t k = 0; k < plans.size(); ++k) {
     params.clear();
-    for (unsigned index : lowered.kernels[k].tensorIndices)
+    for (unsigned index : compiled.def.kernels[k].tensorIndices)
       params.push_back(bound[index]);
     if (llvm::Error error = runtime.enqueue(plans[k], params))
       return error;
