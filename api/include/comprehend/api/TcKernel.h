@@ -134,7 +134,9 @@ public:
   /// that takes one). Every kernel of the def is queued back to back and
   /// the host waits once, at the end; nothing is timed. On a device whose
   /// memory is the host's, inputs aligned as the device requires are read in
-  /// place; every other array is copied once (by the host where the
+  /// place, and outputs of 128 KiB or more so aligned are written in place
+  /// unless they share memory with another argument; every other array is
+  /// copied once (by the host where the
   /// kernel's buffer is host-visible, else by a queued copy). Argument
   /// layouts are planned on the first call. The incoming values that
   /// `write` stored for `run` are kept.
@@ -209,12 +211,21 @@ private:
   /// Plans the launches of `call` (once).
   llvm::Error planCall();
   /// Queues the copies and launches of `call`; `bound` (per tensor, the
-  /// buffer its kernels use) and `wrapped` (inputs used in place) must stay
-  /// until the queue is finished.
+  /// buffer its kernels use) and `wrapped` (arrays used in place) must stay
+  /// until the queue is finished; `outputsInPlace[j]` says whether output j
+  /// is written in place.
   llvm::Error enqueueCall(llvm::ArrayRef<const void *> inputs,
                           llvm::ArrayRef<void *> outputs,
                           llvm::MutableArrayRef<const runtime::Buffer *> bound,
-                          llvm::SmallVectorImpl<runtime::Buffer> &wrapped);
+                          llvm::SmallVectorImpl<runtime::Buffer> &wrapped,
+                          llvm::MutableArrayRef<bool> outputsInPlace);
+  /// Binds output `j` of `call` to the caller's array in place where that
+  /// pays and is safe (see TcCall.cpp); whether it did.
+  llvm::Expected<bool>
+  bindOutputInPlace(size_t j, llvm::ArrayRef<const void *> inputs,
+                    llvm::ArrayRef<void *> outputs,
+                    llvm::MutableArrayRef<const runtime::Buffer *> bound,
+                    llvm::SmallVectorImpl<runtime::Buffer> &wrapped);
 
   runtime::Runtime &runtime;
   std::shared_ptr<const Source> source;
