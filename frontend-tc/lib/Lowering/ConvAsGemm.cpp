@@ -23,48 +23,14 @@
 // iteration overwriting it for `op=!` (beta = 0).
 //
 //===----------------------------------------------------------------------===//
-#include "DefLowering.h"
-
-#include "llvm/ADT/STLExtras.h"
+#include "ConvAsGemm.h"
 
 using namespace comprehend;
 using namespace comprehend::tc;
 using namespace comprehend::tc::lowering;
+using namespace comprehend::tc::lowering::conv;
 
 namespace {
-
-/// One subscript: the sum of one or two index variables, each times a
-/// constant coefficient (1 unless written, as in `t + 2 * k`).
-struct Subscript {
-  llvm::SmallVector<llvm::StringRef, 2> vars;
-  llvm::SmallVector<int64_t, 2> scales;
-
-  bool contains(llvm::StringRef var) const {
-    return llvm::is_contained(vars, var);
-  }
-  int64_t scaleOf(llvm::StringRef var) const {
-    return scales[llvm::find(vars, var) - vars.begin()];
-  }
-};
-
-struct ConvRead {
-  llvm::StringRef tensor;
-  const TensorBinding *binding = nullptr;
-  llvm::SmallVector<Subscript, 4> subscripts;
-
-  bool uses(llvm::StringRef var) const {
-    return llvm::any_of(subscripts, [&](const Subscript &subscript) {
-      return subscript.contains(var);
-    });
-  }
-  /// Whether \p var is a whole subscript of its own.
-  bool usesPlain(llvm::StringRef var) const {
-    return llvm::any_of(subscripts, [&](const Subscript &subscript) {
-      return subscript.vars.size() == 1 && subscript.vars[0] == var &&
-             subscript.scales[0] == 1;
-    });
-  }
-};
 
 /// Adds the index variable \p expr, times \p scale, to \p out.
 bool collectTerm(const Expr &expr, int64_t scale, Subscript &out) {
@@ -128,15 +94,10 @@ struct ConvForm {
   llvm::SmallVector<llvm::StringRef, 3> outer;
 };
 
-/// The statement's reads and LHS indices, where it can be a gemm at all.
-struct ConvOperands {
-  double alpha = 1;
-  llvm::SmallVector<ConvRead, 2> reads;
-  llvm::SmallVector<llvm::StringRef, 4> lhsVars;
-};
+} // namespace
 
-std::optional<ConvOperands> matchOperands(const DefContext &def,
-                                          const StmtContext &stmt) {
+std::optional<ConvOperands> conv::matchOperands(const DefContext &def,
+                                                const StmtContext &stmt) {
   const ComprehensionStmt &comp = stmt.stmt;
   if (comp.getReduction() != ReductionKind::Add ||
       comp.getReductionVars().empty())
@@ -168,6 +129,8 @@ std::optional<ConvOperands> matchOperands(const DefContext &def,
   }
   return operands;
 }
+
+namespace {
 
 /// Every subscript holds at most one of the gemm's indices, and each read
 /// holds its two once.
@@ -230,18 +193,10 @@ std::optional<ConvForm> assignRoles(const ComprehensionStmt &comp,
     if (var != form.k)
       form.outer.push_back(var);
   // A shift is what makes it a convolution; a plain product is lowerAsBlas'.
-  bool shifted = llvm::any_of(q.subscripts, [](const Subscript &subscript) {
-    return subscript.vars.size() == 2;
-  });
-  if (!shifted || form.batch.size() > 3 || !coresOnce(form) ||
+  if (!q.isShifted() || form.batch.size() > 3 || !coresOnce(form) ||
       !scalesOnlyOuter(form))
     return std::nullopt;
   return form;
-}
-
-int64_t extentOf(const StmtContext &stmt, llvm::StringRef var) {
-  const IndexRange *range = stmt.lookup(var);
-  return range->hi - range->lo;
 }
 
 /// The form with the last LHS index as columns and a reduction both reads
@@ -438,6 +393,8 @@ void ConvEmitter::emit() {
 bool lowering::lowerAsConvGemm(DefContext &def, const StmtContext &stmt,
                                bool dryRun, bool force) {
   std::optional<ConvOperands> operands = matchOperands(def, stmt);
+  if (operands && lowerAsPanelGemm(def, stmt, *operands, dryRun))
+    return true;
   std::optional<ConvForm> form =
       operands ? match(stmt, *operands, force) : std::nullopt;
   if (!form || dryRun)
