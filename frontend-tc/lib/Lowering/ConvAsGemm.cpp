@@ -372,22 +372,30 @@ void ConvEmitter::emit() {
       r = b.create<ir::DivInst>(loc, r, index(extent))->getResult(0);
     }
   };
-  // `op=!` overwrites the block with the first point's product.
+  emitAccumulation(b, loc, points, stmt.stmt.hasInit(),
+                   [&](ir::Value *point, double beta) {
+                     bindOuter(point);
+                     emitGemm(beta);
+                   });
+}
+
+void conv::emitAccumulation(
+    ir::Builder &b, Location loc, int64_t points, bool overwrite,
+    llvm::function_ref<void(ir::Value *, double)> body) {
   int64_t first = 0;
-  if (stmt.stmt.hasInit()) {
-    bindOuter(index(0));
-    emitGemm(0.0);
+  if (overwrite) {
+    body(b.createIndexConstant(loc, 0), 0.0);
     first = 1;
   }
   if (first >= points)
     return;
-  auto loop = b.create<ir::ForInst>(loc, index(first), index(points), nullptr,
+  auto loop = b.create<ir::ForInst>(loc, b.createIndexConstant(loc, first),
+                                    b.createIndexConstant(loc, points), nullptr,
                                     llvm::ArrayRef<ir::Value *>{});
-  ir::Region *outer = b.getInsertionRegion();
+  ir::Region *after = b.getInsertionRegion();
   b.setInsertionPointToEnd(loop.getBody());
-  bindOuter(loop.getBody().getParameter(0));
-  emitGemm(1.0);
-  b.setInsertionPointToEnd(*outer);
+  body(loop.getBody().getParameter(0), 1.0);
+  b.setInsertionPointToEnd(*after);
 }
 
 bool lowering::lowerAsConvGemm(DefContext &def, const StmtContext &stmt,

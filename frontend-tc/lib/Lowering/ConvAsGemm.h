@@ -74,6 +74,13 @@ inline int64_t extentOf(const StmtContext &stmt, llvm::StringRef var) {
   return range->hi - range->lo;
 }
 
+/// Emits \p body(point, beta) for the points [0, \p points) of an
+/// accumulation into one output block: where \p overwrite (`op=!`) the
+/// first point with beta 0, then a `for` over the others with beta 1.
+void emitAccumulation(ir::Builder &b, Location loc, int64_t points,
+                      bool overwrite,
+                      llvm::function_ref<void(ir::Value *, double)> body);
+
 /// Lowers a weight-gradient-like \p stmt to gemms over a panel of its
 /// shifted read copied into local memory (ConvPanelGemm.cpp); false,
 /// emitting nothing, when it has no such form. With \p dryRun only

@@ -379,20 +379,10 @@ void PanelEmitter::emit() {
   int64_t blocks = extentOf(stmt, form.inner.front()) / form.firstBlock;
   for (llvm::StringRef var : form.outer)
     blocks *= extentOf(stmt, var);
-  // `op=!` overwrites the output with the first block's product.
-  int64_t first = 0;
-  if (stmt.stmt.hasInit()) {
-    emitBlock(index(0), panel, rowStart, c, 0.0);
-    first = 1;
-  }
-  if (first >= blocks)
-    return;
-  auto loop = b.create<ir::ForInst>(loc, index(first), index(blocks), nullptr,
-                                    llvm::ArrayRef<ir::Value *>{});
-  ir::Region *after = b.getInsertionRegion();
-  b.setInsertionPointToEnd(loop.getBody());
-  emitBlock(loop.getBody().getParameter(0), panel, rowStart, c, 1.0);
-  b.setInsertionPointToEnd(*after);
+  emitAccumulation(b, loc, blocks, stmt.stmt.hasInit(),
+                   [&](ir::Value *block, double beta) {
+                     emitBlock(block, panel, rowStart, c, beta);
+                   });
 }
 
 bool conv::lowerAsPanelGemm(DefContext &def, const StmtContext &stmt,
