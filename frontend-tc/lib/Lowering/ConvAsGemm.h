@@ -84,8 +84,8 @@ void emitAccumulation(ir::Builder &b, Location loc, int64_t points,
 /// Lowers a weight-gradient-like \p stmt to gemms over a panel of its
 /// shifted read copied into local memory (ConvPanelGemm.cpp); false,
 /// emitting nothing, when it has no such form. With \p dryRun only
-/// answers. Not on GPUs (DefContext::minBlockGroups), whose local memory
-/// is too small for the panel.
+/// answers. Only on cores whose work-items run on vector lanes
+/// (DefContext::contiguousPartials: CPUs).
 bool lowerAsPanelGemm(DefContext &def, const StmtContext &stmt,
                       const ConvOperands &operands, bool dryRun);
 

@@ -41,9 +41,10 @@ namespace {
 /// (72 rows per group) ran in 0.19-0.22 ms with panels of 3 rows of h (90
 /// columns, 25 KiB), 0.25-0.27 ms with 6 rows (51 KiB), 0.30 ms with one.
 constexpr int64_t kPanelBytes = 32 * 1024;
-/// One column of the panel may take at most this much (a few rows of local
-/// memory, of which PoCL gives a work-group 1 MiB).
-constexpr int64_t kMaxColumnBytes = 128 * 1024;
+/// One column of the panel may take at most this much: a quarter of the
+/// local memory the pocl-cpu preset assumes (256 KiB), which the backend's
+/// copy of a gemm operand may share.
+constexpr int64_t kMaxColumnBytes = 64 * 1024;
 /// Problems with fewer multiply-adds than this keep all rows in one group
 /// (BlasPatterns.cpp's rule for splitting a gemm's output).
 constexpr int64_t kMinSplitWork = int64_t(1) << 21;
@@ -145,8 +146,10 @@ bool sizePanel(const StmtContext &stmt, const TensorBinding &lhs,
 std::optional<PanelForm> matchPanel(const DefContext &def,
                                     const StmtContext &stmt,
                                     const ConvOperands &operands) {
-  if (def.minBlockGroups > 0)
-    return std::nullopt; // A GPU's local memory is too small for the panel.
+  // The copy gives each work-item a row of the panel, its loop on the
+  // core's vector lanes, and the panel lives in the caches: a CPU's form.
+  if (!def.contiguousPartials)
+    return std::nullopt;
   PanelForm form;
   form.i = operands.lhsVars.front();
   form.rows.assign(operands.lhsVars.begin() + 1, operands.lhsVars.end());
