@@ -22,6 +22,9 @@
 // that accumulates into the group's output block (beta = 1), the first
 // iteration overwriting it for `op=!` (beta = 0).
 //
+// A weight gradient, whose reduction no view spans, is first offered to
+// ConvPanelGemm.cpp (gemms over a panel copied into local memory).
+//
 //===----------------------------------------------------------------------===//
 #include "ConvAsGemm.h"
 
@@ -203,7 +206,8 @@ std::optional<ConvForm> assignRoles(const ComprehensionStmt &comp,
 /// hold whole; where that has none, or one too short to pay off (unless
 /// \p force), the largest gemm over any columns and reduction. A weight
 /// gradient, `d_W1(m, c, kh, kw) +=! d_O(n, m, h, w) * I(n, c, h + kh, w +
-/// kw)`, has only the batch n whole in both; its gemm is (m x c) over h.
+/// kw)`, has only the batch n whole in both; its gemm is (m x c) over h
+/// (on CPUs the panel of ConvPanelGemm.cpp takes it first).
 std::optional<ConvForm> match(const StmtContext &stmt,
                               const ConvOperands &operands, bool force) {
   const ComprehensionStmt &comp = stmt.stmt;
