@@ -22,7 +22,9 @@
 // Form: a `+=` product of a read P whose subscripts are the LHS's first
 // index `i` and every reduction index, each plainly (d_O), and a shifted
 // read Q holding the other LHS indices (the rows) and any reduction
-// indices, in any affine sums (I). Q's subscripts are evaluated point by
+// indices, in any affine sums (I). Leading LHS indices both reads hold
+// plainly (a grouped convolution's g) are batch indices: one work-group
+// per point, `i` the next LHS index. Q's subscripts are evaluated point by
 // point in the copy, so strided and dilated reads are taken as well.
 //
 //===----------------------------------------------------------------------===//
@@ -54,6 +56,9 @@ constexpr int64_t kMinRowBlock = 8;
 struct PanelForm {
   /// Indices into ConvOperands::reads: the plain read P and the shifted Q.
   unsigned p = 0, q = 1;
+  /// Leading LHS indices both reads hold plainly (a grouped convolution's
+  /// g): one work-group per point, on the group axes after the rows'.
+  llvm::SmallVector<llvm::StringRef, 2> batch;
   llvm::StringRef i;
   /// The other LHS indices, in TC order: the panel's rows (last fastest).
   llvm::SmallVector<llvm::StringRef, 4> rows;
@@ -65,13 +70,15 @@ struct PanelForm {
   int64_t numRows = 1, rowBlock = 1, firstBlock = 1, numCols = 1;
 };
 
-/// Whether P reads exactly the index `i` and every reduction index, each as
-/// a whole subscript over its whole dimension, and Q not `i`.
+/// Whether P reads exactly the batch indices, the index `i` and every
+/// reduction index, each as a whole subscript over its whole dimension, and
+/// Q not `i`.
 bool readsPlainly(const StmtContext &stmt, const ConvRead &p, const ConvRead &q,
-                  llvm::StringRef i) {
+                  const PanelForm &form) {
   const ComprehensionStmt &comp = stmt.stmt;
-  if (p.subscripts.size() != comp.getReductionVars().size() + 1 ||
-      !p.usesPlain(i) || q.uses(i) || !q.isShifted())
+  if (p.subscripts.size() !=
+          form.batch.size() + 1 + comp.getReductionVars().size() ||
+      !p.usesPlain(form.i) || q.uses(form.i) || !q.isShifted())
     return false;
   for (unsigned d = 0; d < p.subscripts.size(); ++d) {
     const Subscript &subscript = p.subscripts[d];
@@ -151,15 +158,21 @@ std::optional<PanelForm> matchPanel(const DefContext &def,
   if (!def.contiguousPartials)
     return std::nullopt;
   PanelForm form;
-  form.i = operands.lhsVars.front();
-  form.rows.assign(operands.lhsVars.begin() + 1, operands.lhsVars.end());
   form.p = operands.reads[0].isShifted() ? 1 : 0;
   form.q = 1 - form.p;
   const ConvRead &p = operands.reads[form.p], &q = operands.reads[form.q];
-  if (!readsPlainly(stmt, p, q, form.i))
+  llvm::ArrayRef<llvm::StringRef> lhsVars = operands.lhsVars;
+  while (form.batch.size() + 2 < lhsVars.size() &&
+         p.usesPlain(lhsVars[form.batch.size()]) &&
+         q.usesPlain(lhsVars[form.batch.size()]))
+    form.batch.push_back(lhsVars[form.batch.size()]);
+  form.i = lhsVars[form.batch.size()];
+  form.rows.assign(lhsVars.begin() + form.batch.size() + 1, lhsVars.end());
+  if (form.batch.size() > 2 || !readsPlainly(stmt, p, q, form))
     return std::nullopt;
+  auto reductions = stmt.stmt.getReductionVars();
   for (const Subscript &subscript : llvm::reverse(p.subscripts)) {
-    if (subscript.vars[0] == form.i)
+    if (!llvm::is_contained(reductions, subscript.vars[0]))
       break;
     form.inner.insert(form.inner.begin(), subscript.vars[0]);
   }
@@ -194,6 +207,8 @@ private:
   /// Binds \p vars (last fastest, each from its range's start) to the
   /// point \p linear of their flattened range.
   void bindFlat(llvm::ArrayRef<llvm::StringRef> vars, ir::Value *linear);
+  /// The LHS at the group's batch point (rank-reducing), or the whole LHS.
+  ir::Value *lhsAtBatch();
   /// d_W1 as a (rows x i) matrix, the group's rows of it.
   ir::Value *outputMatrix(ir::Value *rowStart);
   /// P's block at the bound outer indices, as a (columns x i) matrix.
@@ -229,13 +244,42 @@ void PanelEmitter::bindFlat(llvm::ArrayRef<llvm::StringRef> vars,
   }
 }
 
+ir::Value *PanelEmitter::lhsAtBatch() {
+  if (form.batch.empty())
+    return lhs.memref;
+  const auto *type = llvm::cast<ir::MemRefType>(lhs.memref->getType());
+  unsigned order = type->getOrder(), kept = order - form.batch.size();
+  llvm::SmallVector<int64_t, 4> staticOffsets(order, 0), staticSizes(order);
+  llvm::SmallVector<int64_t, 4> shape, stride;
+  llvm::SmallVector<ir::Value *, 2> offsets;
+  for (unsigned mode = 0; mode < order; ++mode) {
+    if (mode < kept) {
+      staticSizes[mode] = type->getShape(mode);
+      shape.push_back(type->getShape(mode));
+      stride.push_back(type->getStride(mode));
+      continue;
+    }
+    // The batch indices are the leading TC dimensions: the last modes.
+    unsigned dim = order - 1 - mode;
+    staticOffsets[mode] = ir::kDynamic;
+    offsets.push_back(add(values[form.batch[dim]], -lhs.lowerBounds[dim]));
+  }
+  const auto *viewType = ir::MemRefType::get(
+      b.getContext(), type->getElementKind(), shape, stride);
+  return b
+      .create<ir::SubviewInst>(loc, viewType, lhs.memref, offsets,
+                               llvm::ArrayRef<ir::Value *>{}, staticOffsets,
+                               staticSizes)
+      ->getResult(0);
+}
+
 ir::Value *PanelEmitter::outputMatrix(ir::Value *rowStart) {
   ir::Context &ctx = b.getContext();
-  const auto *type = llvm::cast<ir::MemRefType>(lhs.memref->getType());
+  ir::Value *matrix = lhsAtBatch();
+  const auto *type = llvm::cast<ir::MemRefType>(matrix->getType());
   unsigned fused = form.rows.size();
   int64_t columns = type->getShape(fused),
           columnStride = type->getStride(fused);
-  ir::Value *matrix = lhs.memref;
   if (fused > 1) {
     const auto *fusedType = ir::MemRefType::get(
         ctx, type->getElementKind(), {form.numRows, columns},
@@ -268,7 +312,8 @@ ir::Value *PanelEmitter::blockMatrix(ir::Value *firstStart) {
     unsigned dim = order - 1 - mode;
     llvm::StringRef var = p.subscripts[dim].vars[0];
     int64_t extent = type->getShape(mode);
-    if (llvm::is_contained(form.outer, var) || var == form.inner.front()) {
+    if (llvm::is_contained(form.outer, var) ||
+        llvm::is_contained(form.batch, var) || var == form.inner.front()) {
       // Storage offset: the index less the dimension's lower bound.
       ir::Value *at = var == form.inner.front() ? firstStart : values[var];
       offsets.push_back(add(at, -p.binding->lowerBounds[dim]));
@@ -367,12 +412,17 @@ void PanelEmitter::emitBlock(ir::Value *block, ir::Value *panel,
 
 void PanelEmitter::emit() {
   ir::Value *rowStart = nullptr;
-  if (form.rowBlock < form.numRows) {
-    ir::Value *group =
-        b.create<ir::GroupIdInst>(loc, ir::Comp3::X)->getResult(0);
-    rowStart = binary(ir::InstKind::Mul, group, index(form.rowBlock));
-    def.grid[0] = form.numRows / form.rowBlock;
-  }
+  unsigned axis = 0;
+  auto groupId = [&](int64_t groups) {
+    def.grid[axis] = groups;
+    return b.create<ir::GroupIdInst>(loc, static_cast<ir::Comp3>(axis++))
+        ->getResult(0);
+  };
+  if (form.rowBlock < form.numRows)
+    rowStart = binary(ir::InstKind::Mul, groupId(form.numRows / form.rowBlock),
+                      index(form.rowBlock));
+  for (llvm::StringRef var : form.batch)
+    values[var] = add(groupId(extentOf(stmt, var)), stmt.lookup(var)->lo);
   ir::Value *c = outputMatrix(rowStart);
   const auto *panelType = ir::MemRefType::get(b.getContext(), lhs.kind,
                                               {form.rowBlock, form.numCols}, {},
