@@ -24,6 +24,10 @@ import torch.nn.functional as F
 
 import comprehend
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "bench"))
+from autograd_bench import forward_backward  # noqa: E402
+
 EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "examples")
 
@@ -60,13 +64,6 @@ def make_inputs(shapes, seed):
         order = torch.randperm(count, generator=generator, device="cuda")
         tensors.append((order.float() / count * 2 - 1).reshape(shape))
     return tensors
-
-
-def forward_backward(function, inputs, grad):
-    for tensor in inputs:
-        tensor.grad = None
-    function(*inputs).backward(grad)
-    return [tensor.grad for tensor in inputs]
 
 
 def per_call_ms(function, inputs, grad, calls, rounds):

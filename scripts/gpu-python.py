@@ -15,13 +15,13 @@ fails.
 """
 import json
 import os
-import statistics
 import sys
 import time
 
 import numpy as np
 
 import comprehend
+from cuda_timing import median_ms
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 results = {"checks": {}, "times_ms": {}}
@@ -176,22 +176,6 @@ def check_cuda_tensors(torch):
     check_training(torch, device="cuda")
 
 
-def torch_ms(torch, fn, repeat=20):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repeat):
-        start = torch.cuda.Event(enable_timing=True)
-        stop = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times)
-
-
 def time_defaults(torch, rng):
     rows = [("batch_matmul.tc", [(20000, 16, 16), (20000, 16, 16)],
              lambda x, y: torch.bmm(x, y)),
@@ -205,7 +189,7 @@ def time_defaults(torch, rng):
         arrays = [rng.uniform(-1, 1, s).astype("f4") for s in shapes]
         ours = float(fn.time(*arrays, repeat=20))
         tensors = [torch.as_tensor(a, device="cuda") for a in arrays]
-        theirs = torch_ms(torch, lambda: reference(*tensors))
+        theirs = median_ms(lambda: reference(*tensors))
         key = f"{name} {'x'.join(map(str, shapes[0]))}"
         results["times_ms"][key] = {"comprehend_default": ours,
                                     "torch": theirs}

@@ -9,30 +9,15 @@ plus bytes written per second) is the bar for the two memory-bound rows.
 Prints one JSON object: median milliseconds per row and the copy's GB/s.
 """
 import json
-import statistics
 import sys
+
+from cuda_timing import median_ms
 
 try:
     import torch
 except ImportError:
     print("gpu-torch: PyTorch is not installed", file=sys.stderr)
     sys.exit(3)
-
-
-def median_ms(fn, repeat=20, warmup=3):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repeat):
-        start = torch.cuda.Event(enable_timing=True)
-        stop = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times)
 
 
 def main():

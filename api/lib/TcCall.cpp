@@ -40,17 +40,22 @@ llvm::Error TcKernel::planCall() {
   return llvm::Error::success();
 }
 
-llvm::Error TcKernel::call(llvm::ArrayRef<const void *> inputs,
-                           llvm::ArrayRef<void *> outputs) {
+llvm::Error TcKernel::prepareCall(size_t numInputs, size_t numOutputs) {
   if (plans.empty())
     if (llvm::Error error = planCall())
       return error;
-  if (inputs.size() != inputIndices.size() ||
-      outputs.size() != outputIndices.size())
-    return runtime::makeInputError(
-        "'" + entryName + "' takes " + llvm::Twine(inputIndices.size()) +
-        " inputs and " + llvm::Twine(outputIndices.size()) + " outputs, not " +
-        llvm::Twine(inputs.size()) + " and " + llvm::Twine(outputs.size()));
+  if (numInputs == inputIndices.size() && numOutputs == outputIndices.size())
+    return llvm::Error::success();
+  return runtime::makeInputError(
+      "'" + entryName + "' takes " + llvm::Twine(inputIndices.size()) +
+      " inputs and " + llvm::Twine(outputIndices.size()) + " outputs, not " +
+      llvm::Twine(numInputs) + " and " + llvm::Twine(numOutputs));
+}
+
+llvm::Error TcKernel::call(llvm::ArrayRef<const void *> inputs,
+                           llvm::ArrayRef<void *> outputs) {
+  if (llvm::Error error = prepareCall(inputs.size(), outputs.size()))
+    return error;
   llvm::SmallVector<const runtime::Buffer *, 8> bound;
   for (const runtime::Buffer &buffer : buffers)
     bound.push_back(&buffer);
@@ -182,15 +187,8 @@ TcKernel::enqueueCall(llvm::ArrayRef<const void *> inputs,
 llvm::Error TcKernel::callOnDevice(llvm::ArrayRef<uint64_t> inputs,
                                    llvm::ArrayRef<uint64_t> outputs,
                                    uint64_t stream) {
-  if (plans.empty())
-    if (llvm::Error error = planCall())
-      return error;
-  if (inputs.size() != inputIndices.size() ||
-      outputs.size() != outputIndices.size())
-    return runtime::makeInputError(
-        "'" + entryName + "' takes " + llvm::Twine(inputIndices.size()) +
-        " inputs and " + llvm::Twine(outputIndices.size()) + " outputs, not " +
-        llvm::Twine(inputs.size()) + " and " + llvm::Twine(outputs.size()));
+  if (llvm::Error error = prepareCall(inputs.size(), outputs.size()))
+    return error;
   llvm::SmallVector<const runtime::Buffer *, 8> bound;
   for (const runtime::Buffer &buffer : buffers)
     bound.push_back(&buffer);

@@ -210,6 +210,8 @@ private:
   llvm::Error copyIn(size_t index, const void *data);
   /// Plans the launches of `call` (once).
   llvm::Error planCall();
+  /// Plans the launches (once) and checks a call's argument counts.
+  llvm::Error prepareCall(size_t numInputs, size_t numOutputs);
   /// Queues the copies and launches of `call`; `bound` (per tensor, the
   /// buffer its kernels use) and `wrapped` (arrays used in place) must stay
   /// until the queue is finished; `outputsInPlace[j]` says whether output j
