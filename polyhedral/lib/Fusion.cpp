@@ -161,9 +161,10 @@ isl::union_set wholeStatements(const Scop &scop,
   return result;
 }
 
-/// The statements below \p band that a dependence carried by its outermost
-/// member touches (a column sum's update, whose reduction over the rows
-/// runs along a band over the rows, and its init).
+/// The statements below \p band at the end of a dependence carried by its
+/// outermost member (a column sum's update, whose reduction over the rows
+/// runs along a band over the rows, or that reads what a statement before
+/// it wrote at another point of the band), with their inits.
 isl::union_set carriedByOuterMember(const Scop &scop,
                                     const isl::schedule_node_band &band) {
   isl::union_set domain = nodeDomain(band);
@@ -171,7 +172,7 @@ isl::union_set carriedByOuterMember(const Scop &scop,
   isl::union_map carried = scop.dependences.intersect_domain(domain)
                                .intersect_range(domain)
                                .subtract(outer.apply_range(outer.reverse()));
-  isl::union_set touched = carried.domain().unite(carried.range());
+  isl::union_set touched = carried.range();
   // A reduction's init feeds only its first update, at the same point of
   // the band, but belongs with it.
   llvm::SmallVector<unsigned, 8> defStatements;
