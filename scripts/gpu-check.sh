@@ -98,7 +98,8 @@ run_python_checks() {
   step python-import 60 python3 -c "import comprehend; print(comprehend.devices())" || return 1
   step python-gpu 180 python3 scripts/gpu-python.py || rc=1
   grep -E '^(ok|FAIL|time)' "$out/python-gpu.log" | sed 's/^/    /' >>"$report"
-  step python-autograd 150 python3 scripts/gpu-autograd.py || rc=1
+  step python-autograd 240 python3 scripts/gpu-autograd.py \
+    --tune "${GPU_AUTOGRAD_TUNE:-0}" --cache "$out/autograd-tuning.json" || rc=1
   grep '^|' "$out/python-autograd.log" >>"$report"
   local parallel=()
   python3 -c "import xdist" 2>/dev/null && parallel=(-n 8)

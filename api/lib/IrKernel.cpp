@@ -1,6 +1,6 @@
 //===- IrKernel.cpp - Run tensor-language functions from C++ --------------===//
 #include "comprehend/api/IrKernel.h"
-#include "comprehend/api/TcTuning.h"
+#include "comprehend/api/Pipeline.h"
 
 #include "comprehend/ir/Clone.h"
 #include "comprehend/ir/Diagnostics.h"
@@ -185,10 +185,15 @@ IrKernel::compile(Runtime &runtime, ir::Program &program,
       new IrKernel(runtime, program.getContext(), diags.getSourceMgr()));
   kernel->entryName = entry.str();
   kernel->grid = grid;
+  kernel->base.compile = options.compile;
   auto source = std::make_shared<ir::Program>(program.getContext());
   ir::cloneInto(program, *source);
   kernel->source = std::move(source);
-  if (llvm::Error error = kernel->build(program, diags, options.compile))
+  const backend::CoreInfo &core = runtime.getCoreInfo();
+  auto defaults = Pipeline::configure(core, {}, kernel->base);
+  if (!defaults)
+    return defaults.takeError();
+  if (llvm::Error error = kernel->build(program, diags, *defaults))
     return error;
   auto bound = bindArguments(runtime, *kernel->entry, entry, args);
   if (!bound)
@@ -199,30 +204,27 @@ IrKernel::compile(Runtime &runtime, ir::Program &program,
 
   // The same names and checks as for .tc files; the lowering knobs (tc.*)
   // have nothing to act on here.
-  backend::CompileOptions compileOptions = options.compile;
+  std::optional<Pipeline> chosen;
   if (llvm::Error error = kernel->chooseConfig(
           options, [&](const Configuration &config) -> llvm::Error {
-            CompilationOptions base;
-            base.compile = options.compile;
-            auto configured =
-                configureCompilation(runtime.getCoreInfo(), config, base);
+            auto configured = Pipeline::configure(core, config, kernel->base);
             if (!configured)
               return configured.takeError();
-            compileOptions = configured->compile;
+            chosen = std::move(*configured);
             return llvm::Error::success();
           }))
     return error;
   if (kernel->config.empty())
     return kernel;
   // The bound arguments stay valid: the same parameters.
-  if (llvm::Error error = kernel->rebuild(diags, compileOptions))
+  if (llvm::Error error = kernel->rebuild(diags, *chosen))
     return error;
   return kernel;
 }
 
 llvm::Error IrKernel::build(ir::Program &program, DiagnosticEngine &diags,
-                            const backend::CompileOptions &compileOptions) {
-  auto compiled = Executable::compile(runtime, program, diags, compileOptions);
+                            const Pipeline &pipeline) {
+  auto compiled = pipeline.build(runtime, program, diags);
   if (!compiled)
     return compiled.takeError();
   auto found = (*compiled)->getEntry(entryName);
@@ -234,11 +236,11 @@ llvm::Error IrKernel::build(ir::Program &program, DiagnosticEngine &diags,
 }
 
 llvm::Error IrKernel::rebuild(DiagnosticEngine &diags,
-                              const backend::CompileOptions &compileOptions) {
+                              const Pipeline &pipeline) {
   configured = std::make_unique<ir::Program>(ctx);
   ir::cloneInto(*source, *configured);
-  applyConfiguration(*configured->lookupFunction(entryName), config);
-  return build(*configured, diags, compileOptions);
+  pipeline.configureLaunch(*configured->lookupFunction(entryName));
+  return build(*configured, diags, pipeline);
 }
 
 llvm::Expected<SearchSpace> IrKernel::getSearchSpace() const {
@@ -259,10 +261,11 @@ IrKernel::recompile(const Configuration &config) const {
   kernel->key = key;
   kernel->config = config;
   kernel->configSource = ConfigSource::Given;
-  auto configured = configureCompilation(runtime.getCoreInfo(), config);
-  if (!configured)
-    return configured.takeError();
-  if (llvm::Error error = kernel->rebuild(quiet, configured->compile)) {
+  kernel->base = base;
+  auto pipeline = Pipeline::configure(runtime.getCoreInfo(), config, base);
+  if (!pipeline)
+    return pipeline.takeError();
+  if (llvm::Error error = kernel->rebuild(quiet, *pipeline)) {
     llvm::consumeError(std::move(error));
     return makeInputError("compilation failed: " + messages);
   }

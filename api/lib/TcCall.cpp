@@ -5,9 +5,10 @@
 // layouts are planned once; a call binds the buffers, queues the copies and
 // launches without waiting between them or timing them, and waits once.
 // On a CPU device the host's memory is the device's: aligned inputs are
-// read in place (Runtime::wrapHostMemory), and the kernel's own input and
-// output buffers are host-visible (Runtime::allocateHostVisible), so the
-// other arrays are copied by the host, not by queued commands.
+// read in place (Runtime::wrapHostMemory), and so are large aligned outputs
+// written, unless they share memory with another argument; the kernel's own
+// input and output buffers are host-visible (Runtime::allocateHostVisible),
+// so the other arrays are copied by the host, not by queued commands.
 // TcKernel::callOnDevice: the same launches on device memory that another
 // library owns (PyTorch CUDA tensors), in place and on its stream.
 //
@@ -25,12 +26,12 @@ using namespace comprehend::api;
 
 llvm::Error TcKernel::planCall() {
   std::vector<runtime::LaunchPlan> planned;
-  for (const tc::LoweredKernel &launch : lowered.kernels) {
+  for (const tc::LoweredKernel &launch : compiled.def.kernels) {
     std::array<size_t, 3> grid;
     for (unsigned d = 0; d < 3; ++d)
       grid[d] = static_cast<size_t>(launch.grid[d]);
-    auto plan = executable->plan(launch.function->getName(), grid,
-                                 getArguments(launch));
+    auto plan = compiled.executable->plan(launch.function->getName(), grid,
+                                          getArguments(launch));
     if (!plan)
       return plan.takeError();
     planned.push_back(std::move(*plan));
@@ -54,8 +55,11 @@ llvm::Error TcKernel::call(llvm::ArrayRef<const void *> inputs,
   for (const runtime::Buffer &buffer : buffers)
     bound.push_back(&buffer);
   llvm::SmallVector<runtime::Buffer, 4> wrapped;
-  wrapped.reserve(inputs.size()); // `bound` points into it
-  llvm::Error error = enqueueCall(inputs, outputs, bound, wrapped);
+  // `bound` points into it.
+  wrapped.reserve(inputs.size() + outputs.size());
+  llvm::SmallVector<bool, 4> outputsInPlace(outputs.size(), false);
+  llvm::Error error =
+      enqueueCall(inputs, outputs, bound, wrapped, outputsInPlace);
   // Even after an error nothing queued may touch the caller's arrays once
   // the call returns.
   llvm::Error finished = runtime.finish();
@@ -69,7 +73,7 @@ llvm::Error TcKernel::call(llvm::ArrayRef<const void *> inputs,
     return finished;
   // Host-visible outputs are read now that the kernels are done.
   for (size_t j = 0; j < outputs.size(); ++j)
-    if (void *host = hostViews[outputIndices[j]])
+    if (void *host = hostViews[outputIndices[j]]; host && !outputsInPlace[j])
       std::memcpy(outputs[j], host, buffers[outputIndices[j]].getSize());
   return llvm::Error::success();
 }
@@ -87,11 +91,54 @@ llvm::Error TcKernel::copyIn(size_t index, const void *data) {
   return runtime.enqueueWrite(buffers[index], data, bytes);
 }
 
+/// Outputs of at least this size are written in place where the device can:
+/// wrapping an array costs a buffer's creation and release (a few
+/// microseconds on PoCL), copying it back about 25 us per MiB.
+static constexpr size_t kInPlaceOutputBytes = 128 * 1024;
+
+/// Whether the `bytes` at `a` and at `b` overlap.
+static bool overlaps(const void *a, const void *b, size_t bytes) {
+  auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+  return x < y + bytes && y < x + bytes;
+}
+
+llvm::Expected<bool> TcKernel::bindOutputInPlace(
+    size_t j, llvm::ArrayRef<const void *> inputs,
+    llvm::ArrayRef<void *> outputs,
+    llvm::MutableArrayRef<const runtime::Buffer *> bound,
+    llvm::SmallVectorImpl<runtime::Buffer> &wrapped) {
+  size_t index = outputIndices[j];
+  size_t bytes = buffers[index].getSize();
+  if (bytes < kInPlaceOutputBytes)
+    return false;
+  // An output array that shares memory with an input or another output
+  // (an out= array aliasing an input) would be read after it is written:
+  // it takes the kernel's own buffer and a copy.
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (overlaps(outputs[j], inputs[i],
+                 std::max(bytes, buffers[inputIndices[i]].getSize())))
+      return false;
+  for (size_t k = 0; k < outputs.size(); ++k)
+    if (k != j &&
+        overlaps(outputs[j], outputs[k],
+                 std::max(bytes, buffers[outputIndices[k]].getSize())))
+      return false;
+  auto inPlace = runtime.wrapHostMemory(outputs[j], bytes, /*writable=*/true);
+  if (!inPlace)
+    return inPlace.takeError();
+  if (!*inPlace)
+    return false;
+  wrapped.push_back(std::move(*inPlace));
+  bound[index] = &wrapped.back();
+  return true;
+}
+
 llvm::Error
 TcKernel::enqueueCall(llvm::ArrayRef<const void *> inputs,
                       llvm::ArrayRef<void *> outputs,
                       llvm::MutableArrayRef<const runtime::Buffer *> bound,
-                      llvm::SmallVectorImpl<runtime::Buffer> &wrapped) {
+                      llvm::SmallVectorImpl<runtime::Buffer> &wrapped,
+                      llvm::MutableArrayRef<bool> outputsInPlace) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     const runtime::Buffer &own = buffers[inputIndices[i]];
     auto inPlace = runtime.wrapHostMemory(inputs[i], own.getSize());
@@ -104,21 +151,27 @@ TcKernel::enqueueCall(llvm::ArrayRef<const void *> inputs,
       return error;
     }
   }
-  for (size_t j = 0; j < outputs.size(); ++j)
-    if (lookupIncoming(outputIndices[j]))
+  // An output written in place holds its incoming value already.
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    auto inPlace = bindOutputInPlace(j, inputs, outputs, bound, wrapped);
+    if (!inPlace)
+      return inPlace.takeError();
+    outputsInPlace[j] = *inPlace;
+    if (!*inPlace && lookupIncoming(outputIndices[j]))
       if (llvm::Error error = copyIn(outputIndices[j], outputs[j]))
         return error;
+  }
   llvm::SmallVector<const runtime::Buffer *, 8> params;
   for (size_t k = 0; k < plans.size(); ++k) {
     params.clear();
-    for (unsigned index : lowered.kernels[k].tensorIndices)
+    for (unsigned index : compiled.def.kernels[k].tensorIndices)
       params.push_back(bound[index]);
     if (llvm::Error error = runtime.enqueue(plans[k], params))
       return error;
   }
   for (size_t j = 0; j < outputs.size(); ++j) {
     const runtime::Buffer &own = buffers[outputIndices[j]];
-    if (!hostViews[outputIndices[j]])
+    if (!hostViews[outputIndices[j]] && !outputsInPlace[j])
       if (llvm::Error error =
               runtime.enqueueRead(own, outputs[j], own.getSize()))
         return error;
@@ -169,7 +222,7 @@ llvm::Error TcKernel::callOnDevice(llvm::ArrayRef<uint64_t> inputs,
   llvm::SmallVector<const runtime::Buffer *, 8> params;
   for (size_t k = 0; k < plans.size(); ++k) {
     params.clear();
-    for (unsigned index : lowered.kernels[k].tensorIndices)
+    for (unsigned index : compiled.def.kernels[k].tensorIndices)
       params.push_back(bound[index]);
     if (llvm::Error error = runtime.enqueue(plans[k], params))
       return error;

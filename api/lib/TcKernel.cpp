@@ -2,12 +2,8 @@
 #include "comprehend/api/TcKernel.h"
 #include "comprehend/api/TcTuning.h"
 
-#include "comprehend/ir/Context.h"
 #include "comprehend/ir/Diagnostics.h"
-#include "comprehend/ir/Program.h"
-#include "comprehend/ir/Verifier.h"
 #include "comprehend/runtime/Error.h"
-#include "comprehend/runtime/MemoryLimits.h"
 #include "comprehend/runtime/TuningCache.h"
 #include "comprehend/tc/Frontend.h"
 #include "comprehend/tc/IncomingOutputs.h"
@@ -23,68 +19,6 @@ using namespace comprehend;
 using namespace comprehend::api;
 using runtime::makeInputError;
 
-std::optional<runtime::DType> api::getDType(tc::ScalarType type) {
-  // The API moves tensors of these four types only.
-  if (type != tc::ScalarType::Float && type != tc::ScalarType::Double &&
-      type != tc::ScalarType::Int32 && type != tc::ScalarType::Int64)
-    return std::nullopt;
-  return runtime::toDType(*tc::toIrScalarKind(type));
-}
-
-int64_t api::getNumElements(const tc::LoweredTensor &tensor) {
-  int64_t count = 1;
-  for (int64_t extent : tensor.shape)
-    count *= extent;
-  return count;
-}
-
-namespace {
-/// One lowering of the def into its own IR program.
-struct Lowering {
-  std::unique_ptr<ir::Context> context = std::make_unique<ir::Context>();
-  std::unique_ptr<ir::Program> program =
-      std::make_unique<ir::Program>(*context);
-  tc::LoweredDef def;
-};
-
-/// `ranges`: the def's ranges at `sizes` when inferred already.
-llvm::Expected<Lowering> lower(const tc::Program &program, const tc::Def &def,
-                               const llvm::StringMap<int64_t> &sizes,
-                               const std::optional<tc::DefRanges> &ranges,
-                               DiagnosticEngine &diags,
-                               const tc::LoweringOptions &options) {
-  Lowering result;
-  std::optional<tc::LoweredDef> lowered =
-      ranges
-          ? tc::lowerDef(program, def, sizes, *ranges, *result.program, diags,
-                         options)
-          : tc::lowerDef(program, def, sizes, *result.program, diags, options);
-  if (!lowered || diags.hasErrors() ||
-      failed(ir::verify(*result.program, diags)))
-    return makeInputError("'" + def.getName().name +
-                          "' cannot be compiled (see the diagnostics)");
-  result.def = std::move(*lowered);
-  return result;
-}
-/// Whether the tensors of \p lowered fit the device and the host (a device
-/// error naming the first that does not), before any is allocated.
-llvm::Error checkTensorsFit(runtime::Runtime &runtime,
-                            const tc::LoweredDef &lowered) {
-  std::vector<runtime::TensorBytes> footprint;
-  for (const tc::LoweredTensor &tensor : lowered.tensors) {
-    std::optional<runtime::DType> dtype = getDType(tensor.type);
-    std::optional<uint64_t> bytes = 1;
-    for (int64_t extent : tensor.shape)
-      bytes = bytes ? runtime::multiplyBytes(*bytes, extent) : std::nullopt;
-    if (bytes && dtype)
-      bytes = runtime::multiplyBytes(*bytes, runtime::getDTypeSize(*dtype));
-    footprint.push_back({tensor.name, bytes});
-  }
-  return runtime::checkTensorsFit(
-      footprint, runtime::MemoryLimits::of(runtime.getDevice().getInfo()));
-}
-} // namespace
-
 TcKernel::~TcKernel() = default;
 
 llvm::Expected<std::unique_ptr<TcKernel>>
@@ -92,16 +26,11 @@ TcKernel::compile(runtime::Runtime &runtime, const tc::Program &program,
                   const tc::Def &def, const llvm::StringMap<int64_t> &sizes,
                   DiagnosticEngine &diags, const TcKernelOptions &options) {
   auto source = std::make_shared<Source>();
-  source->program = &program;
-  source->def = &def;
+  source->def.program = &program;
+  source->def.def = &def;
+  source->def.sizes = sizes;
+  source->def.inferRanges();
   source->sourceMgr = &diags.getSourceMgr();
-  source->sizes = sizes;
-  {
-    // Errors are lowerDef's to report, in its order.
-    llvm::SourceMgr sourceMgr;
-    DiagnosticEngine quiet(sourceMgr, llvm::nulls());
-    source->ranges = tc::inferRanges(program, def, sizes, quiet);
-  }
   source->options = options;
   source->options.config.clear();
   return compile(runtime, std::move(source), diags, options, nullptr);
@@ -112,126 +41,106 @@ TcKernel::compile(runtime::Runtime &runtime,
                   std::shared_ptr<const Source> source, DiagnosticEngine &diags,
                   const TcKernelOptions &options,
                   const runtime::TuningKey *knownKey) {
-  const tc::Program &program = *source->program;
-  const tc::Def &def = *source->def;
-  const llvm::StringMap<int64_t> &sizes = source->sizes;
+  const TcSource &def = source->def;
   std::unique_ptr<TcKernel> kernel(new TcKernel(runtime));
   kernel->source = source;
-  kernel->entryName = def.getName().name;
+  kernel->entryName = def.def->getName().name;
   const backend::CoreInfo &core = runtime.getCoreInfo();
+  const CompilationOptions base = source->getBaseOptions();
 
   // The default lowering names the kernel in the tuning cache.
-  const CompilationOptions base{options.lowering, options.compile};
-  auto defaultOptions = configureCompilation(core, {}, base);
-  if (!defaultOptions)
-    return defaultOptions.takeError();
-  const tc::LoweringOptions &defaultLowering = defaultOptions->lowering;
-  std::optional<Lowering> defaults;
+  auto defaults = Pipeline::configure(core, {}, base);
+  if (!defaults)
+    return defaults.takeError();
+  std::optional<LoweredProgram> defaultLowering;
   if (knownKey) {
     kernel->key = *knownKey;
   } else {
-    auto lowered =
-        lower(program, def, sizes, source->ranges, diags, defaultLowering);
+    auto lowered = defaults->lower(def, diags);
     if (!lowered)
       return lowered.takeError();
-    defaults = std::move(*lowered);
-    kernel->key = makeTcTuningKey(*defaults->program, runtime,
-                                  def.getName().name, def.getSizeVars(), sizes);
+    defaultLowering = std::move(*lowered);
+    kernel->key =
+        makeTcTuningKey(*defaultLowering->program, runtime, kernel->entryName,
+                        def.def->getSizeVars(), def.sizes);
   }
 
-  CompilationOptions chosenOptions = *defaultOptions;
+  // The configuration given, else the tuning cache's, else the defaults.
+  std::optional<Pipeline> chosen;
   if (llvm::Error error = kernel->chooseConfig(
           options, [&](const runtime::Configuration &config) -> llvm::Error {
-            auto configured = configureCompilation(core, config, base);
+            auto configured = Pipeline::configure(core, config, base);
             if (!configured)
               return configured.takeError();
-            chosenOptions = std::move(*configured);
+            chosen = std::move(*configured);
             return llvm::Error::success();
           }))
     return error;
   if (kernel->config.empty())
-    chosenOptions = *defaultOptions;
-  const tc::LoweringOptions &loweringOptions = chosenOptions.lowering;
-  const backend::CompileOptions &compileOptions = chosenOptions.compile;
-
-  Lowering chosen;
-  if (kernel->config.empty() && defaults) {
     chosen = std::move(*defaults);
-  } else {
-    auto lowered =
-        lower(program, def, sizes, source->ranges, diags, loweringOptions);
-    if (!lowered)
-      return lowered.takeError();
-    chosen = std::move(*lowered);
-    applyLaunchConfiguration(kernel->config, chosen.def);
-  }
-  kernel->irContext = std::move(chosen.context);
-  kernel->irProgram = std::move(chosen.program);
-  kernel->lowered = std::move(chosen.def);
-  if (llvm::Error error = checkTensorsFit(runtime, kernel->lowered))
+
+  auto lowered = kernel->config.empty() && defaultLowering
+                     ? std::move(*defaultLowering)
+                     : chosen->lower(def, diags);
+  if (!lowered)
+    return lowered.takeError();
+  auto compiled = chosen->build(runtime, std::move(*lowered), diags);
+  if (!compiled)
+    return compiled.takeError();
+  kernel->compiled = std::move(*compiled);
+  if (llvm::Error error = kernel->allocateBuffers())
     return error;
+  return kernel;
+}
 
-  auto executable = runtime::Executable::compile(runtime, *kernel->irProgram,
-                                                 diags, compileOptions);
-  if (!executable)
-    return executable.takeError();
-  kernel->executable = std::move(*executable);
-
-  for (const tc::LoweredTensor &tensor : kernel->lowered.tensors) {
+llvm::Error TcKernel::allocateBuffers() {
+  for (const tc::LoweredTensor &tensor : compiled.def.tensors) {
     if (!getDType(tensor.type))
       return makeInputError("the element type of '" + tensor.name +
                             "' is not supported on the device yet");
     // What a call fills and reads, the host reaches directly where it can.
     void *host = nullptr;
-    auto buffer = tensor.role == tc::TensorInfo::Role::Temporary
-                      ? runtime.allocate(kernel->getSizeInBytes(tensor))
-                      : runtime.allocateHostVisible(
-                            kernel->getSizeInBytes(tensor), &host);
+    auto buffer =
+        tensor.role == tc::TensorInfo::Role::Temporary
+            ? runtime.allocate(getSizeInBytes(tensor))
+            : runtime.allocateHostVisible(getSizeInBytes(tensor), &host);
     if (!buffer)
       return buffer.takeError();
-    kernel->buffers.push_back(std::move(*buffer));
-    kernel->hostViews.push_back(host);
-    size_t index = kernel->buffers.size() - 1;
+    buffers.push_back(std::move(*buffer));
+    hostViews.push_back(host);
+    size_t index = buffers.size() - 1;
     if (tensor.role == tc::TensorInfo::Role::Input)
-      kernel->inputIndices.push_back(index);
+      inputIndices.push_back(index);
     else if (tensor.role == tc::TensorInfo::Role::Output)
-      kernel->outputIndices.push_back(index);
+      outputIndices.push_back(index);
   }
-  for (const std::string &name : tc::getIncomingOutputs(def))
-    for (size_t i = 0; i < kernel->lowered.tensors.size(); ++i)
-      if (kernel->lowered.tensors[i].name == name)
-        kernel->incoming.push_back({i, {}});
-  if (llvm::Error error = kernel->restoreIncoming())
-    return error;
-  return kernel;
+  for (const std::string &name : tc::getIncomingOutputs(*source->def.def))
+    for (size_t i = 0; i < compiled.def.tensors.size(); ++i)
+      if (compiled.def.tensors[i].name == name)
+        incoming.push_back({i, {}});
+  return restoreIncoming();
 }
 
 llvm::Expected<runtime::SearchSpace> TcKernel::getSearchSpace() const {
-  llvm::StringRef firstKernel = lowered.kernels.front().function->getName();
-  auto entry = executable->getEntry(firstKernel);
+  llvm::StringRef firstKernel =
+      compiled.def.kernels.front().function->getName();
+  auto entry = compiled.executable->getEntry(firstKernel);
   if (!entry)
     return entry.takeError();
-  const Source &from = *source;
-  TcKnobs knobs;
+  // The knobs the default lowering consulted, as the kernel was built with
+  // its options.
+  const backend::CoreInfo &core = runtime.getCoreInfo();
+  auto defaults = Pipeline::configure(core, {}, source->getBaseOptions());
+  if (!defaults)
+    return defaults.takeError();
   llvm::SourceMgr sourceMgr;
   DiagnosticEngine quiet(sourceMgr, llvm::nulls());
-  ir::Context ctx;
-  ir::Program defaultLowering(ctx);
-  // The default options, as the kernel was built with them.
-  auto configured = configureCompilation(
-      runtime.getCoreInfo(), {},
-      CompilationOptions{from.options.lowering, from.options.compile});
-  if (!configured)
-    return configured.takeError();
-  const tc::LoweringOptions &lowering = configured->lowering;
-  std::optional<tc::LoweredDef> lowered =
-      from.ranges ? tc::lowerDef(*from.program, *from.def, from.sizes,
-                                 *from.ranges, defaultLowering, quiet, lowering)
-                  : tc::lowerDef(*from.program, *from.def, from.sizes,
-                                 defaultLowering, quiet, lowering);
-  if (lowered)
-    knobs = findTcKnobs(*lowered, defaultLowering);
-  return makeTcSearchSpace(knobs, runtime.getCoreInfo(), entry->info);
+  TcKnobs knobs;
+  if (auto lowered = defaults->lower(source->def, quiet))
+    knobs = findTcKnobs(lowered->def, *lowered->program);
+  else
+    llvm::consumeError(lowered.takeError());
+  return makeTcSearchSpace(knobs, core, entry->info);
 }
 
 llvm::Expected<std::unique_ptr<Kernel>>
@@ -332,10 +241,10 @@ llvm::Expected<std::unique_ptr<TcKernel>> TcKernel::compileText(
   if (!def)
     return makeInputError("no def '" + entry + "' in " + bufferName);
   auto from = std::make_shared<Source>();
-  from->program = owned->program.get();
-  from->def = def;
+  from->def.program = owned->program.get();
+  from->def.def = def;
+  from->def.sizes = sizes;
   from->sourceMgr = &owned->sourceMgr;
-  from->sizes = sizes;
   from->options = options;
   from->options.config.clear();
   from->owned = owned;
@@ -348,15 +257,15 @@ llvm::Expected<std::unique_ptr<TcKernel>> TcKernel::compileText(
 }
 
 llvm::ArrayRef<tc::LoweredTensor> TcKernel::getTensors() const {
-  return lowered.tensors;
+  return compiled.def.tensors;
 }
 
 const tc::DefRanges *TcKernel::getRanges() const {
-  return source->ranges ? &*source->ranges : nullptr;
+  return source->def.ranges ? &*source->def.ranges : nullptr;
 }
 
 const tc::LoweredTensor *TcKernel::lookupTensor(llvm::StringRef name) const {
-  for (const tc::LoweredTensor &tensor : lowered.tensors)
+  for (const tc::LoweredTensor &tensor : compiled.def.tensors)
     if (tensor.name == name)
       return &tensor;
   return nullptr;
@@ -369,7 +278,7 @@ size_t TcKernel::getSizeInBytes(const tc::LoweredTensor &tensor) const {
 
 bool TcKernel::takesIncomingValue(llvm::StringRef name) const {
   for (const Incoming &entry : incoming)
-    if (lowered.tensors[entry.index].name == name)
+    if (compiled.def.tensors[entry.index].name == name)
       return true;
   return false;
 }
@@ -397,10 +306,10 @@ llvm::Error TcKernel::restoreIncoming() {
 
 llvm::Expected<const runtime::Buffer &>
 TcKernel::getBuffer(llvm::StringRef name, size_t bytes) const {
-  for (size_t i = 0; i < lowered.tensors.size(); ++i) {
-    if (lowered.tensors[i].name != name)
+  for (size_t i = 0; i < compiled.def.tensors.size(); ++i) {
+    if (compiled.def.tensors[i].name != name)
       continue;
-    size_t expected = getSizeInBytes(lowered.tensors[i]);
+    size_t expected = getSizeInBytes(compiled.def.tensors[i]);
     if (bytes != expected)
       return makeInputError("'" + name + "' has " + llvm::Twine(expected) +
                             " bytes, not " + llvm::Twine(bytes));
@@ -432,7 +341,7 @@ llvm::Error TcKernel::fill(llvm::StringRef name, uint8_t byte) {
   const tc::LoweredTensor *tensor = lookupTensor(name);
   if (!tensor)
     return makeInputError("'" + entryName + "' has no tensor '" + name + "'");
-  if (Incoming *entry = lookupIncoming(tensor - lowered.tensors.data()))
+  if (Incoming *entry = lookupIncoming(tensor - compiled.def.tensors.data()))
     entry->bytes.assign(getSizeInBytes(*tensor), byte);
   return runtime.fill(*getBuffer(name, getSizeInBytes(*tensor)), byte);
 }
@@ -441,7 +350,7 @@ std::vector<runtime::ArgValue>
 TcKernel::getArguments(const tc::LoweredKernel &launch) const {
   std::vector<runtime::ArgValue> values;
   for (unsigned index : launch.tensorIndices) {
-    const tc::LoweredTensor &tensor = lowered.tensors[index];
+    const tc::LoweredTensor &tensor = compiled.def.tensors[index];
     runtime::TensorArg arg;
     arg.buffer = &buffers[index];
     arg.dtype = *getDType(tensor.type);
@@ -454,7 +363,7 @@ TcKernel::getArguments(const tc::LoweredKernel &launch) const {
 llvm::Expected<runtime::Timing> TcKernel::run(unsigned repeat) {
   // Arguments per kernel, in its parameter order.
   std::vector<std::vector<runtime::ArgValue>> arguments;
-  for (const tc::LoweredKernel &launch : lowered.kernels)
+  for (const tc::LoweredKernel &launch : compiled.def.kernels)
     arguments.push_back(getArguments(launch));
   runtime::Timing total;
   for (unsigned r = 0; r < std::max(1u, repeat); ++r) {
@@ -463,13 +372,13 @@ llvm::Expected<runtime::Timing> TcKernel::run(unsigned repeat) {
         return error;
     incomingOverwritten = !incoming.empty();
     double kernelMs = 0, wallMs = 0;
-    for (size_t k = 0; k < lowered.kernels.size(); ++k) {
-      const tc::LoweredKernel &launch = lowered.kernels[k];
+    for (size_t k = 0; k < compiled.def.kernels.size(); ++k) {
+      const tc::LoweredKernel &launch = compiled.def.kernels[k];
       std::array<size_t, 3> grid;
       for (unsigned d = 0; d < 3; ++d)
         grid[d] = static_cast<size_t>(launch.grid[d]);
-      auto timing =
-          executable->run(launch.function->getName(), grid, arguments[k], 1);
+      auto timing = compiled.executable->run(launch.function->getName(), grid,
+                                             arguments[k], 1);
       if (!timing)
         return timing.takeError();
       kernelMs += timing->getMedianKernelMs();

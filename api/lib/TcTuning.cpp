@@ -6,7 +6,6 @@
 #include "comprehend/ir/Instruction.h"
 #include "comprehend/ir/Printer.h"
 #include "comprehend/ir/Program.h"
-#include "comprehend/runtime/Error.h"
 #include "comprehend/runtime/Runtime.h"
 #include "comprehend/runtime/TuningKernel.h"
 
@@ -29,58 +28,6 @@ bool containsKind(const ir::Region &region, ir::InstKind kind) {
 }
 
 } // namespace
-
-/// The first name of `config` (in name order) that neither the backend's
-/// knob table nor the lowering's has, or whose value is out of its range.
-static llvm::Error checkKnobNames(const Configuration &config) {
-  for (const auto &[name, value] : config) {
-    std::optional<std::string> outOfRange;
-    if (const backend::BackendKnob *knob = backend::lookupBackendKnob(name))
-      outOfRange = backend::checkKnobRange(*knob, value);
-    else if (const tc::LoweringKnob *knob = tc::lookupLoweringKnob(name))
-      outOfRange = tc::checkKnobRange(*knob, value);
-    else
-      return runtime::makeInputError("unknown tuning parameter '" + name + "'");
-    if (outOfRange)
-      return runtime::makeInputError(*outOfRange);
-  }
-  return llvm::Error::success();
-}
-
-llvm::Expected<CompilationOptions>
-api::configureCompilation(const backend::CoreInfo &core,
-                          const Configuration &config,
-                          const CompilationOptions &base) {
-  if (llvm::Error error = checkKnobNames(config))
-    return error;
-  if (std::optional<std::string> reason = backend::checkGemmKnobs(config, core))
-    return runtime::makeInputError(*reason);
-  CompilationOptions options = base;
-  backend::applyGemmKnobs(config, options.compile);
-  tc::CoreShape shape;
-  shape.defaultSubgroupSize = core.defaultSubgroupSize();
-  shape.nativeVectorWidth = core.nativeVectorWidth;
-  shape.smallestSubgroupSize =
-      core.subgroupSizes.empty() ? 1 : core.subgroupSizes.front();
-  shape.maxWorkGroupSize = core.maxWorkGroupSize;
-  shape.computeUnits = core.computeUnits;
-  options.lowering = tc::LoweringOptions::forCore(shape, base.lowering);
-  tc::applyLoweringKnobs(config, core.dedicatedLocalMemory,
-                         core.localMemoryBytes, options.lowering);
-  // Group work 0 (`tc.group_work`'s default, or the knob set to 0): on a
-  // GPU core a point per work-item of the default work-group
-  // (docs/nvidia.md, "Defaults and the tuning space"); elsewhere the
-  // lowering's own choice. After the knobs, so the knob's 0 means it too.
-  if (options.lowering.groupWork == 0)
-    options.lowering.groupWork = backend::getDefaultGroupWork(core);
-  return options;
-}
-
-void api::applyLaunchConfiguration(const Configuration &config,
-                                   const tc::LoweredDef &lowered) {
-  for (const tc::LoweredKernel &kernel : lowered.kernels)
-    runtime::applyConfiguration(*kernel.function, config);
-}
 
 TcKnobs api::findTcKnobs(const tc::LoweredDef &lowered,
                          const ir::Program &defaultLowering) {

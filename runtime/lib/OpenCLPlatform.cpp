@@ -150,15 +150,16 @@ llvm::Error OpenCLPlatform::enqueueRead(uint64_t handle, void *data,
 }
 
 Expected<uint64_t> OpenCLPlatform::wrapHostMemory(const void *data,
-                                                  size_t bytes) {
+                                                  size_t bytes, bool writable) {
   if (!hostAlignment || !data || bytes == 0 ||
       reinterpret_cast<uintptr_t>(data) % hostAlignment)
     return 0;
   cl_int err = CL_SUCCESS;
-  // Kernels only read it: CL_MEM_READ_ONLY, and the host pointer is never
-  // written through.
-  cl_mem mem = clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
-                              bytes, const_cast<void *>(data), &err);
+  // An input is only read (CL_MEM_READ_ONLY: the host pointer is never
+  // written through); an output is written in place.
+  cl_mem_flags access = writable ? CL_MEM_READ_WRITE : CL_MEM_READ_ONLY;
+  cl_mem mem = clCreateBuffer(context, access | CL_MEM_USE_HOST_PTR, bytes,
+                              const_cast<void *>(data), &err);
   if (err)
     return makeCLError("clCreateBuffer(CL_MEM_USE_HOST_PTR)", err);
   return toHandle(mem);

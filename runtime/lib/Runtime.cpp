@@ -165,8 +165,9 @@ llvm::Error Runtime::enqueueRead(const Buffer &buffer, void *data,
   return platform->enqueueRead(buffer.getHandle(), data, bytes, 0);
 }
 
-Expected<Buffer> Runtime::wrapHostMemory(const void *data, size_t bytes) {
-  auto handle = platform->wrapHostMemory(data, bytes);
+Expected<Buffer> Runtime::wrapHostMemory(const void *data, size_t bytes,
+                                         bool writable) {
+  auto handle = platform->wrapHostMemory(data, bytes, writable);
   if (!handle)
     return handle.takeError();
   if (!*handle)

@@ -3,9 +3,8 @@
 #include "Input.h"
 #include "Options.h"
 
-#include "comprehend/api/TcTuning.h"
+#include "comprehend/api/Pipeline.h"
 #include "comprehend/runtime/Device.h"
-#include "comprehend/runtime/TuningKernel.h"
 
 #include "comprehend/backend/Compiler.h"
 #include "comprehend/backend/CoreInfo.h"
@@ -171,24 +170,23 @@ int emitBackendOutput(ir::Program &program, const backend::CoreInfo &core,
   runtime::Configuration config;
   if (int code = getConfigOption("compile", config))
     return code;
-  auto configured = api::configureCompilation(core, config, base);
-  if (!configured) {
+  auto pipeline = api::Pipeline::configure(core, config, base);
+  if (!pipeline) {
     llvm::errs() << "comprehend compile: error: "
-                 << llvm::toString(configured.takeError()) << "\n";
+                 << llvm::toString(pipeline.takeError()) << "\n";
     return ExitInvalidInput;
   }
-  if (!config.empty())
-    for (ir::Function &function : program)
-      runtime::applyConfiguration(function, config);
-  return emitCompiled(program, core, configured->compile, diags);
+  for (ir::Function &function : program)
+    pipeline->configureLaunch(function);
+  return emitCompiled(program, core, pipeline->getOptions().compile, diags);
 }
 
-int emitBackendOutput(ir::Program &program, const backend::CoreInfo &core,
-                      backend::CompileOptions options,
+int emitBackendOutput(ir::Program &program, const api::Pipeline &pipeline,
                       DiagnosticEngine &diags) {
+  backend::CompileOptions options = pipeline.getOptions().compile;
   if (failed(getCompileOptions(options)))
     return ExitUsage;
-  return emitCompiled(program, core, options, diags);
+  return emitCompiled(program, pipeline.getCore(), options, diags);
 }
 
 } // namespace comprehend::tools

@@ -12,6 +12,9 @@ class DiagnosticEngine;
 namespace ir {
 class Program;
 } // namespace ir
+namespace api {
+class Pipeline;
+} // namespace api
 } // namespace comprehend
 
 namespace comprehend::tools {
@@ -27,10 +30,10 @@ int compileIrFile();
 std::optional<backend::CoreInfo> getCompileTarget(int &exitCode);
 int emitBackendOutput(ir::Program &program, const backend::CoreInfo &core,
                       DiagnosticEngine &diags);
-/// The same for a program lowered from a .tc file, whose --config gave
-/// \p options (api::configureCompilation) and its launch shapes.
-int emitBackendOutput(ir::Program &program, const backend::CoreInfo &core,
-                      backend::CompileOptions options, DiagnosticEngine &diags);
+/// The same for a program lowered from a .tc file by \p pipeline, which
+/// --config configured (its launch shapes are set already).
+int emitBackendOutput(ir::Program &program, const api::Pipeline &pipeline,
+                      DiagnosticEngine &diags);
 
 // TcCommands.cpp: Tensor Comprehensions.
 int checkTcFile();

@@ -4,16 +4,11 @@
 #include "Options.h"
 #include "TcInput.h"
 
-#include "comprehend/api/TcTuning.h"
+#include "comprehend/api/Pipeline.h"
 #include "comprehend/backend/CoreInfo.h"
-#include "comprehend/ir/Context.h"
 #include "comprehend/ir/Diagnostics.h"
 #include "comprehend/ir/Printer.h"
-#include "comprehend/ir/Program.h"
-#include "comprehend/ir/Verifier.h"
-#include "comprehend/runtime/TuningKernel.h"
 #include "comprehend/tc/Frontend.h"
-#include "comprehend/tc/Lowering.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -68,23 +63,32 @@ static void noteMissingSizes(StringRef command, const tc::Def &entry,
            << missing << "\n";
 }
 
-/// `--emit schedule`: the schedule of \p entry at \p sizes.
-static int printTcSchedule(TcInput &input, const tc::Def &entry,
-                           const StringMap<int64_t> &sizes,
-                           const tc::LoweringOptions &options) {
-  if (failed(tc::printSchedule(*input.program, entry, sizes, outs(),
-                               input.diags, options)) ||
-      input.diags.hasErrors()) {
-    noteMissingSizes("compile", entry, sizes);
+/// `--emit schedule`: the schedule of the def of \p source.
+static int printTcSchedule(TcInput &input, const api::Pipeline &pipeline,
+                           const api::TcSource &source) {
+  if (failed(pipeline.printSchedule(source, outs(), input.diags))) {
+    noteMissingSizes("compile", *source.def, source.sizes);
     return ExitInvalidInput;
   }
   return ExitSuccess;
 }
 
-/// `--print-def-after` and `--print-def-after-all`: \p options print the
-/// def on stderr after those def-level passes. Fails (a usage error) on a
-/// name that is no def-level pass.
-static int getPrintDefAfterOption(tc::LoweringOptions &options) {
+/// `--print-def-after` and `--print-def-after-all`: a hook of the lowering
+/// options that prints the def on stderr after those def-level passes;
+/// unset when neither is given.
+static std::function<raw_ostream *(StringRef)> getPrintDefAfter() {
+  if (!PrintDefAfterAll && PrintDefAfter.empty())
+    return nullptr;
+  return [](StringRef pass) -> raw_ostream * {
+    if (PrintDefAfterAll || is_contained(PrintDefAfter, pass))
+      return &errs();
+    return nullptr;
+  };
+}
+
+/// Fails (a usage error) on a `--print-def-after` name that is no def-level
+/// pass.
+static int checkPrintDefAfterNames() {
   for (StringRef name : PrintDefAfter)
     if (none_of(tc::getDefPassDescriptions(),
                 [&](const tc::DefPassDescription &pass) {
@@ -97,12 +101,6 @@ static int getPrintDefAfterOption(tc::LoweringOptions &options) {
       errs() << '\n';
       return ExitUsage;
     }
-  if (PrintDefAfterAll || !PrintDefAfter.empty())
-    options.printDefAfter = [](StringRef pass) -> raw_ostream * {
-      if (PrintDefAfterAll || is_contained(PrintDefAfter, pass))
-        return &errs();
-      return nullptr;
-    };
   return ExitSuccess;
 }
 
@@ -131,34 +129,28 @@ int compileTcFile() {
   std::optional<backend::CoreInfo> core = getCompileTarget(exitCode);
   if (!core)
     return exitCode;
-  auto configured = api::configureCompilation(*core, config);
-  if (!configured) {
-    errs() << "comprehend compile: error: " << toString(configured.takeError())
+  api::CompilationOptions base;
+  base.lowering.printDefAfter = getPrintDefAfter();
+  auto pipeline = api::Pipeline::configure(*core, config, base);
+  if (!pipeline) {
+    errs() << "comprehend compile: error: " << toString(pipeline.takeError())
            << "\n";
     return ExitInvalidInput;
   }
-  tc::LoweringOptions options = configured->lowering;
-  if (int code = getPrintDefAfterOption(options))
+  if (int code = checkPrintDefAfterNames())
     return code;
+  api::TcSource source{input.program.get(), entry, sizes, std::nullopt};
   if (Emit == EmitKind::Schedule)
-    return printTcSchedule(input, *entry, sizes, options);
-  ir::Context ctx;
-  ir::Program lowered(ctx);
-  if (!tc::lowerDef(*input.program, *entry, sizes, lowered, input.diags,
-                    options) ||
-      input.diags.hasErrors()) {
+    return printTcSchedule(input, *pipeline, source);
+  auto lowered = pipeline->lower(source, input.diags);
+  if (!lowered) {
+    // The diagnostics say why.
+    consumeError(lowered.takeError());
     noteMissingSizes("compile", *entry, sizes);
     return ExitInvalidInput;
   }
-  // The lowering must produce valid IR; a verifier error here is a bug of
-  // the lowering, reported with the TC locations it carries.
-  if (failed(ir::verify(lowered, input.diags)))
-    return ExitInvalidInput;
-  for (ir::Function &function : lowered)
-    if (!config.empty())
-      runtime::applyConfiguration(function, config);
   if (Emit != EmitKind::IR)
-    return emitBackendOutput(lowered, *core, configured->compile, input.diags);
+    return emitBackendOutput(*lowered->program, *pipeline, input.diags);
   std::error_code error;
   ToolOutputFile output(OutputFilename.empty() ? std::string("-")
                                                : OutputFilename.getValue(),
@@ -168,7 +160,7 @@ int compileTcFile() {
            << "': " << error.message() << "\n";
     return ExitInvalidInput;
   }
-  ir::print(lowered, output.os());
+  ir::print(*lowered->program, output.os());
   output.keep();
   return ExitSuccess;
 }

@@ -1,7 +1,7 @@
 //===- TcRunCommand.cpp - `comprehend run` of a Tensor Comprehensions def -===//
 //
-// Runs one TC def on the device (api::bindTcArguments, api::TcKernel,
-// api::runTcKernel; TcRun.h describes the steps): flags in, the median
+// Runs one TC def on the device (bindTcArguments, api::TcKernel,
+// runTcKernel; TcRun.h describes the steps): flags in, the median
 // kernel time, the --check verdict and the files written out.
 //
 //===----------------------------------------------------------------------===//
@@ -10,8 +10,8 @@
 #include "Options.h"
 #include "RunReport.h"
 #include "TcInput.h"
+#include "TcRun.h"
 
-#include "comprehend/api/TcRun.h"
 #include "comprehend/runtime/Runtime.h"
 #include "comprehend/tc/Frontend.h"
 
@@ -45,8 +45,8 @@ static int failRun(llvm::Error error, const DiagnosticEngine &diags) {
 
 /// Prints what `run` of a TC def measured, as text or JSON (--json).
 static void printTcRun(const api::TcKernel &kernel, const tc::Def &def,
-                       const api::TcArguments &arguments,
-                       const api::TcRunResult &result, StringRef device) {
+                       const TcArguments &arguments, const TcRunResult &result,
+                       StringRef device) {
   const Timing &timing = result.timing;
   if (Json) {
     llvm::json::OStream json(llvm::outs(), 2);
@@ -121,7 +121,7 @@ int runTcFile() {
   llvm::StringMap<int64_t> fixed;
   if (int code = selectTcEntry("run", *input.program, def, fixed))
     return code;
-  auto arguments = api::bindTcArguments(*def, fixed, Args);
+  auto arguments = bindTcArguments(*def, fixed, Args);
   if (!arguments)
     return failRun(arguments.takeError(), input.diags);
 
@@ -149,15 +149,15 @@ int runTcFile() {
     llvm::errs() << "using the tuned configuration "
                  << formatConfiguration((*kernel)->getConfig())
                  << " from the tuning cache\n";
-  api::TcRunOptions runOptions;
+  TcRunOptions runOptions;
   runOptions.repeat = std::max(1u, unsigned(Repeat));
   runOptions.check = Check;
   runOptions.outDir = OutDir;
   // PoCL generates the kernels' machine code at their first launch.
   auto result = [&] {
     llvm::TimeTraceScope scope("run (first launch: device codegen)");
-    return api::runTcKernel(**kernel, *input.program, *def, *arguments,
-                            input.diags, runOptions);
+    return runTcKernel(**kernel, *input.program, *def, *arguments, input.diags,
+                       runOptions);
   }();
   if (!result)
     return failRun(result.takeError(), input.diags);

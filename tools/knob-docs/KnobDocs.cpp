@@ -8,7 +8,7 @@
 // knob-docs-up-to-date compares the output with docs/knobs.md.
 //
 //===----------------------------------------------------------------------===//
-#include "comprehend/api/TcTuning.h"
+#include "comprehend/api/Pipeline.h"
 #include "comprehend/backend/CoreInfo.h"
 #include "comprehend/backend/Knobs.h"
 #include "comprehend/tc/Lowering.h"

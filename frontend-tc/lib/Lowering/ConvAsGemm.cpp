@@ -22,49 +22,18 @@
 // that accumulates into the group's output block (beta = 1), the first
 // iteration overwriting it for `op=!` (beta = 0).
 //
+// A weight gradient, whose reduction no view spans, is first offered to
+// ConvPanelGemm.cpp (gemms over a panel copied into local memory).
+//
 //===----------------------------------------------------------------------===//
-#include "DefLowering.h"
-
-#include "llvm/ADT/STLExtras.h"
+#include "ConvAsGemm.h"
 
 using namespace comprehend;
 using namespace comprehend::tc;
 using namespace comprehend::tc::lowering;
+using namespace comprehend::tc::lowering::conv;
 
 namespace {
-
-/// One subscript: the sum of one or two index variables, each times a
-/// constant coefficient (1 unless written, as in `t + 2 * k`).
-struct Subscript {
-  llvm::SmallVector<llvm::StringRef, 2> vars;
-  llvm::SmallVector<int64_t, 2> scales;
-
-  bool contains(llvm::StringRef var) const {
-    return llvm::is_contained(vars, var);
-  }
-  int64_t scaleOf(llvm::StringRef var) const {
-    return scales[llvm::find(vars, var) - vars.begin()];
-  }
-};
-
-struct ConvRead {
-  llvm::StringRef tensor;
-  const TensorBinding *binding = nullptr;
-  llvm::SmallVector<Subscript, 4> subscripts;
-
-  bool uses(llvm::StringRef var) const {
-    return llvm::any_of(subscripts, [&](const Subscript &subscript) {
-      return subscript.contains(var);
-    });
-  }
-  /// Whether \p var is a whole subscript of its own.
-  bool usesPlain(llvm::StringRef var) const {
-    return llvm::any_of(subscripts, [&](const Subscript &subscript) {
-      return subscript.vars.size() == 1 && subscript.vars[0] == var &&
-             subscript.scales[0] == 1;
-    });
-  }
-};
 
 /// Adds the index variable \p expr, times \p scale, to \p out.
 bool collectTerm(const Expr &expr, int64_t scale, Subscript &out) {
@@ -128,15 +97,10 @@ struct ConvForm {
   llvm::SmallVector<llvm::StringRef, 3> outer;
 };
 
-/// The statement's reads and LHS indices, where it can be a gemm at all.
-struct ConvOperands {
-  double alpha = 1;
-  llvm::SmallVector<ConvRead, 2> reads;
-  llvm::SmallVector<llvm::StringRef, 4> lhsVars;
-};
+} // namespace
 
-std::optional<ConvOperands> matchOperands(const DefContext &def,
-                                          const StmtContext &stmt) {
+std::optional<ConvOperands> conv::matchOperands(const DefContext &def,
+                                                const StmtContext &stmt) {
   const ComprehensionStmt &comp = stmt.stmt;
   if (comp.getReduction() != ReductionKind::Add ||
       comp.getReductionVars().empty())
@@ -168,6 +132,8 @@ std::optional<ConvOperands> matchOperands(const DefContext &def,
   }
   return operands;
 }
+
+namespace {
 
 /// Every subscript holds at most one of the gemm's indices, and each read
 /// holds its two once.
@@ -230,25 +196,18 @@ std::optional<ConvForm> assignRoles(const ComprehensionStmt &comp,
     if (var != form.k)
       form.outer.push_back(var);
   // A shift is what makes it a convolution; a plain product is lowerAsBlas'.
-  bool shifted = llvm::any_of(q.subscripts, [](const Subscript &subscript) {
-    return subscript.vars.size() == 2;
-  });
-  if (!shifted || form.batch.size() > 3 || !coresOnce(form) ||
+  if (!q.isShifted() || form.batch.size() > 3 || !coresOnce(form) ||
       !scalesOnlyOuter(form))
     return std::nullopt;
   return form;
-}
-
-int64_t extentOf(const StmtContext &stmt, llvm::StringRef var) {
-  const IndexRange *range = stmt.lookup(var);
-  return range->hi - range->lo;
 }
 
 /// The form with the last LHS index as columns and a reduction both reads
 /// hold whole; where that has none, or one too short to pay off (unless
 /// \p force), the largest gemm over any columns and reduction. A weight
 /// gradient, `d_W1(m, c, kh, kw) +=! d_O(n, m, h, w) * I(n, c, h + kh, w +
-/// kw)`, has only the batch n whole in both; its gemm is (m x c) over h.
+/// kw)`, has only the batch n whole in both; its gemm is (m x c) over h
+/// (on CPUs the panel of ConvPanelGemm.cpp takes it first).
 std::optional<ConvForm> match(const StmtContext &stmt,
                               const ConvOperands &operands, bool force) {
   const ComprehensionStmt &comp = stmt.stmt;
@@ -417,27 +376,37 @@ void ConvEmitter::emit() {
       r = b.create<ir::DivInst>(loc, r, index(extent))->getResult(0);
     }
   };
-  // `op=!` overwrites the block with the first point's product.
+  emitAccumulation(b, loc, points, stmt.stmt.hasInit(),
+                   [&](ir::Value *point, double beta) {
+                     bindOuter(point);
+                     emitGemm(beta);
+                   });
+}
+
+void conv::emitAccumulation(
+    ir::Builder &b, Location loc, int64_t points, bool overwrite,
+    llvm::function_ref<void(ir::Value *, double)> body) {
   int64_t first = 0;
-  if (stmt.stmt.hasInit()) {
-    bindOuter(index(0));
-    emitGemm(0.0);
+  if (overwrite) {
+    body(b.createIndexConstant(loc, 0), 0.0);
     first = 1;
   }
   if (first >= points)
     return;
-  auto loop = b.create<ir::ForInst>(loc, index(first), index(points), nullptr,
+  auto loop = b.create<ir::ForInst>(loc, b.createIndexConstant(loc, first),
+                                    b.createIndexConstant(loc, points), nullptr,
                                     llvm::ArrayRef<ir::Value *>{});
-  ir::Region *outer = b.getInsertionRegion();
+  ir::Region *after = b.getInsertionRegion();
   b.setInsertionPointToEnd(loop.getBody());
-  bindOuter(loop.getBody().getParameter(0));
-  emitGemm(1.0);
-  b.setInsertionPointToEnd(*outer);
+  body(loop.getBody().getParameter(0), 1.0);
+  b.setInsertionPointToEnd(*after);
 }
 
 bool lowering::lowerAsConvGemm(DefContext &def, const StmtContext &stmt,
                                bool dryRun, bool force) {
   std::optional<ConvOperands> operands = matchOperands(def, stmt);
+  if (operands && lowerAsPanelGemm(def, stmt, *operands, dryRun))
+    return true;
   std::optional<ConvForm> form =
       operands ? match(stmt, *operands, force) : std::nullopt;
   if (!form || dryRun)

@@ -1,5 +1,5 @@
 //===- KnobTablesTest.cpp - The backend's and the lowering's knob tables --===//
-#include "comprehend/api/TcTuning.h"
+#include "comprehend/api/Pipeline.h"
 #include "comprehend/backend/Knobs.h"
 #include "comprehend/runtime/TuningKernel.h"
 #include "comprehend/tc/Lowering.h"

@@ -1,16 +1,17 @@
 //===- IrBindings.cpp - Tensor-language programs from Python --------------===//
 //
 // IrProgram: a tensor-language source, parsed, verified and compiled for a
-// device (runtime::Executable). Its kernels take arrays for memref and group
-// parameters (shape (s1, ..., sn) for memref<T x s1 x ... x sn>, Fortran
-// order; (N, s1, ..., sn) for a group of N) and Python numbers, given as
-// text, for scalars. Arrays are copied to the device and back, so a kernel
-// updates them in place like the memrefs it writes.
+// device (api::Pipeline::build, a runtime::Executable). Its kernels take arrays
+// for memref and group parameters (shape (s1, ..., sn) for memref<T x s1 x ...
+// x sn>, Fortran order; (N, s1, ..., sn) for a group of N) and Python numbers,
+// given as text, for scalars. Arrays are copied to the device and back, so a
+// kernel updates them in place like the memrefs it writes.
 //
 //===----------------------------------------------------------------------===//
 #include "Arrays.h"
 #include "Bindings.h"
 
+#include "comprehend/api/Pipeline.h"
 #include "comprehend/backend/Spirv.h"
 #include "comprehend/ir/Context.h"
 #include "comprehend/ir/Parser.h"
@@ -57,8 +58,13 @@ IrProgramPtr compileProgram(const DevicePtr &device, const std::string &source,
       outcome = Outcome::compile(buffer.take());
     } else {
       std::lock_guard<std::mutex> lock(device->mutex);
-      auto executable = runtime::Executable::compile(
-          *device->runtime, *handle->program, buffer.diags);
+      // Every knob at its default for the device's core.
+      auto pipeline =
+          api::Pipeline::configure(device->runtime->getCoreInfo(), {});
+      auto executable = pipeline
+                            ? pipeline->build(*device->runtime,
+                                              *handle->program, buffer.diags)
+                            : pipeline.takeError();
       if (executable)
         handle->executable = std::move(*executable);
       else

@@ -8,7 +8,7 @@
 #include "Arrays.h"
 #include "TcHandles.h"
 
-#include "comprehend/api/TcTuning.h"
+#include "comprehend/api/Pipeline.h"
 #include "comprehend/backend/Spirv.h"
 #include "comprehend/ir/Printer.h"
 #include "comprehend/ir/Verifier.h"
@@ -134,22 +134,19 @@ std::string printIr(TcKernelHandle &handle) {
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(handle.program->mutex);
     const tc::Def &def = *tc::findEntry(*handle.program->program, handle.entry);
-    const runtime::Configuration &config = handle.kernel->getConfig();
     DiagnosticBuffer buffer(handle.program->sourceMgr);
-    ir::Context context;
-    ir::Program program(context);
-    auto configured = api::configureCompilation(
-        handle.device->runtime->getCoreInfo(), config);
-    if (!configured) {
-      outcome = Outcome::fromError(configured.takeError());
-    } else if (std::optional<tc::LoweredDef> lowered = tc::lowerDef(
-                   *handle.program->program, def, toStringMap(handle.sizes),
-                   program, buffer.diags, configured->lowering)) {
-      if (!config.empty())
-        api::applyLaunchConfiguration(config, *lowered);
+    auto pipeline = api::Pipeline::configure(
+        handle.device->runtime->getCoreInfo(), handle.kernel->getConfig());
+    if (!pipeline) {
+      outcome = Outcome::fromError(pipeline.takeError());
+    } else if (auto lowered =
+                   pipeline->lower({handle.program->program.get(), &def,
+                                    toStringMap(handle.sizes), std::nullopt},
+                                   buffer.diags)) {
       llvm::raw_string_ostream os(text);
-      ir::print(program, os);
+      ir::print(*lowered->program, os);
     } else {
+      llvm::consumeError(lowered.takeError());
       outcome = Outcome::compile(buffer.take());
     }
   }

@@ -19,6 +19,7 @@
 #define COMPREHEND_API_IRKERNEL_H
 
 #include "comprehend/api/Kernel.h"
+#include "comprehend/api/Pipeline.h"
 #include "comprehend/runtime/Executable.h"
 #include "comprehend/runtime/HostArguments.h"
 
@@ -79,19 +80,19 @@ private:
   IrKernel(runtime::Runtime &runtime, ir::Context &ctx,
            llvm::SourceMgr &sourceMgr)
       : runtime(runtime), ctx(ctx), sourceMgr(sourceMgr) {}
-  /// Compiles `program` (with `config` on the entry when it is not empty)
-  /// and looks up the entry.
+  /// Compiles `program` through `pipeline` and looks up the entry.
   llvm::Error build(ir::Program &program, DiagnosticEngine &diags,
-                    const backend::CompileOptions &compileOptions);
-  /// Builds a copy of the program as given (`source`) with the
-  /// configuration on the entry.
-  llvm::Error rebuild(DiagnosticEngine &diags,
-                      const backend::CompileOptions &compileOptions);
+                    const Pipeline &pipeline);
+  /// Builds a copy of the program as given (`source`) with the launch
+  /// attributes of the pipeline's configuration on the entry.
+  llvm::Error rebuild(DiagnosticEngine &diags, const Pipeline &pipeline);
 
   runtime::Runtime &runtime;
   ir::Context &ctx;
   llvm::SourceMgr &sourceMgr;
   std::array<size_t, 3> grid = {1, 1, 1};
+  /// The options every configuration refines.
+  CompilationOptions base;
   std::shared_ptr<Arguments> arguments;
   /// The program as given, before any compilation (which rewrites a
   /// program in place), shared by a kernel and its recompilations: each

@@ -1,9 +1,10 @@
 //===- TcKernel.h - Run Tensor Comprehensions from C++ ----------*- C++ -*-===//
 //
 // The C++ API of the TC path: one TC def, specialised to concrete sizes,
-// lowered to the tensor language, compiled for a runtime's device and ready
-// to launch. This is what `comprehend run FILE.tc` and `comprehend tune
-// FILE.tc` are built on; a user program needs nothing else.
+// lowered to the tensor language, compiled for a runtime's device (through
+// api::Pipeline, Pipeline.h) and ready to launch, with its device buffers.
+// This is what `comprehend run FILE.tc` and `comprehend tune FILE.tc` are
+// built on; a user program needs nothing else.
 //
 //   auto rt = runtime::Runtime::create();
 //   auto kernel = api::TcKernel::compileText(
@@ -35,6 +36,7 @@
 #define COMPREHEND_API_TCKERNEL_H
 
 #include "comprehend/api/Kernel.h"
+#include "comprehend/api/Pipeline.h"
 #include "comprehend/api/TcTuning.h"
 #include "comprehend/backend/Compiler.h"
 #include "comprehend/ir/Context.h"
@@ -60,20 +62,7 @@ class raw_ostream;
 class SourceMgr;
 } // namespace llvm
 
-namespace comprehend {
-class DiagnosticEngine;
-namespace tc {
-class Program;
-class Def;
-} // namespace tc
-} // namespace comprehend
-
 namespace comprehend::api {
-
-/// The device element type of a TC scalar type, if the runtime handles it.
-std::optional<runtime::DType> getDType(tc::ScalarType type);
-/// Number of elements of a lowered tensor.
-int64_t getNumElements(const tc::LoweredTensor &tensor);
 
 /// How a TcKernel is compiled: KernelOptions, and the lowering's base
 /// options, which `config` refines.
@@ -123,11 +112,11 @@ public:
   bool takesIncomingValue(llvm::StringRef name) const;
 
   /// The kernels' launches (one per LoweredKernel), for inspection.
-  const tc::LoweredDef &getLoweredDef() const { return lowered; }
-  runtime::Executable &getExecutable() const { return *executable; }
+  const tc::LoweredDef &getLoweredDef() const { return compiled.def; }
+  runtime::Executable &getExecutable() const { return *compiled.executable; }
   /// The tensor-language program the kernels were compiled from, as the
   /// backend left it (lowered in place: `compile --emit lowered-ir`).
-  const ir::Program &getProgram() const { return *irProgram; }
+  const ir::Program &getProgram() const { return *compiled.program; }
 
   /// Copies row-major data into tensor `name` (any tensor; typically an
   /// input, or the incoming value of an output). `bytes` must be the
@@ -145,7 +134,9 @@ public:
   /// that takes one). Every kernel of the def is queued back to back and
   /// the host waits once, at the end; nothing is timed. On a device whose
   /// memory is the host's, inputs aligned as the device requires are read in
-  /// place; every other array is copied once (by the host where the
+  /// place, and outputs of 128 KiB or more so aligned are written in place
+  /// unless they share memory with another argument; every other array is
+  /// copied once (by the host where the
   /// kernel's buffer is host-visible, else by a queued copy). Argument
   /// layouts are planned on the first call. The incoming values that
   /// `write` stored for `run` are kept.
@@ -174,20 +165,19 @@ public:
   llvm::Expected<runtime::Timing> run(unsigned repeat = 1) override;
 
 private:
-  /// What the kernel was compiled from, kept for `recompile`: the program
-  /// and def (owned by the caller, or by `owned` for compileText), the
-  /// sizes and the options without their configuration.
+  /// What the kernel was compiled from, kept for `recompile`: the def at
+  /// its sizes (owned by the caller, or by `owned` for compileText) with
+  /// its ranges inferred once for every lowering of this source (the
+  /// default, the tuner's probes and candidates), and the options without
+  /// their configuration.
   struct Source {
-    const tc::Program *program = nullptr;
-    const tc::Def *def = nullptr;
+    TcSource def;
     llvm::SourceMgr *sourceMgr = nullptr;
-    llvm::StringMap<int64_t> sizes;
-    /// The def's ranges at `sizes`, inferred once for every lowering of
-    /// this source (the default, the tuner's probes and candidates); unset
-    /// when inference failed, and lowerDef reports why.
-    std::optional<tc::DefRanges> ranges;
     TcKernelOptions options;
     std::shared_ptr<void> owned;
+    CompilationOptions getBaseOptions() const {
+      return {options.lowering, options.compile};
+    }
   };
 
   TcKernel(runtime::Runtime &runtime) : runtime(runtime) {}
@@ -198,6 +188,9 @@ private:
   compile(runtime::Runtime &runtime, std::shared_ptr<const Source> source,
           DiagnosticEngine &diags, const TcKernelOptions &options,
           const runtime::TuningKey *knownKey);
+  /// Allocates the buffers of the compiled def's tensors and notes the
+  /// outputs that take an incoming value.
+  llvm::Error allocateBuffers();
   llvm::Expected<const runtime::Buffer &> getBuffer(llvm::StringRef name,
                                                     size_t bytes) const;
   /// An output that takes an incoming value and the value (row-major bytes;
@@ -218,19 +211,26 @@ private:
   /// Plans the launches of `call` (once).
   llvm::Error planCall();
   /// Queues the copies and launches of `call`; `bound` (per tensor, the
-  /// buffer its kernels use) and `wrapped` (inputs used in place) must stay
-  /// until the queue is finished.
+  /// buffer its kernels use) and `wrapped` (arrays used in place) must stay
+  /// until the queue is finished; `outputsInPlace[j]` says whether output j
+  /// is written in place.
   llvm::Error enqueueCall(llvm::ArrayRef<const void *> inputs,
                           llvm::ArrayRef<void *> outputs,
                           llvm::MutableArrayRef<const runtime::Buffer *> bound,
-                          llvm::SmallVectorImpl<runtime::Buffer> &wrapped);
+                          llvm::SmallVectorImpl<runtime::Buffer> &wrapped,
+                          llvm::MutableArrayRef<bool> outputsInPlace);
+  /// Binds output `j` of `call` to the caller's array in place where that
+  /// pays and is safe (see TcCall.cpp); whether it did.
+  llvm::Expected<bool>
+  bindOutputInPlace(size_t j, llvm::ArrayRef<const void *> inputs,
+                    llvm::ArrayRef<void *> outputs,
+                    llvm::MutableArrayRef<const runtime::Buffer *> bound,
+                    llvm::SmallVectorImpl<runtime::Buffer> &wrapped);
 
   runtime::Runtime &runtime;
   std::shared_ptr<const Source> source;
-  std::unique_ptr<ir::Context> irContext;
-  std::unique_ptr<ir::Program> irProgram;
-  tc::LoweredDef lowered;
-  std::unique_ptr<runtime::Executable> executable;
+  /// The lowered def (tensors, launches), its program and the executable.
+  CompiledDef compiled;
   std::vector<runtime::Buffer> buffers;
   /// Per buffer, where the host reads and writes it directly (inputs and
   /// outputs on a device whose memory is the host's), else null.

@@ -22,7 +22,8 @@
 //
 // A parameter is in the space only when it affects the kernel (no gemm
 // knobs for a softmax), so the search never spends evaluations on knobs
-// that change nothing.
+// that change nothing. How a configuration becomes options is
+// api::configureCompilation (Pipeline.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef COMPREHEND_API_TCTUNING_H
@@ -51,29 +52,6 @@ class Runtime;
 } // namespace comprehend
 
 namespace comprehend::api {
-
-/// What a configuration makes of a compilation: the lowering's and the
-/// backend's options. Work-group and subgroup sizes are function
-/// attributes, set after the lowering by applyLaunchConfiguration.
-struct CompilationOptions {
-  tc::LoweringOptions lowering;
-  backend::CompileOptions compile;
-};
-
-/// The one place a configuration becomes options: `base` with the cost
-/// rules of `core` (tc::LoweringOptions::forCore) and the knobs of
-/// `config` applied, its names and values checked (an input error for an
-/// unknown name or an illegal value). An empty configuration gives the
-/// defaults for `core`, which differ from the plain option defaults.
-llvm::Expected<CompilationOptions>
-configureCompilation(const backend::CoreInfo &core,
-                     const runtime::Configuration &config,
-                     const CompilationOptions &base = {});
-
-/// Sets `work_group_size` / `subgroup_size` on every kernel of `lowered`
-/// from the parameters of `config` it has.
-void applyLaunchConfiguration(const runtime::Configuration &config,
-                              const tc::LoweredDef &lowered);
 
 /// Which knobs a def has: the lowering's (tc::LoweringKnobUse) and whether
 /// its IR has a gemm, whose register tiling the backend chooses.

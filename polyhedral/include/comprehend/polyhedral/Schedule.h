@@ -79,10 +79,11 @@ struct ScheduleOptions {
   /// points (GPUs).
   int64_t vectorRun = 0;
   /// On a GPU, the parallel points a kernel needs to keep the device busy
-  /// (0: no such rule, CPUs). Where isl's maximal fusion leaves a kernel
-  /// with fewer (the leading parallel members of its outermost band span
-  /// fewer points), and scheduling the statements unfused gives every
-  /// kernel at least twice as many, they are scheduled unfused.
+  /// (0: no such rule, CPUs). Where isl's maximal fusion puts every
+  /// statement into one kernel with fewer (the leading parallel members of
+  /// its outermost band span fewer points), and scheduling the statements
+  /// unfused gives every kernel at least twice as many, they are scheduled
+  /// unfused.
   int64_t minParallelPoints = 0;
   /// On a GPU: where a kernel's outermost band has more than three leading
   /// parallel members, the innermost three go to the groups and work-items

@@ -3,7 +3,8 @@
 // A kernel parameter is a scalar, a memref or a group of memrefs. The host
 // describes the value it binds to each parameter (a scalar's bytes, a device
 // buffer with shape and strides, a set of buffers for a group); packing turns
-// those into the clSetKernelArg calls of the calling convention (docs/design.md "Calling convention"):
+// those into the clSetKernelArg calls of the calling convention (docs/design.md
+// "Calling convention"):
 //
 //   scalar  -> its value
 //   memref  -> global pointer, one i64 per '?' in the shape, then per '?' in

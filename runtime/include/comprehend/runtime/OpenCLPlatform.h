@@ -86,8 +86,8 @@ public:
                            size_t offset) override;
   llvm::Error enqueueRead(uint64_t handle, void *data, size_t bytes,
                           size_t offset) override;
-  llvm::Expected<uint64_t> wrapHostMemory(const void *data,
-                                          size_t bytes) override;
+  llvm::Expected<uint64_t> wrapHostMemory(const void *data, size_t bytes,
+                                          bool writable) override;
   llvm::Expected<uint64_t> allocateHostVisible(size_t bytes,
                                                void **host) override;
 

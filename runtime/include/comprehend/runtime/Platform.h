@@ -83,14 +83,16 @@ public:
     *host = nullptr;
     return allocate(bytes);
   }
-  /// Zero-copy: a handle whose kernels read `bytes` of host memory at
-  /// `data` in place (released with release() once the commands using it
-  /// are finished), or 0 where the device cannot (its memory is not the
-  /// host's, or `data` is not aligned as it requires). Kernels only read it.
-  virtual llvm::Expected<uint64_t> wrapHostMemory(const void *data,
-                                                  size_t bytes) {
+  /// Zero-copy: a handle whose kernels read (and, where `writable`, write)
+  /// `bytes` of host memory at `data` in place (released with release()
+  /// once the commands using it are finished), or 0 where the device cannot
+  /// (its memory is not the host's, or `data` is not aligned as it
+  /// requires). The host must not touch the memory until finish().
+  virtual llvm::Expected<uint64_t>
+  wrapHostMemory(const void *data, size_t bytes, bool writable = false) {
     (void)data;
     (void)bytes;
+    (void)writable;
     return 0;
   }
   /// The handle of `bytes` of device memory at device address `address`

@@ -144,10 +144,12 @@ public:
   llvm::Error enqueueWrite(const Buffer &buffer, const void *data,
                            size_t bytes);
   llvm::Error enqueueRead(const Buffer &buffer, void *data, size_t bytes);
-  /// A buffer that kernels read `bytes` of host memory at `data` through in
-  /// place (no copy), or an empty Buffer where the device cannot
-  /// (Platform::wrapHostMemory). Keep it until the launches using it finish.
-  llvm::Expected<Buffer> wrapHostMemory(const void *data, size_t bytes);
+  /// A buffer that kernels read (and, where `writable`, write) `bytes` of
+  /// host memory at `data` through in place (no copy), or an empty Buffer
+  /// where the device cannot (Platform::wrapHostMemory). Keep it until the
+  /// launches using it finish.
+  llvm::Expected<Buffer> wrapHostMemory(const void *data, size_t bytes,
+                                        bool writable = false);
   /// A borrowed buffer naming `bytes` of device memory at `address` that
   /// another library owns (Platform::wrapDeviceMemory): kernels read and
   /// write it in place, and it frees nothing.

@@ -1,5 +1,5 @@
 //===- TcRun.cpp - Running a TC def on given or random inputs -------------===//
-#include "comprehend/api/TcRun.h"
+#include "TcRun.h"
 
 #include "comprehend/ir/Diagnostics.h"
 #include "comprehend/runtime/Error.h"
@@ -20,6 +20,7 @@
 
 using namespace comprehend;
 using namespace comprehend::api;
+using namespace comprehend::tools;
 using namespace comprehend::runtime;
 using llvm::StringRef;
 
@@ -253,8 +254,9 @@ struct HostData {
 } // namespace
 
 llvm::Expected<TcArguments>
-api::bindTcArguments(const tc::Def &def, const llvm::StringMap<int64_t> &fixed,
-                     llvm::ArrayRef<std::string> args) {
+tools::bindTcArguments(const tc::Def &def,
+                       const llvm::StringMap<int64_t> &fixed,
+                       llvm::ArrayRef<std::string> args) {
   TcArguments arguments;
   llvm::SmallVector<std::string, 2> incoming = tc::getIncomingOutputs(def);
   if (llvm::Error error =
@@ -426,9 +428,9 @@ llvm::Error checkAgainstEvaluator(TcKernel &kernel, const tc::Program &program,
 } // namespace
 
 llvm::Expected<TcRunResult>
-api::runTcKernel(TcKernel &kernel, const tc::Program &program,
-                 const tc::Def &def, const TcArguments &arguments,
-                 DiagnosticEngine &diags, const TcRunOptions &options) {
+tools::runTcKernel(TcKernel &kernel, const tc::Program &program,
+                   const tc::Def &def, const TcArguments &arguments,
+                   DiagnosticEngine &diags, const TcRunOptions &options) {
   TcRunResult result;
   auto evalArgs = uploadInputs(kernel, arguments.arrays);
   if (!evalArgs)

@@ -1,12 +1,13 @@
 //===- TcRun.h - Running a TC def on given or random inputs -----*- C++ -*-===//
 //
-// What `comprehend run FILE.tc` does between reading its flags and printing:
+// What `comprehend run FILE.tc` does between reading its flags and printing
+// (the driver's own: the library API is api::TcKernel):
 //
 //  1. the size variables are bound from fixed sizes (--sizes) and from the
 //     shapes of the given arrays (TC shape, row-major as TC reads it); a
 //     disagreement or a size that stays unknown is an input error naming
 //     the size;
-//  2. (the caller compiles the def at those sizes: TcKernel)
+//  2. (the caller compiles the def at those sizes: api::TcKernel)
 //  3. the inputs are uploaded (given, else random), outputs and
 //     temporaries poisoned with NaN bytes so that an element the kernel
 //     never writes shows up in the check; an output that the def reads
@@ -27,13 +28,13 @@
 // measured 1.2e-4), while a wrong kernel is off by O(1).
 //
 //===----------------------------------------------------------------------===//
-#ifndef COMPREHEND_API_TCRUN_H
-#define COMPREHEND_API_TCRUN_H
+#ifndef COMPREHEND_TOOLS_TCRUN_H
+#define COMPREHEND_TOOLS_TCRUN_H
 
 #include "comprehend/api/TcKernel.h"
 #include "comprehend/runtime/Npy.h"
 
-namespace comprehend::api {
+namespace comprehend::tools {
 
 /// The arrays given for a def's inputs (and for outputs that take an
 /// incoming value), and the sizes bound by them and the fixed sizes.
@@ -47,9 +48,9 @@ struct TcArguments {
   llvm::StringMap<int64_t> sizes;
 };
 
-/// Reads `args` (each `NAME=FILE.npy`) and binds every size variable of
-/// `def` from `fixed` and the arrays' shapes; input errors name the
-/// argument or the size.
+/// Reads `args` (each `NAME=FILE.npy`, as --arg gives them) and binds every
+/// size variable of `def` from `fixed` and the arrays' shapes; input errors
+/// name the argument or the size.
 llvm::Expected<TcArguments>
 bindTcArguments(const tc::Def &def, const llvm::StringMap<int64_t> &fixed,
                 llvm::ArrayRef<std::string> args);
@@ -80,10 +81,10 @@ struct TcRunResult {
 /// the given arrays (random where none is given). Diagnostics of the
 /// evaluator go to `diags`.
 llvm::Expected<TcRunResult>
-runTcKernel(TcKernel &kernel, const tc::Program &program, const tc::Def &def,
-            const TcArguments &arguments, DiagnosticEngine &diags,
-            const TcRunOptions &options);
+runTcKernel(api::TcKernel &kernel, const tc::Program &program,
+            const tc::Def &def, const TcArguments &arguments,
+            DiagnosticEngine &diags, const TcRunOptions &options);
 
-} // namespace comprehend::api
+} // namespace comprehend::tools
 
-#endif // COMPREHEND_API_TCRUN_H
+#endif // COMPREHEND_TOOLS_TCRUN_H
