@@ -114,8 +114,13 @@ Scop::statementsAt(const isl::schedule_node &node) const {
 }
 
 bool Scop::respectsDependences(const isl::schedule_node &node) const {
+  // The schedule may cover part of the scop (Fusion.cpp schedules the
+  // statements that would make a kernel serial on their own).
   isl::union_map order = node.schedule().get_map();
-  return dependences.is_subset(lexBefore(order));
+  isl::union_set instances = order.domain();
+  return dependences.intersect_domain(instances)
+      .intersect_range(instances)
+      .is_subset(lexBefore(order));
 }
 
 bool Scop::isCoincident(unsigned stmt, const isl::map &outer,

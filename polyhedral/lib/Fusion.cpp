@@ -5,6 +5,8 @@
 
 #include <isl/options.h>
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 
 using namespace comprehend::poly;
@@ -60,33 +62,32 @@ isl::schedule_node_band shiftToZero(const isl::schedule_node_band &band) {
   return replaceBand(band, shifted).as<isl::schedule_node_band>();
 }
 
-isl::schedule computeSchedule(const Scop &scop, const isl::set &context,
-                              FusionStrategy fusion) {
+/// isl's schedule of the instances \p domain of \p scop.
+isl::schedule computeSchedule(const Scop &scop, const isl::union_set &domain,
+                              const isl::set &context, FusionStrategy fusion) {
   setFusionOptions(context.ctx().get(), fusion);
-  return isl::schedule_constraints::on_domain(scop.domain)
+  // Restricted only where needed: isl's result depends on how the
+  // constraints are written, not only on what they mean.
+  bool whole = domain.is_equal(scop.domain);
+  auto within = [&](const isl::union_map &map) {
+    return whole ? map : map.intersect_domain(domain).intersect_range(domain);
+  };
+  return isl::schedule_constraints::on_domain(domain)
       .set_context(context)
-      .set_validity(scop.dependences)
-      .set_coincidence(scop.dependences)
-      .set_proximity(scop.flow)
+      .set_validity(within(scop.dependences))
+      .set_coincidence(within(scop.dependences))
+      .set_proximity(within(scop.flow))
       .compute_schedule();
 }
 
-/// The fewest parallel points of a kernel of \p schedule: per kernel (a
-/// child of the root's sequence or set, else the root's child), the product
-/// of the extents of its outermost band's leading coincident members (1
-/// without such a band); -1 where an extent is unknown.
+/// The fewest parallel points of a kernel of \p schedule (topLevelKernels:
+/// a kernel of a sequence nested in a set counts, a set of a layer norm
+/// backward's rows and column sums): per kernel, the product of the
+/// extents of its outermost band's leading coincident members (1 without
+/// such a band); -1 where an extent is unknown.
 int64_t fewestParallelPoints(const isl::schedule &schedule) {
-  isl::schedule_node first = schedule.root().child(0);
-  llvm::SmallVector<isl::schedule_node, 4> kernels;
-  if (first.isa<isl::schedule_node_sequence>() ||
-      first.isa<isl::schedule_node_set>()) {
-    for (int child = 0, e = first.n_children(); child < e; ++child)
-      kernels.push_back(first.child(child).child(0));
-  } else {
-    kernels.push_back(first);
-  }
   int64_t fewest = -1;
-  for (const isl::schedule_node &kernel : kernels) {
+  for (const isl::schedule_node &kernel : topLevelKernels(schedule)) {
     int64_t points = 1;
     if (kernel.isa<isl::schedule_node_band>()) {
       auto band = kernel.as<isl::schedule_node_band>();
@@ -121,7 +122,8 @@ std::optional<isl::schedule> unfuseForParallelism(const Scop &scop,
   if (minParallelPoints <= 0 || fusedPoints < 0 ||
       fusedPoints >= minParallelPoints)
     return std::nullopt;
-  isl::schedule unfused = computeSchedule(scop, context, FusionStrategy::None);
+  isl::schedule unfused =
+      computeSchedule(scop, scop.domain, context, FusionStrategy::None);
   int64_t unfusedPoints = fewestParallelPoints(unfused);
   if (unfusedPoints < 2 * fusedPoints)
     return std::nullopt;
@@ -155,6 +157,97 @@ std::optional<isl::schedule> splitSequentialBand(const Scop &scop,
     parts = band.parent().parent();
   }
   return parts.schedule();
+}
+
+/// The whole domains of the statements with instances in \p instances.
+isl::union_set wholeStatements(const Scop &scop,
+                               const isl::union_set &instances) {
+  isl::union_set result = emptyUnionSet(scop.domain.space());
+  for (const isl::set &domain : scop.model.domains)
+    if (!instances.intersect(isl::union_set(domain)).is_empty())
+      result = result.unite(isl::union_set(domain));
+  return result;
+}
+
+/// The statements below \p band at the end of a dependence carried by its
+/// outermost member (a column sum's update, whose reduction over the rows
+/// runs along a band over the rows, or that reads what a statement before
+/// it wrote at another point of the band), with their inits.
+isl::union_set carriedByOuterMember(const Scop &scop,
+                                    const isl::schedule_node_band &band) {
+  isl::union_set domain = nodeDomain(band);
+  isl::union_map outer = band.get_partial_schedule().at(0).as_union_map();
+  isl::union_map carried = scop.dependences.intersect_domain(domain)
+                               .intersect_range(domain)
+                               .subtract(outer.apply_range(outer.reverse()));
+  isl::union_set touched = carried.range();
+  // A reduction's init feeds only its first update, at the same point of
+  // the band, but belongs with it.
+  llvm::SmallVector<unsigned, 8> defStatements;
+  for (unsigned stmt = 0; stmt < scop.stmts.size(); ++stmt)
+    if (!touched.intersect(isl::union_set(scop.model.domains[stmt])).is_empty())
+      defStatements.push_back(scop.origin[stmt].defStatement);
+  isl::union_set result = emptyUnionSet(scop.domain.space());
+  for (unsigned stmt = 0; stmt < scop.stmts.size(); ++stmt)
+    if (llvm::is_contained(defStatements, scop.origin[stmt].defStatement))
+      result = result.unite(isl::union_set(scop.model.domains[stmt]));
+  return result;
+}
+
+/// The statements of a serial kernel of \p schedule (its outermost band
+/// has no parallel member) that make it serial, over all such kernels
+/// where others stay, with every statement of \p domain that depends on
+/// them; empty where there is none.
+isl::union_set serializingStatements(const Scop &scop,
+                                     const isl::union_set &domain,
+                                     const isl::schedule &schedule) {
+  isl::union_set peeled = emptyUnionSet(domain.space());
+  for (const isl::schedule_node &kernel : topLevelKernels(schedule)) {
+    if (!kernel.isa<isl::schedule_node_band>())
+      continue;
+    auto band = kernel.as<isl::schedule_node_band>();
+    if (numLeadingCoincident(band) > 0)
+      continue;
+    isl::union_set carried = carriedByOuterMember(scop, band);
+    if (!carried.is_empty() &&
+        !wholeStatements(scop, nodeDomain(band)).is_subset(carried))
+      peeled = peeled.unite(carried);
+  }
+  isl::union_map dependences =
+      scop.dependences.intersect_domain(domain).intersect_range(domain);
+  for (isl::union_set grown = peeled;; peeled = grown) {
+    grown = peeled.unite(
+        wholeStatements(scop, dependences.intersect_domain(peeled).range()));
+    if (grown.is_equal(peeled))
+      return peeled;
+  }
+}
+
+/// The schedule of \p domain: isl's, with a sequential band over a
+/// sequence split (splitSequentialBand) and, under maximal fusion, the
+/// statements that made a kernel serial peeled off (see scheduleAndFuse).
+/// \p depth bounds the peeling.
+isl::schedule scheduleDomain(const Scop &scop, const isl::union_set &domain,
+                             const isl::set &context, FusionStrategy fusion,
+                             unsigned depth = 0) {
+  isl::schedule schedule = computeSchedule(scop, domain, context, fusion);
+  if (std::optional<isl::schedule> split =
+          splitSequentialBand(scop, schedule.root().child(0)))
+    schedule = *split;
+  constexpr unsigned kMaxPeelDepth = 4;
+  if (fusion != FusionStrategy::Max || depth >= kMaxPeelDepth)
+    return schedule;
+  isl::union_set peeled = serializingStatements(scop, domain, schedule);
+  isl::union_set kept = domain.subtract(peeled);
+  if (peeled.is_empty() || kept.is_empty())
+    return schedule;
+  isl::schedule first = scheduleDomain(scop, kept, context, fusion, depth + 1);
+  isl::schedule second =
+      scheduleDomain(scop, peeled, context, fusion, depth + 1);
+  isl::schedule both = sequenceOf(first, second);
+  if (!scop.respectsDependences(both.root()))
+    return schedule;
+  return both;
 }
 
 /// Below \p leaf, a band over the iterators of \p stmt that \p stmtOuter
@@ -238,20 +331,26 @@ struct OuterFusion {
   bool usedGroupWork = false;
 };
 
-OuterFusion fuseOuter(const Scop &scop, int64_t groupWork) {
+/// Outer fusion of the instances \p domain (whole statements).
+OuterFusion fuseOuter(const Scop &scop, const isl::union_set &domain,
+                      int64_t groupWork) {
   OuterFusion result;
   isl::union_map outer = emptyUnionMap(scop.domain.space());
   for (unsigned stmt = 0; stmt < scop.stmts.size(); ++stmt) {
+    isl::union_set stmtDomain(scop.model.domains[stmt]);
+    if (!stmtDomain.is_subset(domain))
+      continue;
     if (scop.stmts[stmt].lhsIndices.empty())
       return result;
     outer = outer.unite(isl::union_map(
         lhsProjection(scop.model.domains[stmt], scop.stmts[stmt], 1)));
   }
   isl::union_map sameGroup = outer.apply_range(outer.reverse());
-  if (!scop.dependences.is_subset(sameGroup))
+  if (!scop.dependences.intersect_domain(domain)
+           .intersect_range(domain)
+           .is_subset(sameGroup))
     return result;
-  isl::schedule_node root =
-      isl::schedule::from_domain(scop.domain).root().child(0);
+  isl::schedule_node root = isl::schedule::from_domain(domain).root().child(0);
   auto band = root.insert_partial_schedule(toPartialSchedule(outer))
                   .as<isl::schedule_node_band>();
   band = band.member_set_coincident(0, true).set_permutable(true);
@@ -272,16 +371,46 @@ OuterFusion fuseOuter(const Scop &scop, int64_t groupWork) {
   return result;
 }
 
+/// Where outer fusion of the whole scop fails: the kernels of \p schedule
+/// that no other kernel depends on, when there are several, outer-fused
+/// into one after the others (a backward's column sums, `d_gamma(d) +=!`
+/// and `d_beta(d) +=!`, share a kernel over d after the rows).
+OuterFusion fuseTrailingKernels(const Scop &scop, const isl::set &context,
+                                const isl::schedule &schedule,
+                                const ScheduleOptions &options) {
+  isl::union_set trailing = emptyUnionSet(scop.domain.space());
+  unsigned numTrailing = 0;
+  for (const isl::schedule_node &kernel : topLevelKernels(schedule)) {
+    isl::union_set domain = nodeDomain(kernel);
+    isl::union_set others = scop.domain.subtract(domain);
+    if (!scop.dependences.intersect_domain(domain)
+             .range()
+             .intersect(others)
+             .is_empty())
+      continue;
+    trailing = trailing.unite(domain);
+    ++numTrailing;
+  }
+  isl::union_set rest = scop.domain.subtract(trailing);
+  if (numTrailing < 2 || rest.is_empty())
+    return {};
+  OuterFusion fused = fuseOuter(scop, trailing, options.groupWork);
+  if (!fused.schedule)
+    return fused;
+  isl::schedule both = sequenceOf(
+      scheduleDomain(scop, rest, context, options.fusion), *fused.schedule);
+  if (!scop.respectsDependences(both.root()))
+    return {std::nullopt, fused.usedGroupWork};
+  return {both, fused.usedGroupWork};
+}
+
 } // namespace
 
 FusedSchedule
 comprehend::poly::scheduleAndFuse(const Scop &scop, const isl::set &context,
                                   const ScheduleOptions &options) {
   FusedSchedule result;
-  result.schedule = computeSchedule(scop, context, options.fusion);
-  if (std::optional<isl::schedule> split =
-          splitSequentialBand(scop, result.schedule.root().child(0)))
-    result.schedule = *split;
+  result.schedule = scheduleDomain(scop, scop.domain, context, options.fusion);
   if (options.fusion == FusionStrategy::Max)
     if (std::optional<isl::schedule> unfused = unfuseForParallelism(
             scop, context, result.schedule, options.minParallelPoints))
@@ -292,7 +421,13 @@ comprehend::poly::scheduleAndFuse(const Scop &scop, const isl::set &context,
   if (options.fusion != FusionStrategy::Max || !options.innerMapping ||
       !severalKernels)
     return result;
-  OuterFusion fused = fuseOuter(scop, options.groupWork);
+  OuterFusion fused = fuseOuter(scop, scop.domain, options.groupWork);
+  if (!fused.schedule) {
+    OuterFusion trailing =
+        fuseTrailingKernels(scop, context, result.schedule, options);
+    fused.usedGroupWork |= trailing.usedGroupWork;
+    fused.schedule = trailing.schedule;
+  }
   result.usedGroupWork = fused.usedGroupWork;
   if (fused.schedule)
     result.schedule = *fused.schedule;

@@ -4,9 +4,11 @@
 // Private to polyhedral/lib. Stage 2 of the mapper (Schedule.h): isl's
 // scheduler computes a schedule tree for the scop (Scop.h) under a fusion
 // strategy; where isl fused too much or too little for the mapping, the tree
-// is reshaped here: a sequential band sunk into the parts below it, all
-// statements fused under their first LHS index, or the statements below a
-// band given loop nests of their own in textual order.
+// is reshaped here: a sequential band sunk into the parts below it, the
+// statements that made a kernel serial scheduled after the others, all
+// statements (or those of the last kernels) fused under their first LHS
+// index, or the statements below a band given loop nests of their own in
+// textual order.
 //
 //===----------------------------------------------------------------------===//
 #ifndef COMPREHEND_POLYHEDRAL_LIB_FUSION_H
@@ -32,12 +34,21 @@ struct FusedSchedule {
 /// sequence (a reduction into a scalar, then a map over the reduced input
 /// after it), the band is sunk into each part of the sequence, its members
 /// parallel where that part's own dependences allow, so that the parts map
-/// as kernels of their own. Where isl left several kernels under maximal
-/// fusion, one kernel whose groups each run one value of every statement's
-/// first LHS index replaces them when the dependences allow it and the work
-/// below the groups has parallelism for the work-items: that saves launches
-/// and the global round trips of temporaries between them, but gives fewer
-/// groups than a kernel isl fused by itself.
+/// as kernels of their own. Under maximal fusion, where a kernel's
+/// outermost band has no parallel member because dependences end in some
+/// of its statements at other points of the band (isl fused a column sum
+/// `d_gamma(d) +=! ...(n, d)` into the rows' loop over n: isl's clustering
+/// under maximal fusion merges clusters on a proximity edge of bounded
+/// distance, without asking whether the merged band stays coincident),
+/// those statements and every statement that depends on them are scheduled
+/// on their own after the others, recursively. Where isl left several kernels
+/// under maximal fusion, one kernel whose groups each run one value of every
+/// statement's first LHS index replaces them when the dependences allow it and
+/// the work below the groups has parallelism for the work-items: that saves
+/// launches and the global round trips of temporaries between them, but gives
+/// fewer groups than a kernel isl fused by itself. Where that fails for the
+/// whole scop, the kernels that no other kernel depends on (a backward's column
+/// sums), if several, are outer-fused into one after the others.
 FusedSchedule scheduleAndFuse(const Scop &scop, const isl::set &context,
                               const ScheduleOptions &options);
 

@@ -86,6 +86,33 @@ isl::union_set comprehend::poly::nodeDomain(const isl::schedule_node &node) {
   return isl::manage(isl_schedule_node_get_domain(node.get()));
 }
 
+isl::schedule comprehend::poly::sequenceOf(const isl::schedule &first,
+                                           const isl::schedule &second) {
+  return isl::manage(isl_schedule_sequence(first.copy(), second.copy()));
+}
+
+static bool isSequenceOrSet(const isl::schedule_node &node) {
+  return node.isa<isl::schedule_node_sequence>() ||
+         node.isa<isl::schedule_node_set>();
+}
+
+static void collectKernels(const isl::schedule_node &node,
+                           llvm::SmallVectorImpl<isl::schedule_node> &out) {
+  if (!isSequenceOrSet(node)) {
+    out.push_back(node);
+    return;
+  }
+  for (int child = 0, e = node.n_children(); child < e; ++child)
+    collectKernels(node.child(child).child(0), out);
+}
+
+llvm::SmallVector<isl::schedule_node, 4>
+comprehend::poly::topLevelKernels(const isl::schedule &schedule) {
+  llvm::SmallVector<isl::schedule_node, 4> kernels;
+  collectKernels(schedule.root().child(0), kernels);
+  return kernels;
+}
+
 unsigned comprehend::poly::scheduleDepth(const isl::schedule_node &node) {
   return isl_schedule_node_get_schedule_depth(node.get());
 }

@@ -66,6 +66,16 @@ isl::schedule_node cutAt(const isl::schedule_node &node);
 isl::schedule_node replaceBand(const isl::schedule_node &band,
                                const isl::multi_union_pw_aff &schedule);
 
+/// isl_schedule_sequence: \p first, then \p second (a sequence at the top
+/// of either contributes its children).
+isl::schedule sequenceOf(const isl::schedule &first,
+                         const isl::schedule &second);
+
+/// The kernels of \p schedule: the children of a sequence or set at the top
+/// (those of a sequence or set nested there, in turn), else the root's child.
+llvm::SmallVector<isl::schedule_node, 4>
+topLevelKernels(const isl::schedule &schedule);
+
 /// \p schedule in isl's block (indented YAML) format.
 std::string scheduleBlockText(const isl::schedule &schedule);
 

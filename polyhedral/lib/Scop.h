@@ -49,7 +49,8 @@ struct Scop {
   /// The statements with instances at \p node, in textual order.
   llvm::SmallVector<unsigned, 8>
   statementsAt(const isl::schedule_node &node) const;
-  /// Whether every dependence goes forward in the schedule \p node is of.
+  /// Whether every dependence between instances that the schedule \p node
+  /// is of covers goes forward in it.
   bool respectsDependences(const isl::schedule_node &node) const;
   /// Whether the self-dependences of \p stmt between instances that \p outer
   /// maps to one point keep its iterator \p dim.

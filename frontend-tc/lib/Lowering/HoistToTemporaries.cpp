@@ -21,9 +21,12 @@
 // Only subexpressions that always run (not in a branch of `?:`, `&&` or
 // `||`), call a builtin, read nothing the statement writes, use no `where`
 // let, and vary with the statement's last LHS index but not with all of its
-// indices. Statements with `where` lets or `exists` and those of inlined
-// calls stay as they are. This is the def-level pass `hoist-to-temporaries`
-// (DefPasses.h).
+// indices or, in a reduction, with its reduction indices alone (a layer norm
+// backward's `d_gamma(d) +=! d_Y(n, d) * rsqrt(var(n) + 1e-5) * ...`: the
+// groups of a column sum each computed the rsqrt of every row again; the
+// temporary is computed with the rows). Statements with `where` lets or
+// `exists` and those of inlined calls stay as they are. This is the def-level
+// pass `hoist-to-temporaries` (DefPasses.h).
 //
 //===----------------------------------------------------------------------===//
 #include "DefPasses.h"
@@ -126,6 +129,17 @@ llvm::SmallVector<Hoist, 2> findHoists(const DefContext &def,
     variant.insert(var);
     collectInvariantSubexprs(def, stmt, variant, written, candidates);
   }
+  // A reduction's subexpressions that use its reduction indices alone (a
+  // column sum's `rsqrt(var(n) + 1e-5)` in `d_gamma(d) +=! ...`): every
+  // group of LHS points would compute them again for each reduction point.
+  llvm::SmallVector<const Expr *, 4> reductionOnly;
+  if (vars.size() > stmt.stmt.getIndices().size()) {
+    llvm::StringSet<> lhs;
+    for (const auto &index : stmt.stmt.getIndices())
+      lhs.insert(index.name);
+    collectInvariantSubexprs(def, stmt, lhs, written, reductionOnly);
+    candidates.append(reductionOnly.begin(), reductionOnly.end());
+  }
   auto contains = [](const Expr *outer, const Expr *inner) {
     llvm::SmallPtrSet<const Expr *, 16> below;
     collectUnconditional(*outer, below);
@@ -135,8 +149,10 @@ llvm::SmallVector<Hoist, 2> findHoists(const DefContext &def,
   for (const Expr *candidate : candidates) {
     Uses uses;
     collectUses(*candidate, uses);
-    if (!uses.callsBuiltin || !uses.indices.contains(last) ||
-        !unconditional.contains(candidate) ||
+    bool varies =
+        uses.indices.contains(last) ||
+        (llvm::is_contained(reductionOnly, candidate) && !uses.indices.empty());
+    if (!uses.callsBuiltin || !varies || !unconditional.contains(candidate) ||
         !toIrScalarKind(candidate->getType()) ||
         llvm::any_of(uses.indices, [&](const auto &var) {
           return !stmt.lookup(var.first());
