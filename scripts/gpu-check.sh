@@ -99,8 +99,11 @@ run_python_checks() {
   step python-gpu 180 python3 scripts/gpu-python.py || rc=1
   grep -E '^(ok|FAIL|time)' "$out/python-gpu.log" | sed 's/^/    /' >>"$report"
   step python-autograd 240 python3 scripts/gpu-autograd.py \
-    --tune "${GPU_AUTOGRAD_TUNE:-0}" --cache "$out/autograd-tuning.json" || rc=1
+    --tune "${GPU_AUTOGRAD_TUNE:-0}" --cache "$out/autograd-tuning.json" \
+    --filter "${GPU_AUTOGRAD_FILTER:-}" || rc=1
   grep '^|' "$out/python-autograd.log" >>"$report"
+  # GPU_CHECK_PYTEST=0 leaves the suite out (a short timing rerun).
+  [[ ${GPU_CHECK_PYTEST:-1} == 0 ]] && return $rc
   local parallel=()
   python3 -c "import xdist" 2>/dev/null && parallel=(-n 8)
   step python-tests 400 python3 -m pytest -q -p no:cacheprovider \

@@ -83,7 +83,8 @@ struct ScheduleOptions {
   /// statement into one kernel with fewer (the leading parallel members of
   /// its outermost band span fewer points), and scheduling the statements
   /// unfused gives every kernel at least twice as many, they are scheduled
-  /// unfused.
+  /// unfused. More than 0 also keeps the trailing kernels (column sums
+  /// after the rows) apart rather than sharing one (docs/nvidia.md).
   int64_t minParallelPoints = 0;
   /// On a GPU: where a kernel's outermost band has more than three leading
   /// parallel members, the innermost three go to the groups and work-items
