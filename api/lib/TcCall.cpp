@@ -166,14 +166,8 @@ TcKernel::enqueueCall(llvm::ArrayRef<const void *> inputs,
       if (llvm::Error error = copyIn(outputIndices[j], outputs[j]))
         return error;
   }
-  llvm::SmallVector<const runtime::Buffer *, 8> params;
-  for (size_t k = 0; k < plans.size(); ++k) {
-    params.clear();
-    for (unsigned index : compiled.def.kernels[k].tensorIndices)
-      params.push_back(bound[index]);
-    if (llvm::Error error = runtime.enqueue(plans[k], params))
-      return error;
-  }
+  if (llvm::Error error = enqueueLaunches(bound))
+    return error;
   for (size_t j = 0; j < outputs.size(); ++j) {
     const runtime::Buffer &own = buffers[outputIndices[j]];
     if (!hostViews[outputIndices[j]] && !outputsInPlace[j])
@@ -217,6 +211,11 @@ llvm::Error TcKernel::callOnDevice(llvm::ArrayRef<uint64_t> inputs,
   lastStream = stream;
   runtime.setStream(stream);
   auto ownStream = llvm::make_scope_exit([&] { runtime.setStream(0); });
+  return enqueueLaunches(bound);
+}
+
+llvm::Error
+TcKernel::enqueueLaunches(llvm::ArrayRef<const runtime::Buffer *> bound) {
   llvm::SmallVector<const runtime::Buffer *, 8> params;
   for (size_t k = 0; k < plans.size(); ++k) {
     params.clear();

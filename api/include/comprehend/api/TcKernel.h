@@ -210,6 +210,8 @@ private:
   llvm::Error copyIn(size_t index, const void *data);
   /// Plans the launches of `call` (once).
   llvm::Error planCall();
+  /// Queues every planned launch with `bound` (per tensor, its buffer).
+  llvm::Error enqueueLaunches(llvm::ArrayRef<const runtime::Buffer *> bound);
   /// Plans the launches (once) and checks a call's argument counts.
   llvm::Error prepareCall(size_t numInputs, size_t numOutputs);
   /// Queues the copies and launches of `call`; `bound` (per tensor, the
