@@ -46,14 +46,12 @@ int64_t api::getNumElements(const tc::LoweredTensor &tensor) {
 /// knob table nor the lowering's has, or whose value is out of its range.
 static llvm::Error checkKnobNames(const Configuration &config) {
   for (const auto &[name, value] : config) {
-    std::optional<std::string> outOfRange;
-    if (const backend::BackendKnob *knob = backend::lookupBackendKnob(name))
-      outOfRange = backend::checkKnobRange(*knob, value);
-    else if (const tc::LoweringKnob *knob = tc::lookupLoweringKnob(name))
-      outOfRange = tc::checkKnobRange(*knob, value);
-    else
+    const KnobSpec *knob = lookupKnob(backend::getBackendKnobs(), name);
+    if (!knob)
+      knob = lookupKnob(tc::getLoweringKnobs(), name);
+    if (!knob)
       return runtime::makeInputError("unknown tuning parameter '" + name + "'");
-    if (outOfRange)
+    if (std::optional<std::string> outOfRange = checkKnobRange(*knob, value))
       return runtime::makeInputError(*outOfRange);
   }
   return llvm::Error::success();

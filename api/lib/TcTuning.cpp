@@ -44,14 +44,14 @@ api::makeTcSearchSpace(const TcKnobs &knobs, const backend::CoreInfo &core,
   auto space = runtime::makeWorkGroupSpace(core, defaults);
   if (!space)
     return space.takeError();
-  for (const tc::LoweringKnobDomain &knob :
+  for (const KnobDomain &knob :
        tc::getLoweringKnobDomains(knobs, core.dedicatedLocalMemory))
     if (llvm::Error error =
             space->addParameter(knob.name, knob.values, knob.defaultValue))
       return error;
   if (!knobs.gemm)
     return space;
-  for (const backend::KnobDomain &knob : backend::getGemmKnobDomains(core))
+  for (const KnobDomain &knob : backend::getGemmKnobDomains(core))
     if (llvm::Error error =
             space->addParameter(knob.name, knob.values, knob.defaultValue))
       return error;

@@ -10,35 +10,46 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 
 using namespace comprehend;
 using namespace comprehend::backend;
 
 namespace {
-using Kind = BackendKnob::Kind;
-constexpr BackendKnob kKnobs[] = {
-    {kWorkGroupSize0Knob, Kind::Launch, 1,
+constexpr llvm::StringLiteral kLaunchLegal =
+    "positive; the work-group's product at most the core's maximum, its "
+    "first mode a multiple of the subgroup size, the subgroup size one the "
+    "core supports";
+constexpr llvm::StringLiteral kGemmLegal =
+    "not negative; checkGemmTiling: rows a multiple of the subgroup size and "
+    "at most 128, columns and K step at most 32, the tile within the core's "
+    "register budget, K block at most 2^20";
+constexpr int64_t kNoMaximum = std::numeric_limits<int64_t>::max();
+constexpr KnobSpec kKnobs[] = {
+    {kWorkGroupSize0Knob, 1, kNoMaximum,
      "work-items per group along x (the function attribute "
      "`work_group_size`)",
      "the work-group-size pass's choice; on NVIDIA cores by what the "
-     "work-group shares (docs/nvidia.md)"},
-    {kWorkGroupSize1Knob, Kind::Launch, 1, "work-items per group along y",
-     "the compiler's choice"},
-    {kSubgroupSizeKnob, Kind::Launch, 1,
+     "work-group shares (docs/nvidia.md)",
+     kLaunchLegal},
+    {kWorkGroupSize1Knob, 1, kNoMaximum, "work-items per group along y",
+     "the compiler's choice", kLaunchLegal},
+    {kSubgroupSizeKnob, 1, kNoMaximum,
      "the subgroup size (the function attribute `subgroup_size`)",
-     "the core's default subgroup size"},
-    {kGemmRowsKnob, Kind::Gemm, 0,
+     "the core's default subgroup size", kLaunchLegal},
+    {kGemmRowsKnob, 0, kNoMaximum,
      "rows of C in a subgroup's register tile (backend::GemmTiling)",
-     "0: getDefaultGemmTiling (docs/tuning.md, \"Gemm defaults\")"},
-    {kGemmColsKnob, Kind::Gemm, 0, "columns of C in the register tile",
-     "0: getDefaultGemmTiling"},
-    {kGemmKStepKnob, Kind::Gemm, 0,
+     "0: getDefaultGemmTiling (docs/tuning.md, \"Gemm defaults\")", kGemmLegal},
+    {kGemmColsKnob, 0, kNoMaximum, "columns of C in the register tile",
+     "0: getDefaultGemmTiling", kGemmLegal},
+    {kGemmKStepKnob, 0, kNoMaximum,
      "the contracted mode's step per iteration of the tile loop",
-     "0: getDefaultGemmTiling"},
-    {kGemmKBlockKnob, Kind::Gemm, 0,
+     "0: getDefaultGemmTiling", kGemmLegal},
+    {kGemmKBlockKnob, 0, kNoMaximum,
      "the K block: every C tile takes one block of K before the next block "
      "begins, so the block's A rows stay in the data cache",
-     "0: getDefaultGemmTiling (no blocks, or the core's data cache)"},
+     "0: getDefaultGemmTiling (no blocks, or the core's data cache)",
+     kGemmLegal},
 };
 
 int64_t lookupOr(const KnobValues &values, llvm::StringRef name,
@@ -48,34 +59,7 @@ int64_t lookupOr(const KnobValues &values, llvm::StringRef name,
 }
 } // namespace
 
-llvm::ArrayRef<BackendKnob> backend::getBackendKnobs() { return kKnobs; }
-
-const BackendKnob *backend::lookupBackendKnob(llvm::StringRef name) {
-  for (const BackendKnob &knob : kKnobs)
-    if (knob.name == name)
-      return &knob;
-  return nullptr;
-}
-
-std::optional<std::string> backend::checkKnobRange(const BackendKnob &knob,
-                                                   int64_t value) {
-  if (value >= knob.minimum)
-    return std::nullopt;
-  llvm::StringRef rule = knob.minimum > 0 ? "' must be positive, not "
-                                          : "' must not be negative, not ";
-  return ("'" + knob.name + rule + llvm::Twine(value)).str();
-}
-
-std::string backend::describeLegalValues(const BackendKnob &knob) {
-  std::string range = knob.minimum > 0 ? "positive" : "not negative";
-  if (knob.kind == BackendKnob::Kind::Launch)
-    return range + "; the work-group's product at most the core's maximum, "
-                   "its first mode a multiple of the subgroup size, the "
-                   "subgroup size one the core supports";
-  return range + "; checkGemmTiling: rows a multiple of the subgroup size "
-                 "and at most 128, columns and K step at most 32, the tile "
-                 "within the core's register budget, K block at most 2^20";
-}
+llvm::ArrayRef<KnobSpec> backend::getBackendKnobs() { return kKnobs; }
 
 namespace {
 /// Powers of two times `first` up to `last`, with `extra` among them.

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 
 using namespace comprehend;
 using namespace comprehend::tc;
@@ -30,57 +31,61 @@ constexpr llvm::StringLiteral kTileSizes[] = {"tc.tile0", "tc.tile1",
                                               "tc.tile2"};
 constexpr unsigned kSearchedTiles = 2;
 
-using Range = LoweringKnob::Range;
+/// The ranges of the table below (support/Knob.h).
+constexpr int64_t kNoMaximum = std::numeric_limits<int64_t>::max();
+constexpr llvm::StringLiteral kSizeLegal = "not negative (0: the default)";
 constexpr llvm::StringLiteral kTileDoc =
     "a tile size of the outermost parallel band, outermost first (tile "
     "loops become groups, point loops work-items)";
 constexpr llvm::StringLiteral kTileDefault =
     "0: innermost members get tiles until a group has `tc.group_work` "
     "points (docs/lowering.md, \"Vector rows\" on CPU cores)";
-constexpr LoweringKnob kKnobs[] = {
-    {kBlockRows, Range::NonNegative,
+constexpr KnobSpec kKnobs[] = {
+    {kBlockRows, 0, kNoMaximum,
      "rows (output memref mode 0) of the block of a BLAS statement's output "
      "that one work-group computes; the grid follows",
      "0: on GPU cores 128, halved to 64 while the launch has fewer groups "
      "than half the multiprocessors; elsewhere one group below 2^21 "
-     "multiply-adds, else 256"},
-    {kBlockCols, Range::NonNegative,
-     "columns (output memref mode 1) of that block",
-     "0: on GPU cores 64, halved to 32 likewise; elsewhere as the rows"},
-    {kGroupWork, Range::NonNegative,
+     "multiply-adds, else 256",
+     kSizeLegal},
+    {kBlockCols, 0, kNoMaximum, "columns (output memref mode 1) of that block",
+     "0: on GPU cores 64, halved to 32 likewise; elsewhere as the rows",
+     kSizeLegal},
+    {kGroupWork, 0, kNoMaximum,
      "about how many points a work-group gets where the mapper tiles a band "
      "by work (elementwise maps, ...)",
-     "0: 64; on NVIDIA cores 256, a point per work-item"},
-    {kLocalTemporaries, Range::Flag,
+     "0: 64; on NVIDIA cores 256, a point per work-item", kSizeLegal},
+    {kLocalTemporaries, 0, 1,
      "whether temporaries that stay within a work-group live in local "
      "memory (alloca) or in global scratch",
      "1 where the core has dedicated local memory, else 0"},
-    {kFusion, Range::Fusion,
+    {kFusion, 0, 2,
      "isl's fusion strategy for statements lowered from their schedule: 0 "
      "as much as possible, 1 only where the outer loop stays parallel, 2 "
      "none",
-     "0"},
-    {kInnerMapping, Range::Flag,
+     "0", "0 (max), 1 (outer) or 2 (none)", "0 (max), 1 (outer) or 2 (none)"},
+    {kInnerMapping, 0, 1,
      "a group per point of the outer parallel band, the statements below "
      "on its work-items with reductions in parallel; 0 keeps them "
      "sequential in each work-item",
      "1"},
-    {kConvGemm, Range::Flag,
+    {kConvGemm, 0, 1,
      "a convolution-like contraction (an output index shifted by a "
      "reduction index) as gemms over strided views in a launch of its own, "
      "a group per point of the other output indices (1), or as loops "
      "scheduled with its neighbours (0)",
      "1 where the gemms' reduction has at least 8 iterations"},
-    {kVectorRun, Range::NonNegative,
+    {kVectorRun, 0, kNoMaximum,
      "on cores whose work-items run on vectors, consecutive points of a "
      "tiled band's innermost member that one work-item runs as one loop "
      "(vectorized by the backend); offered where every access is "
      "contiguous along that member (docs/lowering.md, \"Vector runs\")",
-     "4 x the native float vector width; 0 on cores with subgroups"},
-    {kTileSizes[0], Range::NonNegative, kTileDoc, kTileDefault},
-    {kTileSizes[1], Range::NonNegative, kTileDoc, kTileDefault},
-    {kTileSizes[2], Range::NonNegative, kTileDoc,
-     "0 (not searched: a third member is rarely parallel)"},
+     "4 x the native float vector width; 0 on cores with subgroups",
+     kSizeLegal},
+    {kTileSizes[0], 0, kNoMaximum, kTileDoc, kTileDefault, kSizeLegal},
+    {kTileSizes[1], 0, kNoMaximum, kTileDoc, kTileDefault, kSizeLegal},
+    {kTileSizes[2], 0, kNoMaximum, kTileDoc,
+     "0 (not searched: a third member is rarely parallel)", kSizeLegal},
 };
 
 int64_t lookupOr(const KnobValues &values, llvm::StringRef name,
@@ -94,57 +99,16 @@ bool contains(const KnobValues &values, llvm::StringRef name) {
 }
 } // namespace
 
-llvm::ArrayRef<LoweringKnob> tc::getLoweringKnobs() { return kKnobs; }
+llvm::ArrayRef<KnobSpec> tc::getLoweringKnobs() { return kKnobs; }
 
-const LoweringKnob *tc::lookupLoweringKnob(llvm::StringRef name) {
-  for (const LoweringKnob &knob : kKnobs)
-    if (knob.name == name)
-      return &knob;
-  return nullptr;
-}
-
-llvm::StringRef tc::describeLegalValues(const LoweringKnob &knob) {
-  switch (knob.range) {
-  case Range::NonNegative:
-    return "not negative (0: the default)";
-  case Range::Flag:
-    return "0 or 1";
-  case Range::Fusion:
-    return "0 (max), 1 (outer) or 2 (none)";
-  }
-  return "";
-}
-
-std::optional<std::string> tc::checkKnobRange(const LoweringKnob &knob,
-                                              int64_t value) {
-  std::string name = ("'" + knob.name).str();
-  switch (knob.range) {
-  case Range::NonNegative:
-    if (value >= 0)
-      return std::nullopt;
-    return (name + "' must not be negative, not " + llvm::Twine(value)).str();
-  case Range::Flag:
-    if (value == 0 || value == 1)
-      return std::nullopt;
-    return (name + "' must be 0 or 1, not " + llvm::Twine(value)).str();
-  case Range::Fusion:
-    if (value >= 0 && value <= 2)
-      return std::nullopt;
-    return (name + "' must be 0 (max), 1 (outer) or 2 (none), not " +
-            llvm::Twine(value))
-        .str();
-  }
-  return std::nullopt;
-}
-
-llvm::SmallVector<LoweringKnobDomain, 8>
+llvm::SmallVector<KnobDomain, 8>
 tc::getLoweringKnobDomains(const LoweringKnobUse &use,
                            bool dedicatedLocalMemory) {
-  llvm::SmallVector<LoweringKnobDomain, 8> domains;
+  llvm::SmallVector<KnobDomain, 8> domains;
   // 0 is the lowering's own choice, which depends on the problem size.
   if (use.blocks) {
-    llvm::SmallVector<int64_t, 8> blocks = {0,  kSmallestBlock, 64, 128, 256,
-                                            512};
+    llvm::SmallVector<int64_t, 16> blocks = {0,  kSmallestBlock, 64, 128, 256,
+                                             512};
     domains.push_back({kBlockRows, blocks, 0});
     domains.push_back({kBlockCols, blocks, 0});
   }
@@ -165,7 +129,7 @@ tc::getLoweringKnobDomains(const LoweringKnobUse &use,
       domains.push_back({tile, {0, 1, 16, 64, 256}, 0});
   }
   if (use.vectorRun) {
-    llvm::SmallVector<int64_t, 8> runs = {0, 16, 64, 256};
+    llvm::SmallVector<int64_t, 16> runs = {0, 16, 64, 256};
     if (!llvm::is_contained(runs, use.vectorRunDefault))
       runs.push_back(use.vectorRunDefault);
     domains.push_back({kVectorRun, runs, use.vectorRunDefault});

@@ -11,8 +11,7 @@ llvm::Expected<SearchSpace>
 comprehend::runtime::makeWorkGroupSpace(const backend::CoreInfo &core,
                                         const backend::KernelInfo &defaults) {
   SearchSpace space;
-  for (const backend::KnobDomain &knob :
-       backend::getLaunchKnobDomains(core, defaults))
+  for (const KnobDomain &knob : backend::getLaunchKnobDomains(core, defaults))
     if (llvm::Error error =
             space.addParameter(knob.name, knob.values, knob.defaultValue))
       return error;

@@ -33,9 +33,8 @@ constexpr llvm::StringLiteral kCores[] = {"pocl-cpu", "nvidia-sm80"};
 /// Knob name -> the values a search tries on one core, as text.
 using Domains = std::map<std::string, std::string>;
 
-template <typename Domain>
-void addDomains(Domains &domains, llvm::ArrayRef<Domain> list) {
-  for (const Domain &domain : list) {
+void addDomains(Domains &domains, llvm::ArrayRef<KnobDomain> list) {
+  for (const KnobDomain &domain : list) {
     llvm::SmallVector<std::string, 16> values;
     for (int64_t value : domain.values)
       values.push_back(std::to_string(value));
@@ -49,9 +48,8 @@ Domains collectDomains(const backend::CoreInfo &core) {
   backend::KernelInfo kernel;
   kernel.subgroupSize = core.defaultSubgroupSize();
   kernel.workGroupSize = {kernel.subgroupSize, 1};
-  addDomains<backend::KnobDomain>(domains,
-                                  backend::getLaunchKnobDomains(core, kernel));
-  addDomains<backend::KnobDomain>(domains, backend::getGemmKnobDomains(core));
+  addDomains(domains, backend::getLaunchKnobDomains(core, kernel));
+  addDomains(domains, backend::getGemmKnobDomains(core));
   tc::LoweringKnobUse use;
   use.blocks = use.groupWork = use.localTemporaries = true;
   use.convGemm = use.schedule = use.vectorRun = true;
@@ -61,8 +59,8 @@ Domains collectDomains(const backend::CoreInfo &core) {
     use.vectorRunDefault = options->lowering.vectorRun;
   else
     llvm::consumeError(options.takeError());
-  addDomains<tc::LoweringKnobDomain>(
-      domains, tc::getLoweringKnobDomains(use, core.dedicatedLocalMemory));
+  addDomains(domains,
+             tc::getLoweringKnobDomains(use, core.dedicatedLocalMemory));
   return domains;
 }
 
@@ -115,13 +113,13 @@ void writeDocs(llvm::raw_ostream &os, llvm::ArrayRef<Domains> domains) {
         "them. How the search runs: docs/tuning.md.\n\n"
         "## Backend\n\n";
   writeHeader(os);
-  for (const backend::BackendKnob &knob : backend::getBackendKnobs())
-    writeRow(os, knob.name, knob.decides, backend::describeLegalValues(knob),
+  for (const KnobSpec &knob : backend::getBackendKnobs())
+    writeRow(os, knob.name, knob.decides, describeLegalValues(knob),
              knob.defaultRule, domains);
   os << "\n## TC lowering\n\n";
   writeHeader(os);
-  for (const tc::LoweringKnob &knob : tc::getLoweringKnobs())
-    writeRow(os, knob.name, knob.decides, tc::describeLegalValues(knob),
+  for (const KnobSpec &knob : tc::getLoweringKnobs())
+    writeRow(os, knob.name, knob.decides, describeLegalValues(knob),
              knob.defaultRule, domains);
 }
 

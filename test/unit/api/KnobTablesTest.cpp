@@ -20,43 +20,44 @@ backend::CoreInfo getCore(llvm::StringRef name) {
 
 TEST(KnobTablesTest, EveryKnobHasOneOwner) {
   llvm::StringSet<> names;
-  for (const backend::BackendKnob &knob : backend::getBackendKnobs())
+  for (const KnobSpec &knob : backend::getBackendKnobs())
     EXPECT_TRUE(names.insert(knob.name).second) << knob.name.str();
-  for (const tc::LoweringKnob &knob : tc::getLoweringKnobs()) {
+  for (const KnobSpec &knob : tc::getLoweringKnobs()) {
     EXPECT_TRUE(names.insert(knob.name).second) << knob.name.str();
     EXPECT_TRUE(knob.name.startswith("tc.")) << knob.name.str();
   }
   for (llvm::StringRef name :
        {"work_group_size.0", "work_group_size.1", "subgroup_size", "gemm.rows",
         "gemm.cols", "gemm.k_step", "gemm.k_block"})
-    EXPECT_TRUE(backend::lookupBackendKnob(name)) << name.str();
+    EXPECT_TRUE(lookupKnob(backend::getBackendKnobs(), name)) << name.str();
   for (llvm::StringRef name :
        {"tc.block_rows", "tc.block_cols", "tc.group_work",
         "tc.local_temporaries", "tc.fusion", "tc.inner_mapping", "tc.conv_gemm",
         "tc.tile0", "tc.tile1", "tc.tile2"})
-    EXPECT_TRUE(tc::lookupLoweringKnob(name)) << name.str();
-  EXPECT_FALSE(backend::lookupBackendKnob("tc.schedule"));
-  EXPECT_FALSE(tc::lookupLoweringKnob("gemm.rows"));
+    EXPECT_TRUE(lookupKnob(tc::getLoweringKnobs(), name)) << name.str();
+  EXPECT_FALSE(lookupKnob(backend::getBackendKnobs(), "tc.schedule"));
+  EXPECT_FALSE(lookupKnob(tc::getLoweringKnobs(), "gemm.rows"));
 }
 
 TEST(KnobTablesTest, RangesNameTheKnobAndTheValue) {
-  const backend::BackendKnob *launch =
-      backend::lookupBackendKnob("work_group_size.0");
-  EXPECT_EQ(backend::checkKnobRange(*launch, 0),
+  const KnobSpec *launch =
+      lookupKnob(backend::getBackendKnobs(), "work_group_size.0");
+  EXPECT_EQ(checkKnobRange(*launch, 0),
             "'work_group_size.0' must be positive, not 0");
-  EXPECT_FALSE(backend::checkKnobRange(*launch, 1));
-  const backend::BackendKnob *rows = backend::lookupBackendKnob("gemm.rows");
-  EXPECT_EQ(rows->kind, backend::BackendKnob::Kind::Gemm);
-  EXPECT_EQ(backend::checkKnobRange(*rows, -1),
+  EXPECT_FALSE(checkKnobRange(*launch, 1));
+  const KnobSpec *rows = lookupKnob(backend::getBackendKnobs(), "gemm.rows");
+  EXPECT_EQ(checkKnobRange(*rows, -1),
             "'gemm.rows' must not be negative, not -1");
-  EXPECT_FALSE(backend::checkKnobRange(*rows, 0));
+  EXPECT_FALSE(checkKnobRange(*rows, 0));
 
-  EXPECT_EQ(tc::checkKnobRange(*tc::lookupLoweringKnob("tc.inner_mapping"), 2),
+  EXPECT_EQ(checkKnobRange(
+                *lookupKnob(tc::getLoweringKnobs(), "tc.inner_mapping"), 2),
             "'tc.inner_mapping' must be 0 or 1, not 2");
-  EXPECT_EQ(tc::checkKnobRange(*tc::lookupLoweringKnob("tc.fusion"), 3),
+  EXPECT_EQ(checkKnobRange(*lookupKnob(tc::getLoweringKnobs(), "tc.fusion"), 3),
             "'tc.fusion' must be 0 (max), 1 (outer) or 2 (none), not 3");
-  EXPECT_FALSE(tc::checkKnobRange(*tc::lookupLoweringKnob("tc.fusion"), 2));
-  EXPECT_EQ(tc::checkKnobRange(*tc::lookupLoweringKnob("tc.tile2"), -5),
+  EXPECT_FALSE(
+      checkKnobRange(*lookupKnob(tc::getLoweringKnobs(), "tc.fusion"), 2));
+  EXPECT_EQ(checkKnobRange(*lookupKnob(tc::getLoweringKnobs(), "tc.tile2"), -5),
             "'tc.tile2' must not be negative, not -5");
 }
 
@@ -68,7 +69,7 @@ TEST(KnobTablesTest, GemmDomainsFollowTheCore) {
   for (int64_t rows : {0, 16, 32, 48, 64})
     EXPECT_TRUE(llvm::is_contained(domains[0].values, rows)) << rows;
   EXPECT_EQ(domains[3].values.back(), backend::GemmTiling::kMaxKBlock);
-  for (const backend::KnobDomain &domain : domains)
+  for (const KnobDomain &domain : domains)
     EXPECT_EQ(domain.defaultValue, 0) << domain.name.str();
 
   // Rows not a multiple of the subgroup size are illegal on that core.
@@ -121,7 +122,7 @@ TEST(KnobTablesTest, LoweringDomainsHoldOnlyTheKnobsADefUses) {
   EXPECT_EQ(domains[1].defaultValue, 1);
   EXPECT_EQ(domains[2].name, "tc.tile0");
   EXPECT_EQ(domains[3].name, "tc.tile1");
-  EXPECT_EQ(tc::lookupLoweringKnob("tc.schedule"), nullptr);
+  EXPECT_EQ(lookupKnob(tc::getLoweringKnobs(), "tc.schedule"), nullptr);
 
   // Vector runs: the core's run length is the default and among the
   // values tried.
@@ -290,15 +291,15 @@ TEST(KnobTablesTest, GemmRowsAreWholeWarpsOnNvidia) {
 
 TEST(KnobTablesTest, EveryKnobSaysWhatItDecidesAndItsDefault) {
   // docs/knobs.md is written from these fields (tools/knob-docs).
-  for (const backend::BackendKnob &knob : backend::getBackendKnobs()) {
+  for (const KnobSpec &knob : backend::getBackendKnobs()) {
     EXPECT_FALSE(knob.decides.empty()) << knob.name.str();
     EXPECT_FALSE(knob.defaultRule.empty()) << knob.name.str();
-    EXPECT_FALSE(backend::describeLegalValues(knob).empty());
+    EXPECT_FALSE(describeLegalValues(knob).empty());
   }
-  for (const tc::LoweringKnob &knob : tc::getLoweringKnobs()) {
+  for (const KnobSpec &knob : tc::getLoweringKnobs()) {
     EXPECT_FALSE(knob.decides.empty()) << knob.name.str();
     EXPECT_FALSE(knob.defaultRule.empty()) << knob.name.str();
-    EXPECT_FALSE(tc::describeLegalValues(knob).empty());
+    EXPECT_FALSE(describeLegalValues(knob).empty());
   }
 }
 

@@ -14,6 +14,7 @@
 #define COMPREHEND_BACKEND_KNOBS_H
 
 #include "comprehend/backend/Compiler.h"
+#include "comprehend/support/Knob.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -30,9 +31,6 @@ class Function;
 
 namespace comprehend::backend {
 
-/// Values of knobs by name (the tuner's runtime::Configuration).
-using KnobValues = std::map<std::string, int64_t>;
-
 inline constexpr llvm::StringLiteral kWorkGroupSize0Knob = "work_group_size.0";
 inline constexpr llvm::StringLiteral kWorkGroupSize1Knob = "work_group_size.1";
 inline constexpr llvm::StringLiteral kSubgroupSizeKnob = "subgroup_size";
@@ -41,44 +39,11 @@ inline constexpr llvm::StringLiteral kGemmColsKnob = "gemm.cols";
 inline constexpr llvm::StringLiteral kGemmKStepKnob = "gemm.k_step";
 inline constexpr llvm::StringLiteral kGemmKBlockKnob = "gemm.k_block";
 
-/// One knob of the backend.
-struct BackendKnob {
-  enum class Kind {
-    /// A function attribute of every kernel (applyLaunchKnobs).
-    Launch,
-    /// A field of CompileOptions::gemmTiling (applyGemmKnobs); 0 keeps the
-    /// compiler's choice.
-    Gemm,
-  };
-  llvm::StringLiteral name;
-  Kind kind;
-  /// The smallest value any configuration may give it.
-  int64_t minimum;
-  /// What it decides, and its default (docs/knobs.md is generated from
-  /// these, with the values getLaunchKnobDomains / getGemmKnobDomains try).
-  llvm::StringLiteral decides;
-  llvm::StringLiteral defaultRule;
-};
-
-/// Every knob of the backend, launch knobs first.
-llvm::ArrayRef<BackendKnob> getBackendKnobs();
-/// The knob named `name`, or null.
-const BackendKnob *lookupBackendKnob(llvm::StringRef name);
-/// Why `value` is outside the range of `knob` ("'gemm.rows' must not be
-/// negative, not -1"), or nothing.
-std::optional<std::string> checkKnobRange(const BackendKnob &knob,
-                                          int64_t value);
-
-/// The legal values of `knob` in words: its range and the constraints of
-/// its kind (checkGemmTiling, the launch checks), for docs/knobs.md.
-std::string describeLegalValues(const BackendKnob &knob);
-
-/// The values a search tries for one knob, and its default.
-struct KnobDomain {
-  llvm::StringLiteral name;
-  llvm::SmallVector<int64_t, 16> values;
-  int64_t defaultValue = 0;
-};
+/// Every knob of the backend (support/Knob.h), launch knobs first: the
+/// launch knobs become function attributes (applyLaunchKnobs), the gemm
+/// knobs fields of CompileOptions::gemmTiling (applyGemmKnobs; 0 keeps the
+/// compiler's choice).
+llvm::ArrayRef<KnobSpec> getBackendKnobs();
 
 /// The launch knobs on `core`: work-group modes are powers of two up to the
 /// core's maximum, the subgroup size one the core supports; the defaults

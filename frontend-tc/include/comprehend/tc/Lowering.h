@@ -31,6 +31,7 @@
 #include "comprehend/ir/Diagnostics.h"
 #include "comprehend/ir/Program.h"
 #include "comprehend/polyhedral/Schedule.h"
+#include "comprehend/support/Knob.h"
 #include "comprehend/tc/AST.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -240,45 +241,13 @@ llvm::ArrayRef<DefPassDescription> getDefPassDescriptions();
 // LoweringOptions.
 //===----------------------------------------------------------------------===//
 
-/// Values of knobs by name (the tuner's runtime::Configuration).
-using KnobValues = std::map<std::string, int64_t>;
-
-/// One knob of the lowering.
-struct LoweringKnob {
-  enum class Range {
-    NonNegative, ///< a size; 0 is the lowering's own choice
-    Flag,        ///< 0 or 1
-    Fusion,      ///< 0 (max), 1 (outer) or 2 (none)
-  };
-  llvm::StringLiteral name;
-  Range range;
-  /// What it decides, and its default (docs/knobs.md is generated from
-  /// these, with the values getLoweringKnobDomains tries).
-  llvm::StringLiteral decides;
-  llvm::StringLiteral defaultRule;
-};
-
-/// Every knob of the lowering.
-llvm::ArrayRef<LoweringKnob> getLoweringKnobs();
-/// The knob named \p name, or null.
-const LoweringKnob *lookupLoweringKnob(llvm::StringRef name);
-/// The legal values of \p knob in words (docs/knobs.md).
-llvm::StringRef describeLegalValues(const LoweringKnob &knob);
-/// Why \p value is outside the range of \p knob ("'tc.inner_mapping' must
-/// be 0 or 1, not 2"), or nothing.
-std::optional<std::string> checkKnobRange(const LoweringKnob &knob,
-                                          int64_t value);
-
-/// The values a search tries for one knob, and its default.
-struct LoweringKnobDomain {
-  llvm::StringLiteral name;
-  llvm::SmallVector<int64_t, 8> values;
-  int64_t defaultValue = 0;
-};
+/// Every knob of the lowering (support/Knob.h): each sets a field of
+/// LoweringOptions (applyLoweringKnobs).
+llvm::ArrayRef<KnobSpec> getLoweringKnobs();
 
 /// The domains of the knobs \p use marks, in search order; local
 /// temporaries default to on where the core has \p dedicatedLocalMemory.
-llvm::SmallVector<LoweringKnobDomain, 8>
+llvm::SmallVector<KnobDomain, 8>
 getLoweringKnobDomains(const LoweringKnobUse &use, bool dedicatedLocalMemory);
 
 /// Sets the options named by the `tc.*` knobs of \p values (their ranges
