@@ -1,26 +1,19 @@
 //===- BoundTranslation.cpp - Piecewise affine bounds as IndexExprs -------===//
 //
-// The one way inferred bounds leave isl: an isl_pw_aff on the parameter
+// The one way inferred bounds leave isl: an isl::pw_aff on the parameter
 // space becomes an IndexExpr over the size parameters, read from the
-// coefficients of its isl_aff pieces. The shapes are the ones a reader of
-// isl's C output expects (IndexExpr::print renders them): one affine piece
-// `N - K + 1`, with integer divisions `floord(H - KH, 2) + 1` (isl itself
-// would say `-KH + (H + KH) / 2 + 1`), a minimum or maximum of affine pieces
-// `min(N, M)`, and for any other piecewise function a chain of selects over
-// the pieces' domains, `N <= 4 ? 2 : N - 2`.
+// coefficients of its isl::aff pieces (IslSupport.h reads them). The shapes are
+// the ones a reader of isl's C output expects (IndexExpr::print renders them):
+// one affine piece `N - K + 1`, with integer divisions `floord(H - KH, 2) + 1`
+// (isl itself would say `-KH + (H + KH) / 2 + 1`), a minimum or maximum of
+// affine pieces `min(N, M)`, and for any other piecewise function a chain of
+// selects over the pieces' domains, `N <= 4 ? 2 : N - 2`.
 //
 //===----------------------------------------------------------------------===//
 #include "IslSupport.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
-
-#include <isl/aff.h>
-#include <isl/constraint.h>
-#include <isl/local_space.h>
-#include <isl/set.h>
-#include <isl/space.h>
-#include <isl/val.h>
 
 #include <cstdlib>
 #include <vector>
@@ -53,45 +46,29 @@ struct DivTerm {
 };
 } // namespace
 
-/// Takes \p val.
-static int64_t takeInt(isl_val *val) {
-  int64_t result = isl_val_get_num_si(val);
-  isl_val_free(val);
-  return result;
-}
-
-/// Reads the integer numerators of \p aff (kept), an expression over the
+/// Reads the integer numerators of \p aff, an expression over the
 /// parameters and the integer divisions of its local space.
-static LinearForm readAff(isl_aff *aff) {
+static LinearForm readAff(const isl::aff &aff) {
   LinearForm form;
-  isl_val *denominator = isl_aff_get_denominator_val(aff);
-  form.denominator = isl_val_get_num_si(denominator);
-  auto numerator = [&](isl_val *coefficient) {
-    return takeInt(isl_val_mul(coefficient, isl_val_copy(denominator)));
+  AffTerms terms = affTerms(aff);
+  form.denominator = terms.denominator.num_si();
+  auto numerator = [&](const isl::val &coefficient) {
+    return coefficient.mul(terms.denominator).num_si();
   };
-  isl_size numParams = isl_aff_dim(aff, isl_dim_param);
-  for (isl_size i = 0; i < numParams; ++i)
-    form.params.push_back(
-        numerator(isl_aff_get_coefficient_val(aff, isl_dim_param, i)));
-  isl_size numDivs = isl_aff_dim(aff, isl_dim_div);
-  for (isl_size i = 0; i < numDivs; ++i) {
-    int64_t coefficient =
-        numerator(isl_aff_get_coefficient_val(aff, isl_dim_div, i));
+  for (const isl::val &coefficient : terms.params)
+    form.params.push_back(numerator(coefficient));
+  for (unsigned index = 0; index < terms.divs.size(); ++index) {
+    int64_t coefficient = numerator(terms.divs[index]);
     if (coefficient == 0)
       continue;
-    isl_local_space *ls = isl_aff_get_local_space(aff);
     // The div's expression before rounding: inner / divisor.
-    isl_aff *inner = isl_local_space_get_div(ls, i);
-    isl_local_space_free(ls);
     FloorDiv div;
-    div.numerator = readAff(inner);
+    div.numerator = readAff(divExpression(aff, index));
     div.divisor = div.numerator.denominator;
     div.numerator.denominator = 1;
-    isl_aff_free(inner);
     form.divs.push_back(DivTerm{coefficient, std::move(div)});
   }
-  form.constant = numerator(isl_aff_get_constant_val(aff));
-  isl_val_free(denominator);
+  form.constant = numerator(terms.constant);
   return form;
 }
 
@@ -114,16 +91,11 @@ static void foldIntoDivision(LinearForm &form) {
 /// Orders the arguments of `min`/`max` as a reader expects: by the first
 /// parameter they use, constants last.
 static unsigned firstParam(const isl::aff &aff) {
-  isl_size numParams = isl_aff_dim(aff.get(), isl_dim_param);
-  for (isl_size i = 0; i < numParams; ++i) {
-    isl_val *coefficient =
-        isl_aff_get_coefficient_val(aff.get(), isl_dim_param, i);
-    bool isZero = isl_val_is_zero(coefficient) == isl_bool_true;
-    isl_val_free(coefficient);
-    if (!isZero)
-      return i;
-  }
-  return numParams < 0 ? 0 : numParams;
+  llvm::SmallVector<isl::val, 4> params = affTerms(aff).params;
+  auto *first = llvm::find_if(params, [](const isl::val &coefficient) {
+    return !coefficient.is_zero();
+  });
+  return first - params.begin();
 }
 
 namespace {
@@ -143,22 +115,14 @@ struct Piece {
 /// The pieces of \p value, pieces with the same function merged.
 static llvm::SmallVector<Piece, 2> collectPieces(const isl::pw_aff &value) {
   llvm::SmallVector<Piece, 2> pieces;
-  isl_pw_aff_foreach_piece(
-      value.get(),
-      [](isl_set *set, isl_aff *aff, void *user) -> isl_stat {
-        auto &pieces = *static_cast<llvm::SmallVector<Piece, 2> *>(user);
-        isl::set domain = isl::manage(set);
-        isl::aff piece = isl::manage(aff);
-        for (Piece &other : pieces)
-          if (isl_aff_plain_is_equal(other.value.get(), piece.get()) ==
-              isl_bool_true) {
-            other.domain = other.domain.unite(domain);
-            return isl_stat_ok;
-          }
-        pieces.push_back({domain, piece});
-        return isl_stat_ok;
-      },
-      &pieces);
+  forEachPiece(value, [&](isl::set domain, isl::aff piece) {
+    for (Piece &other : pieces)
+      if (other.value.plain_is_equal(isl::multi_aff(piece))) {
+        other.domain = other.domain.unite(domain);
+        return;
+      }
+    pieces.push_back({domain, piece});
+  });
   return pieces;
 }
 
@@ -176,7 +140,7 @@ static std::optional<BoundShape> analyzeBound(const isl::pw_aff &value,
   BoundShape shape;
   auto readAll = [&] {
     for (const isl::aff &aff : affs) {
-      shape.forms.push_back(readAff(aff.get()));
+      shape.forms.push_back(readAff(aff));
       foldIntoDivision(shape.forms.back());
     }
   };
@@ -196,17 +160,6 @@ static std::optional<BoundShape> analyzeBound(const isl::pw_aff &value,
     return shape;
   }
   return std::nullopt;
-}
-
-/// The names of the parameters of \p space, by position.
-static llvm::SmallVector<std::string, 8> paramNames(const isl::space &space) {
-  llvm::SmallVector<std::string, 8> names;
-  isl_size numParams = isl_space_dim(space.get(), isl_dim_param);
-  for (isl_size i = 0; i < numParams; ++i) {
-    const char *name = isl_space_get_dim_name(space.get(), isl_dim_param, i);
-    names.push_back(name ? name : "?");
-  }
-  return names;
 }
 
 /// `sum + constant` with IndexExpr's printing conventions: negative
@@ -341,64 +294,41 @@ static IndexExpr join(IndexExpr::Kind kind,
   return result;
 }
 
-/// The constraints of \p basic (taken) as a conjunction of comparisons;
-/// none when they always hold.
-static Comparison conjunction(isl_basic_set *basic,
+/// The constraints of \p basic as a conjunction of comparisons; none when
+/// they always hold.
+static Comparison conjunction(const isl::basic_set &basic,
                               llvm::ArrayRef<std::string> names) {
-  struct Collector {
-    llvm::ArrayRef<std::string> names;
-    llvm::SmallVector<IndexExpr, 4> conjuncts;
-  } collector{names, {}};
-  isl_basic_set_foreach_constraint(
-      basic,
-      [](isl_constraint *constraint, void *user) -> isl_stat {
-        auto &collector = *static_cast<Collector *>(user);
-        isl_aff *aff = isl_constraint_get_aff(constraint);
-        bool equality = isl_constraint_is_equality(constraint) == isl_bool_true;
-        isl_constraint_free(constraint);
-        if (Comparison conjunct =
-                comparison(readAff(aff), equality, collector.names))
-          collector.conjuncts.push_back(std::move(*conjunct));
-        isl_aff_free(aff);
-        return isl_stat_ok;
-      },
-      &collector);
-  isl_basic_set_free(basic);
-  if (collector.conjuncts.empty())
+  llvm::SmallVector<IndexExpr, 4> conjuncts;
+  forEachConstraint(basic, [&](isl::aff constraint, bool isEquality) {
+    if (Comparison conjunct =
+            comparison(readAff(constraint), isEquality, names))
+      conjuncts.push_back(std::move(*conjunct));
+  });
+  if (conjuncts.empty())
     return Comparison();
-  return join(IndexExpr::Kind::And, collector.conjuncts);
+  return join(IndexExpr::Kind::And, conjuncts);
 }
 
 /// \p set (on the parameter space) as a disjunction of conjunctions of
 /// comparisons; none when it is the universe.
 static Comparison condition(const isl::set &set,
                             llvm::ArrayRef<std::string> names) {
-  struct Collector {
-    llvm::ArrayRef<std::string> names;
-    llvm::SmallVector<IndexExpr, 2> disjuncts;
-    bool universe = false;
-  } collector{names, {}};
+  llvm::SmallVector<IndexExpr, 2> disjuncts;
+  bool universe = false;
   // Existentially quantified variables become explicit integer divisions,
   // which readAff can print.
-  isl_set *explicitDivs = isl_set_compute_divs(set.copy());
-  isl_set_foreach_basic_set(
-      explicitDivs,
-      [](isl_basic_set *basic, void *user) -> isl_stat {
-        auto &collector = *static_cast<Collector *>(user);
-        if (Comparison disjunct = conjunction(basic, collector.names))
-          collector.disjuncts.push_back(std::move(*disjunct));
-        else
-          collector.universe = true;
-        return isl_stat_ok;
-      },
-      &collector);
-  isl_set_free(explicitDivs);
-  if (collector.universe)
+  computeDivs(set).foreach_basic_set([&](isl::basic_set basic) {
+    if (Comparison disjunct = conjunction(basic, names))
+      disjuncts.push_back(std::move(*disjunct));
+    else
+      universe = true;
+  });
+  if (universe)
     return Comparison();
-  if (collector.disjuncts.empty())
+  if (disjuncts.empty())
     isl::exception::throw_invalid("cannot translate a piece's domain", __FILE__,
                                   __LINE__);
-  return join(IndexExpr::Kind::Or, collector.disjuncts);
+  return join(IndexExpr::Kind::Or, disjuncts);
 }
 
 /// Any piecewise function: `c_1 ? v_1 : c_2 ? v_2 : ... : v_n`, each
@@ -410,7 +340,7 @@ static IndexExpr selectOverPieces(llvm::ArrayRef<Piece> pieces,
   isl::set remaining = context;
   std::optional<IndexExpr> last;
   for (const Piece &piece : pieces) {
-    LinearForm form = readAff(piece.value.get());
+    LinearForm form = readAff(piece.value);
     foldIntoDivision(form);
     IndexExpr value = toIndexExpr(form, names);
     isl::set domain = piece.domain.gist(remaining).coalesce();

@@ -3,8 +3,6 @@
 
 #include "ScheduleTreeSupport.h"
 
-#include <isl/options.h>
-
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
@@ -13,16 +11,18 @@ using namespace comprehend::poly;
 
 namespace {
 
-void setFusionOptions(isl_ctx *ctx, FusionStrategy fusion) {
-  isl_options_set_schedule_serialize_sccs(ctx, fusion == FusionStrategy::None);
-  isl_options_set_schedule_whole_component(ctx, 0);
+void setFusionOptions(isl::ctx ctx, FusionStrategy fusion) {
+  SchedulerOptions options;
+  options.serializeSccs = fusion == FusionStrategy::None;
+  options.wholeComponent = false;
   bool outer = fusion == FusionStrategy::KeepOuterParallel;
-  isl_options_set_schedule_maximize_coincidence(ctx, outer);
-  isl_options_set_schedule_outer_coincidence(ctx, outer);
+  options.maximizeCoincidence = outer;
+  options.outerCoincidence = outer;
   // Tile loops count tiles and point loops keep the original iterators, so
   // that subscripts stay simple.
-  isl_options_set_tile_scale_tile_loops(ctx, 0);
-  isl_options_set_tile_shift_point_loops(ctx, 0);
+  options.scaleTileLoops = false;
+  options.shiftPointLoops = false;
+  setSchedulerOptions(ctx, options);
 }
 
 /// Per member of \p band: whether every dependence between instances of
@@ -65,7 +65,7 @@ isl::schedule_node_band shiftToZero(const isl::schedule_node_band &band) {
 /// isl's schedule of the instances \p domain of \p scop.
 isl::schedule computeSchedule(const Scop &scop, const isl::union_set &domain,
                               const isl::set &context, FusionStrategy fusion) {
-  setFusionOptions(context.ctx().get(), fusion);
+  setFusionOptions(context.ctx(), fusion);
   // Restricted only where needed: isl's result depends on how the
   // constraints are written, not only on what they mean.
   bool whole = domain.is_equal(scop.domain);

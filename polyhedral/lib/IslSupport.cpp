@@ -6,12 +6,16 @@
 #include <limits>
 
 #include <isl/aff.h>
+#include <isl/constraint.h>
 #include <isl/ctx.h>
 #include <isl/local_space.h>
+#include <isl/map.h>
 #include <isl/options.h>
 #include <isl/set.h>
 #include <isl/space.h>
 #include <isl/val.h>
+
+#include <exception>
 
 using namespace comprehend::poly;
 
@@ -25,6 +29,10 @@ IslContext::IslContext() : ctx(isl_ctx_alloc()) {
   // Report errors by returning null (turned into isl::exception by the
   // bindings) instead of printing or aborting.
   isl_options_set_on_error(ctx.get(), ISL_ON_ERROR_CONTINUE);
+}
+
+bool IslContext::quotaExceeded() const {
+  return isl_ctx_last_error(ctx.get()) == isl_error_quota;
 }
 
 MaxOperationsGuard::MaxOperationsGuard(const IslContext &ctx,
@@ -62,6 +70,18 @@ isl::space comprehend::poly::makeSetSpace(const isl::space &paramSpace,
       isl_space_set_from_params(paramSpace.copy()), isl_dim_set, numDims));
 }
 
+isl::space
+comprehend::poly::makeNamedSetSpace(const isl::space &paramSpace,
+                                    const isl::id &tuple,
+                                    llvm::ArrayRef<std::string> dimNames) {
+  isl_space *space = makeSetSpace(paramSpace, dimNames.size()).release();
+  space = isl_space_set_tuple_id(space, isl_dim_set, tuple.copy());
+  for (unsigned dim = 0; dim < dimNames.size(); ++dim)
+    space =
+        isl_space_set_dim_name(space, isl_dim_set, dim, dimNames[dim].c_str());
+  return isl::manage(space);
+}
+
 isl::set comprehend::poly::makeParamContext(
     const isl::space &paramSpace, llvm::ArrayRef<std::optional<int64_t>> values,
     llvm::ArrayRef<std::optional<int64_t>> lowerBounds) {
@@ -84,8 +104,23 @@ isl::set comprehend::poly::makeParamContext(
   return isl::manage(context);
 }
 
+llvm::SmallVector<std::string, 8>
+comprehend::poly::paramNames(const isl::space &space) {
+  llvm::SmallVector<std::string, 8> names;
+  isl_size numParams = isl_space_dim(space.get(), isl_dim_param);
+  for (isl_size i = 0; i < numParams; ++i) {
+    const char *name = isl_space_get_dim_name(space.get(), isl_dim_param, i);
+    names.push_back(name ? name : "?");
+  }
+  return names;
+}
+
 isl::set comprehend::poly::universeSet(const isl::space &space) {
   return isl::manage(isl_set_universe(space.copy()));
+}
+
+isl::set comprehend::poly::computeDivs(const isl::set &set) {
+  return isl::manage(isl_set_compute_divs(set.copy()));
 }
 
 unsigned comprehend::poly::numSetDims(const isl::set &set) {
@@ -140,6 +175,130 @@ isl::set comprehend::poly::forallOver(const isl::set &cond,
   for (unsigned dim : dims)
     violating = forgetDim(violating, dim);
   return universeSet(cond.space()).subtract(violating);
+}
+
+//===----------------------------------------------------------------------===//
+// Maps
+//===----------------------------------------------------------------------===//
+
+isl::map comprehend::poly::functionsMap(
+    const isl::space &setSpace,
+    llvm::ArrayRef<std::optional<isl::pw_aff>> outputs) {
+  isl_map *result = isl_map_from_domain(isl_set_universe(setSpace.copy()));
+  for (const std::optional<isl::pw_aff> &output : outputs) {
+    isl_map *dim = output
+                       ? isl_map_from_pw_aff(output->copy())
+                       : isl_map_from_domain_and_range(
+                             isl_set_universe(setSpace.copy()),
+                             isl_set_universe(
+                                 makeSetSpace(setSpace.params(), 1).release()));
+    result = isl_map_flat_range_product(result, dim);
+  }
+  return isl::manage(result);
+}
+
+isl::map comprehend::poly::universeMapTo(const isl::space &domainSpace,
+                                         unsigned numOut) {
+  return isl::manage(isl_map_universe(isl_space_map_from_domain_and_range(
+      domainSpace.copy(),
+      makeSetSpace(domainSpace.params(), numOut).release())));
+}
+
+isl::map comprehend::poly::equateDims(const isl::map &map, unsigned inDim,
+                                      unsigned outDim) {
+  return isl::manage(
+      isl_map_equate(map.copy(), isl_dim_in, inDim, isl_dim_out, outDim));
+}
+
+isl::map comprehend::poly::fixOutputDim(const isl::map &map, unsigned outDim,
+                                        int value) {
+  return isl::manage(isl_map_fix_si(map.copy(), isl_dim_out, outDim, value));
+}
+
+isl::map comprehend::poly::projectOutOutputDim(const isl::map &map,
+                                               unsigned outDim) {
+  return isl::manage(isl_map_project_out(map.copy(), isl_dim_out, outDim, 1));
+}
+
+//===----------------------------------------------------------------------===//
+// Reading quasi-affine functions and constraints
+//===----------------------------------------------------------------------===//
+
+AffTerms comprehend::poly::affTerms(const isl::aff &aff) {
+  AffTerms terms;
+  terms.denominator = isl::manage(isl_aff_get_denominator_val(aff.get()));
+  isl_size numParams = isl_aff_dim(aff.get(), isl_dim_param);
+  for (isl_size i = 0; i < numParams; ++i)
+    terms.params.push_back(
+        isl::manage(isl_aff_get_coefficient_val(aff.get(), isl_dim_param, i)));
+  isl_size numDivs = isl_aff_dim(aff.get(), isl_dim_div);
+  for (isl_size i = 0; i < numDivs; ++i)
+    terms.divs.push_back(
+        isl::manage(isl_aff_get_coefficient_val(aff.get(), isl_dim_div, i)));
+  terms.constant = aff.constant_val();
+  return terms;
+}
+
+isl::aff comprehend::poly::divExpression(const isl::aff &aff, unsigned pos) {
+  isl_local_space *ls = isl_aff_get_local_space(aff.get());
+  isl_aff *div = isl_local_space_get_div(ls, pos);
+  isl_local_space_free(ls);
+  return isl::manage(div);
+}
+
+namespace {
+/// The user data of an isl foreach: the callback, and what it threw, kept
+/// for rethrowing once isl returns (it must not unwind through isl's C).
+template <typename Callback> struct ForeachData {
+  Callback fn;
+  std::exception_ptr error;
+
+  template <typename... Args> isl_stat call(Args &&...args) {
+    try {
+      fn(std::forward<Args>(args)...);
+      return isl_stat_ok;
+    } catch (...) {
+      error = std::current_exception();
+      return isl_stat_error;
+    }
+  }
+  void rethrow() const {
+    if (error)
+      std::rethrow_exception(error);
+  }
+};
+} // namespace
+
+void comprehend::poly::forEachPiece(
+    const isl::pw_aff &value, llvm::function_ref<void(isl::set, isl::aff)> fn) {
+  using Data = ForeachData<decltype(fn)>;
+  Data data{fn, nullptr};
+  isl_pw_aff_foreach_piece(
+      value.get(),
+      [](isl_set *set, isl_aff *aff, void *user) -> isl_stat {
+        return static_cast<Data *>(user)->call(isl::manage(set),
+                                               isl::manage(aff));
+      },
+      &data);
+  data.rethrow();
+}
+
+void comprehend::poly::forEachConstraint(
+    const isl::basic_set &basic,
+    llvm::function_ref<void(isl::aff constraint, bool isEquality)> fn) {
+  using Data = ForeachData<decltype(fn)>;
+  Data data{fn, nullptr};
+  isl_basic_set_foreach_constraint(
+      basic.get(),
+      [](isl_constraint *constraint, void *user) -> isl_stat {
+        isl::aff aff = isl::manage(isl_constraint_get_aff(constraint));
+        bool isEquality =
+            isl_constraint_is_equality(constraint) == isl_bool_true;
+        isl_constraint_free(constraint);
+        return static_cast<Data *>(user)->call(aff, isEquality);
+      },
+      &data);
+  data.rethrow();
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,9 +1,12 @@
 //===- IslSupport.h - isl context, guards and helpers -----------*- C++ -*-===//
 //
 // Private to polyhedral/lib: the only header that includes isl/cpp.h. It holds
-// the RAII owner of an isl_ctx, the max-operations guard, the few isl C calls
-// the C++ bindings lack (each wrapped in one helper that takes and returns
-// isl:: values) and the two conversions between IndexExpr and isl::pw_aff.
+// the RAII owner of an isl_ctx, the max-operations guard, the isl C calls on
+// spaces, sets, maps and quasi-affine functions that the C++ bindings
+// (isl/cpp.h, isl 0.25) lack, each wrapped in one helper that takes and
+// returns isl:: values so that the rest of polyhedral/lib makes no raw isl
+// calls and frees nothing by hand, and the two conversions between IndexExpr
+// and isl::pw_aff.
 //
 // Spaces used throughout:
 //   * parameter space  `[P_0, ..., P_n] -> { : }`: the size variables of a def;
@@ -18,6 +21,8 @@
 #include "comprehend/polyhedral/IndexExpr.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <isl/cpp.h>
@@ -36,6 +41,10 @@ public:
   IslContext();
   isl::ctx get() const { return isl::ctx(ctx.get()); }
   isl_ctx *getRaw() const { return ctx.get(); }
+  /// Whether the last error isl raised was running out of the operations
+  /// that a MaxOperationsGuard allows; past the quota, isl may fail in a
+  /// later call with a bare "NULL input".
+  bool quotaExceeded() const;
 
 private:
   struct Deleter {
@@ -69,6 +78,10 @@ isl::space makeParamSpace(const IslContext &ctx,
                           llvm::ArrayRef<std::string> params);
 /// `[params] -> { [d_0, ..., d_{n-1}] }` with unnamed set dimensions.
 isl::space makeSetSpace(const isl::space &paramSpace, unsigned numDims);
+/// `[params] -> { tuple[d_0, ..., d_{n-1}] }` with the set dimensions named
+/// \p dimNames (for dumps).
+isl::space makeNamedSetSpace(const isl::space &paramSpace, const isl::id &tuple,
+                             llvm::ArrayRef<std::string> dimNames);
 
 /// The parameter domain of a def: `{ [P...] : P_i = values[i] }` for the
 /// known sizes and `P_i >= lowerBounds[i]` (default 1: sizes are assumed
@@ -78,8 +91,16 @@ makeParamContext(const isl::space &paramSpace,
                  llvm::ArrayRef<std::optional<int64_t>> values,
                  llvm::ArrayRef<std::optional<int64_t>> lowerBounds = {});
 
+/// The names of the parameters of \p space, by position; "?" for an
+/// unnamed one.
+llvm::SmallVector<std::string, 8> paramNames(const isl::space &space);
+
 /// The universe of \p space.
 isl::set universeSet(const isl::space &space);
+
+/// \p set with its existentially quantified variables turned into explicit
+/// integer divisions (isl::set::compute_divs returns a union).
+isl::set computeDivs(const isl::set &set);
 
 /// Number of set dimensions of \p set.
 unsigned numSetDims(const isl::set &set);
@@ -110,6 +131,61 @@ isl::pw_aff dimPwAff(const isl::space &setSpace, unsigned pos);
 /// \p range: the complement of the projection of `range \ cond`.
 isl::set forallOver(const isl::set &cond, const isl::set &range,
                     llvm::ArrayRef<unsigned> dims);
+
+//===----------------------------------------------------------------------===//
+// Maps
+//===----------------------------------------------------------------------===//
+
+/// `{ x -> [f_0(x), ..., f_{n-1}(x)] }` from the set space \p setSpace, one
+/// output dimension per entry of \p outputs; a missing function leaves its
+/// dimension unconstrained.
+isl::map functionsMap(const isl::space &setSpace,
+                      llvm::ArrayRef<std::optional<isl::pw_aff>> outputs);
+
+/// The universe `{ x -> [y_0, ..., y_{numOut - 1}] }` from the set space
+/// \p domainSpace to anonymous output dimensions.
+isl::map universeMapTo(const isl::space &domainSpace, unsigned numOut);
+
+/// \p map restricted to `x_inDim = y_outDim`.
+isl::map equateDims(const isl::map &map, unsigned inDim, unsigned outDim);
+
+/// \p map restricted to `y_outDim = value`.
+isl::map fixOutputDim(const isl::map &map, unsigned outDim, int value);
+
+/// \p map with output dimension \p outDim projected out.
+isl::map projectOutOutputDim(const isl::map &map, unsigned outDim);
+
+//===----------------------------------------------------------------------===//
+// Reading quasi-affine functions and constraints
+//===----------------------------------------------------------------------===//
+
+/// The coefficients of an isl::aff over the parameters and the integer
+/// divisions of its local space, each `numerator / denominator`.
+struct AffTerms {
+  isl::val denominator;
+  llvm::SmallVector<isl::val, 4> params;
+  llvm::SmallVector<isl::val, 2> divs;
+  isl::val constant;
+};
+
+/// The coefficients of \p aff, numerators and common denominator.
+AffTerms affTerms(const isl::aff &aff);
+
+/// The expression that integer division \p pos of \p aff's local space
+/// rounds down.
+isl::aff divExpression(const isl::aff &aff, unsigned pos);
+
+/// Calls \p fn on each piece of \p value, in isl's order: where it applies
+/// and its affine function. (isl::pw_aff::foreach_piece hands out the pieces
+/// of a conversion to isl::pw_multi_aff instead.)
+void forEachPiece(const isl::pw_aff &value,
+                  llvm::function_ref<void(isl::set, isl::aff)> fn);
+
+/// Calls \p fn on each constraint of \p basic, in isl's order, as the
+/// function that is non-negative (zero when \p isEquality) where it holds.
+void forEachConstraint(
+    const isl::basic_set &basic,
+    llvm::function_ref<void(isl::aff constraint, bool isEquality)> fn);
 
 //===----------------------------------------------------------------------===//
 // IndexExpr -> isl

@@ -26,8 +26,6 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
 
-#include <isl/ctx.h>
-
 using namespace comprehend;
 using namespace comprehend::poly;
 
@@ -564,7 +562,7 @@ RangeInference::inferStatement(const StatementInfo &stmt) {
   } catch (const isl::exception &error) {
     // Errors raised inside our C helpers surface as a null result; the
     // context still knows why.
-    if (isl_ctx_last_error(impl->isl.getRaw()) == isl_error_quota)
+    if (impl->isl.quotaExceeded())
       impl->diags.emitError(stmt.loc)
           << "range inference for this statement exceeds the isl "
              "operation limit";

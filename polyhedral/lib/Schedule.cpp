@@ -98,7 +98,7 @@ comprehend::poly::mapSchedule(llvm::ArrayRef<std::string> params,
     // Past the quota isl fails in the call that hit it or, with a bare
     // "NULL input", in whichever call comes next; name the quota.
     if (dynamic_cast<const isl::exception_quota *>(&error) ||
-        isl_ctx_last_error(ctx.getRaw()) == isl_error_quota)
+        ctx.quotaExceeded())
       return scheduleError(llvm::Twine("isl gave up after ") +
                            llvm::Twine(scheduleMaxOperations.getValue()) +
                            " operations, its quota for one schedule");

@@ -3,6 +3,7 @@
 
 #include <isl/aff.h>
 #include <isl/map.h>
+#include <isl/options.h>
 #include <isl/printer.h>
 #include <isl/schedule.h>
 #include <isl/schedule_node.h>
@@ -19,6 +20,18 @@ using namespace comprehend::poly;
 // Calls the bindings lack
 //===----------------------------------------------------------------------===//
 
+void comprehend::poly::setSchedulerOptions(isl::ctx ctx,
+                                           const SchedulerOptions &options) {
+  isl_ctx *raw = ctx.get();
+  isl_options_set_schedule_serialize_sccs(raw, options.serializeSccs);
+  isl_options_set_schedule_whole_component(raw, options.wholeComponent);
+  isl_options_set_schedule_maximize_coincidence(raw,
+                                                options.maximizeCoincidence);
+  isl_options_set_schedule_outer_coincidence(raw, options.outerCoincidence);
+  isl_options_set_tile_scale_tile_loops(raw, options.scaleTileLoops);
+  isl_options_set_tile_shift_point_loops(raw, options.shiftPointLoops);
+}
+
 isl::union_map comprehend::poly::emptyUnionMap(const isl::space &space) {
   return isl::manage(isl_union_map_empty(space.copy()));
 }
@@ -34,18 +47,15 @@ comprehend::poly::toPartialSchedule(const isl::union_map &map) {
 
 isl::map comprehend::poly::equalAtDim(const isl::space &setSpace,
                                       unsigned dim) {
-  return isl::manage(
-      isl_map_equate(isl_map_universe(isl_space_map_from_set(setSpace.copy())),
-                     isl_dim_in, dim, isl_dim_out, dim));
+  return equateDims(isl::map::universe(setSpace.map_from_set()), dim, dim);
 }
 
 isl::map comprehend::poly::selectDims(const isl::space &setSpace,
                                       llvm::ArrayRef<unsigned> dims) {
-  isl_map *result = isl_map_from_domain(isl_set_universe(setSpace.copy()));
+  llvm::SmallVector<std::optional<isl::pw_aff>, 4> outputs;
   for (unsigned dim : dims)
-    result = isl_map_flat_range_product(
-        result, isl_map_from_pw_aff(dimPwAff(setSpace, dim).release()));
-  return isl::manage(result);
+    outputs.push_back(dimPwAff(setSpace, dim));
+  return functionsMap(setSpace, outputs);
 }
 
 isl::set comprehend::poly::unitStepMoves(const isl::space &setSpace) {

@@ -24,6 +24,20 @@ namespace comprehend::poly {
 // Calls the bindings lack
 //===----------------------------------------------------------------------===//
 
+/// The options of isl's scheduler and band tiling.
+struct SchedulerOptions {
+  bool serializeSccs = false;
+  bool wholeComponent = false;
+  bool maximizeCoincidence = false;
+  bool outerCoincidence = false;
+  bool scaleTileLoops = false;
+  bool shiftPointLoops = false;
+};
+
+/// Sets \p options on \p ctx for the schedules computed and the bands tiled
+/// next.
+void setSchedulerOptions(isl::ctx ctx, const SchedulerOptions &options);
+
 /// The empty union map / set with the parameters of \p space.
 isl::union_map emptyUnionMap(const isl::space &space);
 isl::union_set emptyUnionSet(const isl::space &space);

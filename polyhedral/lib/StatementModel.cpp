@@ -1,11 +1,9 @@
 //===- StatementModel.cpp - isl domains and accesses of a def -------------===//
 #include "StatementModel.h"
 
-#include "llvm/ADT/STLExtras.h"
+#include "ScheduleTreeSupport.h"
 
-#include <isl/map.h>
-#include <isl/set.h>
-#include <isl/space.h>
+#include "llvm/ADT/STLExtras.h"
 
 using namespace comprehend::poly;
 
@@ -24,19 +22,7 @@ static isl::space statementSpace(const isl::space &paramSpace, unsigned index,
                                  const ScheduledStatement &stmt) {
   isl::id tuple(paramSpace.ctx(), statementTupleName(index),
                 StatementTag{index});
-  isl_space *space = makeSetSpace(paramSpace, stmt.iterators.size()).release();
-  space = isl_space_set_tuple_id(space, isl_dim_set, tuple.release());
-  for (unsigned dim = 0; dim < stmt.iterators.size(); ++dim)
-    space = isl_space_set_dim_name(space, isl_dim_set, dim,
-                                   stmt.iterators[dim].c_str());
-  return isl::manage(space);
-}
-
-/// `[params] -> { [x] }` with one anonymous dimension per \p numDims.
-static isl::space anonymousSpace(const isl::space &space, unsigned numDims) {
-  return isl::manage(isl_space_add_dims(
-      isl_space_set_from_params(isl_space_params(space.copy())), isl_dim_set,
-      numDims));
+  return makeNamedSetSpace(paramSpace, tuple, stmt.iterators);
 }
 
 static llvm::Error modelError(const llvm::Twine &message) {
@@ -50,39 +36,29 @@ accessRelation(const isl::set &domain, llvm::ArrayRef<std::string> params,
                const ScheduledStatement &stmt, llvm::StringRef tensor,
                llvm::ArrayRef<IndexExpr> subscripts, bool mustBeAffine) {
   isl::space space = domain.space();
-  isl_map *map = isl_map_from_domain(isl_set_universe(space.copy()));
+  llvm::SmallVector<std::optional<isl::pw_aff>, 4> dims;
   for (const IndexExpr &subscript : subscripts) {
     std::optional<AffineExpr> value =
         toAffine(subscript, space, params, stmt.iterators);
-    if (!value && mustBeAffine) {
-      isl_map_free(map);
+    if (!value && mustBeAffine)
       return std::nullopt;
-    }
-    isl_map *dim =
-        value ? isl_map_from_pw_aff(value->value.copy())
-              : isl_map_from_domain_and_range(
-                    isl_set_universe(space.copy()),
-                    isl_set_universe(anonymousSpace(space, 1).release()));
-    map = isl_map_flat_range_product(map, dim);
+    dims.push_back(value ? std::optional(value->value) : std::nullopt);
   }
-  map = isl_map_set_tuple_name(map, isl_dim_out, tensor.str().c_str());
-  return isl::manage(map).intersect_domain(domain);
+  return functionsMap(space, dims)
+      .set_range_tuple(tensor.str())
+      .intersect_domain(domain);
 }
 
 /// `{ S<index>[x] -> [index, x, 0...] }` padded to \p width output dims.
 static isl::map scheduleOf(const isl::set &domain, unsigned index,
                            unsigned width) {
   unsigned numDims = numSetDims(domain);
-  isl_space *space = isl_space_map_from_domain_and_range(
-      domain.space().release(),
-      anonymousSpace(domain.space(), width).release());
-  isl_map *map = isl_map_universe(space);
-  map = isl_map_fix_si(map, isl_dim_out, 0, index);
+  isl::map map = fixOutputDim(universeMapTo(domain.space(), width), 0, index);
   for (unsigned dim = 0; dim < numDims; ++dim)
-    map = isl_map_equate(map, isl_dim_in, dim, isl_dim_out, dim + 1);
+    map = equateDims(map, dim, dim + 1);
   for (unsigned dim = numDims + 1; dim < width; ++dim)
-    map = isl_map_fix_si(map, isl_dim_out, dim, 0);
-  return isl::manage(map).intersect_domain(domain);
+    map = fixOutputDim(map, dim, 0);
+  return map.intersect_domain(domain);
 }
 
 llvm::Expected<StatementModel> comprehend::poly::buildStatementModel(
@@ -93,8 +69,7 @@ llvm::Expected<StatementModel> comprehend::poly::buildStatementModel(
   unsigned width = 1;
   for (const ScheduledStatement &stmt : stmts)
     width = std::max<unsigned>(width, stmt.iterators.size() + 1);
-  model.schedule = isl::union_map(
-      isl::manage(isl_union_map_empty(isl_space_params(paramSpace.copy()))));
+  model.schedule = emptyUnionMap(paramSpace);
 
   for (unsigned index = 0; index < stmts.size(); ++index) {
     const ScheduledStatement &stmt = stmts[index];
@@ -123,8 +98,7 @@ llvm::Expected<StatementModel> comprehend::poly::buildStatementModel(
       for (auto &[name, accesses] : model.accesses)
         if (name == tensor)
           return accesses;
-      isl::union_map empty =
-          isl::manage(isl_union_map_empty(isl_space_params(paramSpace.copy())));
+      isl::union_map empty = emptyUnionMap(paramSpace);
       model.accesses.emplace_back(tensor.str(), TensorAccesses{empty, empty});
       return model.accesses.back().second;
     };
@@ -164,11 +138,8 @@ isl::map comprehend::poly::lhsProjection(const isl::set &domain,
                                          const ScheduledStatement &stmt,
                                          unsigned numDims) {
   llvm::SmallVector<unsigned, 4> positions = lhsPositions(stmt, numDims);
-  isl_space *space = isl_space_map_from_domain_and_range(
-      domain.space().release(),
-      anonymousSpace(domain.space(), positions.size()).release());
-  isl_map *map = isl_map_universe(space);
+  isl::map map = universeMapTo(domain.space(), positions.size());
   for (unsigned dim = 0; dim < positions.size(); ++dim)
-    map = isl_map_equate(map, isl_dim_in, positions[dim], isl_dim_out, dim);
-  return isl::manage(map).intersect_domain(domain);
+    map = equateDims(map, positions[dim], dim);
+  return map.intersect_domain(domain);
 }

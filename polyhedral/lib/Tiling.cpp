@@ -59,11 +59,10 @@ isl::union_map dropStillGathers(const isl::union_map &access,
                                 llvm::StringRef iterator) {
   isl::union_map result = emptyUnionMap(access.space());
   access.foreach_map([&](isl::map map) {
-    unsigned dims = isl_map_dim(map.get(), isl_dim_out);
+    unsigned dims = map.range_tuple_dim();
     for (unsigned dim = dims > 0 ? dims - 1 : 0; dim-- > 0;)
       if (gathersStill(stmt, tensor, dim, iterator))
-        map = isl::manage(
-            isl_map_project_out(map.release(), isl_dim_out, dim, 1));
+        map = projectOutOutputDim(map, dim);
     result = result.unite(isl::union_map(map));
   });
   return result;
