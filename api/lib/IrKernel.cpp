@@ -206,13 +206,7 @@ IrKernel::compile(Runtime &runtime, ir::Program &program,
   // have nothing to act on here.
   std::optional<Pipeline> chosen;
   if (llvm::Error error = kernel->chooseConfig(
-          options, [&](const Configuration &config) -> llvm::Error {
-            auto configured = Pipeline::configure(core, config, kernel->base);
-            if (!configured)
-              return configured.takeError();
-            chosen = std::move(*configured);
-            return llvm::Error::success();
-          }))
+          options, Pipeline::configureInto(chosen, core, kernel->base)))
     return error;
   if (kernel->config.empty())
     return kernel;

@@ -102,6 +102,19 @@ llvm::Expected<Pipeline> Pipeline::configure(const backend::CoreInfo &core,
   return Pipeline(core, config, std::move(*options));
 }
 
+std::function<llvm::Error(const Configuration &)>
+Pipeline::configureInto(std::optional<Pipeline> &chosen,
+                        const backend::CoreInfo &core,
+                        const CompilationOptions &base) {
+  return [&chosen, &core, &base](const Configuration &config) -> llvm::Error {
+    auto configured = configure(core, config, base);
+    if (!configured)
+      return configured.takeError();
+    chosen = std::move(*configured);
+    return llvm::Error::success();
+  };
+}
+
 void Pipeline::configureLaunch(ir::Function &function) const {
   // An empty configuration leaves the attributes as the lowering or the
   // source wrote them.

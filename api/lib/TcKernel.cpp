@@ -68,13 +68,7 @@ TcKernel::compile(runtime::Runtime &runtime,
   // The configuration given, else the tuning cache's, else the defaults.
   std::optional<Pipeline> chosen;
   if (llvm::Error error = kernel->chooseConfig(
-          options, [&](const runtime::Configuration &config) -> llvm::Error {
-            auto configured = Pipeline::configure(core, config, base);
-            if (!configured)
-              return configured.takeError();
-            chosen = std::move(*configured);
-            return llvm::Error::success();
-          }))
+          options, Pipeline::configureInto(chosen, core, base)))
     return error;
   if (kernel->config.empty())
     chosen = std::move(*defaults);

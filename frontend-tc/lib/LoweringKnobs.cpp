@@ -161,6 +161,7 @@ LoweringOptions LoweringOptions::forCore(const CoreShape &core,
   // gradient's pixels made sequential by the fusion) loses more than the
   // launch and the temporary's round trip it saves.
   base.mapInnermostMembers = core.defaultSubgroupSize > 1;
+  base.shareTrailingKernels = core.defaultSubgroupSize <= 1;
   base.minParallelPoints = core.defaultSubgroupSize > 1
                                ? int64_t(core.computeUnits) *
                                      std::max<int64_t>(core.maxWorkGroupSize, 1)

@@ -422,9 +422,7 @@ comprehend::poly::scheduleAndFuse(const Scop &scop, const isl::set &context,
       !severalKernels)
     return result;
   OuterFusion fused = fuseOuter(scop, scop.domain, options.groupWork);
-  // GPUs keep the trailing kernels apart: there the shared column-sum
-  // kernel made a layer norm backward slower (see docs/nvidia.md).
-  if (!fused.schedule && options.minParallelPoints == 0) {
+  if (!fused.schedule && options.shareTrailingKernels) {
     OuterFusion trailing =
         fuseTrailingKernels(scop, context, result.schedule, options);
     fused.usedGroupWork |= trailing.usedGroupWork;

@@ -179,6 +179,7 @@ llvm::Expected<poly::MappedSchedule> lowering::scheduleRun(
   scheduleOptions.vectorRun = options.vectorRun;
   scheduleOptions.minParallelPoints = options.minParallelPoints;
   scheduleOptions.mapInnermostMembers = options.mapInnermostMembers;
+  scheduleOptions.shareTrailingKernels = options.shareTrailingKernels;
   llvm::Expected<poly::MappedSchedule> schedule =
       poly::mapSchedule({}, scheduled, scheduleOptions);
   if (!schedule)

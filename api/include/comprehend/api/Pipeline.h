@@ -36,6 +36,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -113,6 +114,11 @@ public:
   static llvm::Expected<Pipeline>
   configure(const backend::CoreInfo &core, const runtime::Configuration &config,
             const CompilationOptions &base = {});
+  /// A check for Kernel::chooseConfig: configures the configuration it is
+  /// given on `core` over `base` and keeps the pipeline in `chosen`.
+  static std::function<llvm::Error(const runtime::Configuration &)>
+  configureInto(std::optional<Pipeline> &chosen, const backend::CoreInfo &core,
+                const CompilationOptions &base);
 
   const backend::CoreInfo &getCore() const { return core; }
   const runtime::Configuration &getConfig() const { return config; }

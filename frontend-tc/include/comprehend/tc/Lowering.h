@@ -180,6 +180,9 @@ struct LoweringOptions {
   int64_t minParallelPoints = 0;
   /// GPU cores (set by forCore): poly::ScheduleOptions::mapInnermostMembers.
   bool mapInnermostMembers = false;
+  /// Off on GPU cores (set by forCore):
+  /// poly::ScheduleOptions::shareTrailingKernels.
+  bool shareTrailingKernels = true;
   /// About how many LHS points one work-group gets when a loop statement
   /// (or a launch of several) tiles its last group dimension, e.g. the
   /// elements of an elementwise statement per group. 0 picks the default

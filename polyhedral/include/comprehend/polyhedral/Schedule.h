@@ -83,9 +83,12 @@ struct ScheduleOptions {
   /// statement into one kernel with fewer (the leading parallel members of
   /// its outermost band span fewer points), and scheduling the statements
   /// unfused gives every kernel at least twice as many, they are scheduled
-  /// unfused. More than 0 also keeps the trailing kernels (column sums
-  /// after the rows) apart rather than sharing one (docs/nvidia.md).
+  /// unfused.
   int64_t minParallelPoints = 0;
+  /// Where outer fusion of a whole run fails, the kernels that nothing
+  /// else reads (a backward's column sums after its rows) share one kernel.
+  /// Off on GPUs, where the shared kernel was slower (docs/nvidia.md).
+  bool shareTrailingKernels = true;
   /// On a GPU: where a kernel's outermost band has more than three leading
   /// parallel members, the innermost three go to the groups and work-items
   /// (the last, which walks memory contiguously, on x, so that neighbouring
