@@ -33,6 +33,10 @@ quick="${GPU_CHECK_QUICK:-0}"
 # scripts/gpu-python.py, scripts/gpu-autograd.py (forward + backward beside
 # PyTorch's autograd), then the pytest suite on the CUDA device; then stops.
 python="${GPU_CHECK_PYTHON:-0}"
+# GPU_CHECK_CASES="A.cases B.cases" times the cases of each file with
+# scripts/gpu-cases.py after the e2e suite (bench/gpu/: kernels alone, knob
+# values beside the defaults), their tables in the report, then goes on.
+cases="${GPU_CHECK_CASES:-}"
 # GPU_CHECK_SWEEP=1 runs scripts/gpu-sweep.py (the defaults checked and
 # timed, grids of knob values beside them) after the e2e suite, then stops.
 sweep="${GPU_CHECK_SWEEP:-0}"
@@ -185,6 +189,12 @@ done
 # 4-5. The e2e suite and the README main job on the CUDA device
 #===------------------------------------------------------------------===#
 step e2e 240 "$prefix/bin/runtime-e2e-tests" --gtest_brief=1
+for caseFile in $cases; do
+  name="cases-$(basename "$caseFile" .cases)"
+  step "$name" 300 python3 scripts/gpu-cases.py "$comprehend" "$caseFile" "$out"
+  cat "$out/$name.log" >>"$report"
+  [[ -f $out/cases.json ]] && mv "$out/cases.json" "$out/$name.json"
+done
 if [[ $python == 1 ]]; then
   run_python_checks
   exit $?

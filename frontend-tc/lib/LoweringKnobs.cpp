@@ -24,6 +24,7 @@ constexpr llvm::StringLiteral kLocalTemporaries = "tc.local_temporaries";
 constexpr llvm::StringLiteral kFusion = "tc.fusion";
 constexpr llvm::StringLiteral kInnerMapping = "tc.inner_mapping";
 constexpr llvm::StringLiteral kConvGemm = "tc.conv_gemm";
+constexpr llvm::StringLiteral kGemmTransposeCopy = "tc.gemm_transpose_copy";
 constexpr llvm::StringLiteral kVectorRun = "tc.vector_run";
 /// Tile sizes of the outermost parallel band, outermost first; the search
 /// tries the first two (a third is rarely a parallel member).
@@ -75,6 +76,11 @@ constexpr KnobSpec kKnobs[] = {
      "a group per point of the other output indices (1), or as loops "
      "scheduled with its neighbours (0)",
      "1 where the gemms' reduction has at least 8 iterations"},
+    {kGemmTransposeCopy, 0, 1,
+     "a gemm statement that reads its A operand transposed (the reduction "
+     "index contiguous) first copies it, in a launch of its own, into a "
+     "temporary with the rows contiguous (1), or reads it in place (0)",
+     "1 on cores with subgroups (GPUs), else 0"},
     {kVectorRun, 0, kNoMaximum,
      "on cores whose work-items run on vectors, consecutive points of a "
      "tiled band's innermost member that one work-item runs as one loop "
@@ -116,6 +122,9 @@ tc::getLoweringKnobDomains(const LoweringKnobUse &use,
     domains.push_back({kLocalTemporaries, {0, 1}, dedicatedLocalMemory});
   if (use.convGemm)
     domains.push_back({kConvGemm, {0, 1}, use.convGemmDefault});
+  if (use.gemmTransposeCopy)
+    domains.push_back(
+        {kGemmTransposeCopy, {0, 1}, use.gemmTransposeCopyDefault});
   if (use.groupWork)
     domains.push_back(
         {kGroupWork, {0, 16, 64, 256, 1024, 4096, 16384, 65536}, 0});
@@ -162,6 +171,9 @@ LoweringOptions LoweringOptions::forCore(const CoreShape &core,
   // launch and the temporary's round trip it saves.
   base.mapInnermostMembers = core.defaultSubgroupSize > 1;
   base.shareTrailingKernels = core.defaultSubgroupSize <= 1;
+  // A warp's register tile reads A a row per lane: coalesced only where
+  // the rows are contiguous (docs/nvidia.md, "Transposed gemm operands").
+  base.gemmRowsPerLane = core.defaultSubgroupSize > 1;
   base.minParallelPoints = core.defaultSubgroupSize > 1
                                ? int64_t(core.computeUnits) *
                                      std::max<int64_t>(core.maxWorkGroupSize, 1)
@@ -179,6 +191,8 @@ void tc::applyLoweringKnobs(const KnobValues &values, bool dedicatedLocalMemory,
   options.innerMapping = lookupOr(values, kInnerMapping, 1) != 0;
   if (contains(values, kConvGemm))
     options.convAsGemm = lookupOr(values, kConvGemm, 1) != 0;
+  if (contains(values, kGemmTransposeCopy))
+    options.copyTransposedGemmA = lookupOr(values, kGemmTransposeCopy, 0) != 0;
   static constexpr poly::FusionStrategy fusions[] = {
       poly::FusionStrategy::Max, poly::FusionStrategy::KeepOuterParallel,
       poly::FusionStrategy::None};

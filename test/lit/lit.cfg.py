@@ -18,6 +18,7 @@ config.substitutions.append(("%ir-td-dir", os.path.join(
     config.comprehend_source_dir, "ir", "include", "comprehend", "ir")))
 config.substitutions.append(("%spirv-val", config.spirv_val))
 config.substitutions.append(("%examples", os.path.join(config.comprehend_source_dir, "examples")))
+config.substitutions.append(("%bench", os.path.join(config.comprehend_source_dir, "bench")))
 
 # FileCheck, not and split-file come from LLVM 15.
 config.environment["PATH"] = os.pathsep.join(

@@ -39,6 +39,7 @@ namespace {
 struct Read {
   llvm::StringRef tensor;
   const TensorBinding *binding = nullptr;
+  const ApplyExpr *expr = nullptr;
   llvm::SmallVector<llvm::StringRef, 4> vars;
   /// The vars without the batch indices.
   llvm::SmallVector<llvm::StringRef, 4> core;
@@ -63,6 +64,7 @@ bool collectFactors(const DefContext &def, const Expr &expr, Product &product) {
   if (!apply || !apply->isTensorRead())
     return false;
   Read read;
+  read.expr = apply;
   read.tensor = apply->getCallee().name;
   read.binding = def.lookup(read.tensor);
   if (!read.binding)
@@ -514,6 +516,24 @@ void createBlasInst(ir::Builder &b, Location loc, const BlasForm &form,
 }
 
 } // namespace
+
+std::optional<TransposedGemmRead>
+lowering::findTransposedGemmA(const DefContext &def,
+                              const StmtContext &stmtContext) {
+  std::optional<BlasMatch> match = matchBlas(def, stmtContext);
+  if (!match || match->form.kind != BlasForm::Kind::Gemm ||
+      match->form.transposeA != ir::Transpose::T)
+    return std::nullopt;
+  const Read &read = match->product.reads[match->form.operands[0]];
+  // The two modes of the operand are the read's subscripts that are no
+  // batch index (Read::core).
+  TransposedGemmRead result{read.expr, {}};
+  for (unsigned position = 0; position < read.vars.size(); ++position)
+    if (llvm::is_contained(read.core, read.vars[position]))
+      result.modes.push_back(position);
+  assert(result.modes.size() == 2 && "a gemm operand has two modes");
+  return result;
+}
 
 bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext,
                            bool dryRun) {

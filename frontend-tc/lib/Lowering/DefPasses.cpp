@@ -22,6 +22,10 @@ llvm::ArrayRef<DefPass> lowering::getDefPasses() {
        "moves builtin calls that vary with the last LHS index but not with "
        "all indices into temporaries of their own",
        hoistToTemporaries},
+      {"transpose-gemm-operands",
+       "copies the A operand of a gemm statement that reads it transposed "
+       "into a temporary with its rows contiguous (GPU cores)",
+       transposeGemmOperands},
       {"segment",
        "splits the statements into BLAS launches, identity fills and runs, "
        "and maps the isl schedule of each run",

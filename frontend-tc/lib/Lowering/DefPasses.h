@@ -9,6 +9,7 @@
 //   inline-calls          InlineCalls.cpp
 //   snapshot-self-reads   SnapshotSelfReads.cpp
 //   hoist-to-temporaries  HoistToTemporaries.cpp
+//   transpose-gemm-operands TransposeGemmOperands.cpp
 //   segment               SegmentStatements.cpp
 //   share-output-storage  ShareOutputStorage.cpp
 //   promote-temporaries   PromoteTemporaries.cpp
@@ -110,6 +111,7 @@ void printDefState(const DefLoweringState &state, llvm::raw_ostream &os);
 LogicalResult inlineCalls(DefLoweringState &state);
 LogicalResult snapshotSelfReads(DefLoweringState &state);
 LogicalResult hoistToTemporaries(DefLoweringState &state);
+LogicalResult transposeGemmOperands(DefLoweringState &state);
 LogicalResult segmentStatements(DefLoweringState &state);
 LogicalResult shareOutputStorage(DefLoweringState &state);
 LogicalResult promoteTemporaries(DefLoweringState &state);

@@ -90,6 +90,10 @@ struct LoweringKnobUse {
   /// and whether the default lowering does.
   bool convGemm = false;
   bool convGemmDefault = false;
+  /// A gemm statement whose A operand is read transposed
+  /// (tc.gemm_transpose_copy), and whether the default copies it.
+  bool gemmTransposeCopy = false;
+  bool gemmTransposeCopyDefault = false;
   /// Statements lowered from their isl schedule (the mapper's knobs:
   /// fusion, tiles, inner mapping).
   bool schedule = false;
@@ -155,6 +159,15 @@ struct LoweringOptions {
   /// the gemms' reduction (the channels) has at least 8 iterations
   /// (docs/lowering.md).
   std::optional<bool> convAsGemm;
+  /// Copy the A operand of a gemm statement that reads it transposed (its
+  /// reduction index contiguous, `gemm.t`) into a temporary with its rows
+  /// contiguous, in a launch before the gemm (`tc.gemm_transpose_copy`).
+  /// Unset: where gemmRowsPerLane.
+  std::optional<bool> copyTransposedGemmA;
+  /// Set by forCore on GPU cores, whose register tiles load A a row per
+  /// lane: read transposed, every lane of a warp touches another cache
+  /// line (docs/nvidia.md, "Transposed gemm operands").
+  bool gemmRowsPerLane = false;
   /// The block of the output memref (rows = mode 0, cols = mode 1, i.e. the
   /// last and the second-to-last TC index of the LHS) that one work-group
   /// computes when a BLAS statement owns the launch grid: the statement is
