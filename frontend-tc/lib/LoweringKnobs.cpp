@@ -25,6 +25,8 @@ constexpr llvm::StringLiteral kFusion = "tc.fusion";
 constexpr llvm::StringLiteral kInnerMapping = "tc.inner_mapping";
 constexpr llvm::StringLiteral kConvGemm = "tc.conv_gemm";
 constexpr llvm::StringLiteral kGemmTransposeCopy = "tc.gemm_transpose_copy";
+constexpr llvm::StringLiteral kSplitBatchReductions =
+    "tc.split_batch_reductions";
 constexpr llvm::StringLiteral kVectorRun = "tc.vector_run";
 /// Tile sizes of the outermost parallel band, outermost first; the search
 /// tries the first two (a third is rarely a parallel member).
@@ -76,11 +78,19 @@ constexpr KnobSpec kKnobs[] = {
      "a group per point of the other output indices (1), or as loops "
      "scheduled with its neighbours (0)",
      "1 where the gemms' reduction has at least 8 iterations"},
-    {kGemmTransposeCopy, 0, 1,
-     "a gemm statement that reads its A operand transposed (the reduction "
-     "index contiguous) first copies it, in a launch of its own, into a "
-     "temporary with the rows contiguous (1), or reads it in place (0)",
-     "1 on cores with subgroups (GPUs), else 0"},
+    {kGemmTransposeCopy, 0, 2,
+     "a gemm statement that reads an operand transposed first copies it, in "
+     "a launch of its own, into a temporary laid out as the gemm reads in "
+     "place: 0 none, 1 a transposed A (its reduction index contiguous), 2 a "
+     "transposed B too",
+     "on cores with subgroups (GPUs) 1 where the gemm has at least 2^20 "
+     "multiply-adds and 32 rows, 2 from 2^30 multiply-adds; else 0"},
+    {kSplitBatchReductions, 0, 1,
+     "a convolution-like `+=!` statement with few output points sums per "
+     "image (a reduction index every read subscripts first) into a "
+     "temporary, then sums those (1), or reduces in one statement (0)",
+     "1 on cores with subgroups (GPUs) where the output has fewer points "
+     "than the device has work-items, else 0"},
     {kVectorRun, 0, kNoMaximum,
      "on cores whose work-items run on vectors, consecutive points of a "
      "tiled band's innermost member that one work-item runs as one loop "
@@ -124,7 +134,10 @@ tc::getLoweringKnobDomains(const LoweringKnobUse &use,
     domains.push_back({kConvGemm, {0, 1}, use.convGemmDefault});
   if (use.gemmTransposeCopy)
     domains.push_back(
-        {kGemmTransposeCopy, {0, 1}, use.gemmTransposeCopyDefault});
+        {kGemmTransposeCopy, {0, 1, 2}, use.gemmTransposeCopyDefault});
+  if (use.splitBatchReductions)
+    domains.push_back(
+        {kSplitBatchReductions, {0, 1}, use.splitBatchReductionsDefault});
   if (use.groupWork)
     domains.push_back(
         {kGroupWork, {0, 16, 64, 256, 1024, 4096, 16384, 65536}, 0});
@@ -191,8 +204,11 @@ void tc::applyLoweringKnobs(const KnobValues &values, bool dedicatedLocalMemory,
   options.innerMapping = lookupOr(values, kInnerMapping, 1) != 0;
   if (contains(values, kConvGemm))
     options.convAsGemm = lookupOr(values, kConvGemm, 1) != 0;
+  if (contains(values, kSplitBatchReductions))
+    options.splitBatchReductions =
+        lookupOr(values, kSplitBatchReductions, 0) != 0;
   if (contains(values, kGemmTransposeCopy))
-    options.copyTransposedGemmA = lookupOr(values, kGemmTransposeCopy, 0) != 0;
+    options.gemmTransposeCopy = lookupOr(values, kGemmTransposeCopy, 0);
   static constexpr poly::FusionStrategy fusions[] = {
       poly::FusionStrategy::Max, poly::FusionStrategy::KeepOuterParallel,
       poly::FusionStrategy::None};

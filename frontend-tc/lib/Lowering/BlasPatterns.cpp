@@ -517,21 +517,29 @@ void createBlasInst(ir::Builder &b, Location loc, const BlasForm &form,
 
 } // namespace
 
-std::optional<TransposedGemmRead>
-lowering::findTransposedGemmA(const DefContext &def,
-                              const StmtContext &stmtContext) {
+llvm::SmallVector<TransposedGemmRead, 2>
+lowering::findTransposedGemmReads(const DefContext &def,
+                                  const StmtContext &stmtContext) {
+  llvm::SmallVector<TransposedGemmRead, 2> result;
   std::optional<BlasMatch> match = matchBlas(def, stmtContext);
-  if (!match || match->form.kind != BlasForm::Kind::Gemm ||
-      match->form.transposeA != ir::Transpose::T)
-    return std::nullopt;
-  const Read &read = match->product.reads[match->form.operands[0]];
-  // The two modes of the operand are the read's subscripts that are no
-  // batch index (Read::core).
-  TransposedGemmRead result{read.expr, {}};
-  for (unsigned position = 0; position < read.vars.size(); ++position)
-    if (llvm::is_contained(read.core, read.vars[position]))
-      result.modes.push_back(position);
-  assert(result.modes.size() == 2 && "a gemm operand has two modes");
+  if (!match || match->form.kind != BlasForm::Kind::Gemm)
+    return result;
+  for (unsigned operand = 0; operand < 2; ++operand) {
+    ir::Transpose transpose =
+        operand == 0 ? match->form.transposeA : match->form.transposeB;
+    if (transpose != ir::Transpose::T)
+      continue;
+    const Read &read = match->product.reads[match->form.operands[operand]];
+    // The two modes of the operand are the read's subscripts that are no
+    // batch index (Read::core).
+    TransposedGemmRead &transposed = result.emplace_back();
+    transposed.read = read.expr;
+    transposed.isA = operand == 0;
+    for (unsigned position = 0; position < read.vars.size(); ++position)
+      if (llvm::is_contained(read.core, read.vars[position]))
+        transposed.modes.push_back(position);
+    assert(transposed.modes.size() == 2 && "a gemm operand has two modes");
+  }
   return result;
 }
 

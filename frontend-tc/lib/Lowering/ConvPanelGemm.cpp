@@ -52,6 +52,8 @@ constexpr int64_t kMaxColumnBytes = 64 * 1024;
 constexpr int64_t kMinSplitWork = int64_t(1) << 21;
 /// Row blocks of fewer rows than this leave the gemm's vectors half empty.
 constexpr int64_t kMinRowBlock = 8;
+/// The largest row block on a GPU (chooseGpuRowBlock).
+constexpr int64_t kGpuRowBlock = 64;
 
 struct PanelForm {
   /// Indices into ConvOperands::reads: the plain read P and the shifted Q.
@@ -114,6 +116,13 @@ int64_t chooseRowBlock(int64_t numRows, int64_t work) {
   return block >= kMinRowBlock ? block : numRows;
 }
 
+/// On a GPU: blocks of at most kGpuRowBlock rows, two warps' rows of the
+/// gemm's register tile, so that the rows give several groups per image.
+int64_t chooseGpuRowBlock(int64_t numRows) {
+  int64_t block = largestDivisor(numRows, kGpuRowBlock);
+  return block >= kMinRowBlock ? block : numRows;
+}
+
 /// The bytes of one column of the panel (one point of the first inner
 /// index): the rows times the other inner indices' extents.
 int64_t columnBytes(const StmtContext &stmt, const PanelForm &form,
@@ -128,13 +137,14 @@ int64_t columnBytes(const StmtContext &stmt, const PanelForm &form,
 /// block exceeds kPanelBytes; false where one column exceeds
 /// kMaxColumnBytes.
 bool sizePanel(const StmtContext &stmt, const TensorBinding &lhs,
-               PanelForm &form) {
+               PanelForm &form, bool gpu) {
   int64_t work = extentOf(stmt, form.i);
   for (llvm::StringRef var : stmt.stmt.getReductionVars())
     work *= extentOf(stmt, var);
   for (llvm::StringRef var : form.rows)
     form.numRows *= extentOf(stmt, var);
-  form.rowBlock = chooseRowBlock(form.numRows, work * form.numRows);
+  form.rowBlock = gpu ? chooseGpuRowBlock(form.numRows)
+                      : chooseRowBlock(form.numRows, work * form.numRows);
   int64_t elementBytes = ir::getSizeInBytes(lhs.kind);
   while (form.inner.size() > 1 &&
          columnBytes(stmt, form, elementBytes) > kPanelBytes) {
@@ -153,9 +163,13 @@ bool sizePanel(const StmtContext &stmt, const TensorBinding &lhs,
 std::optional<PanelForm> matchPanel(const DefContext &def,
                                     const StmtContext &stmt,
                                     const ConvOperands &operands) {
-  // The copy gives each work-item a row of the panel, its loop on the
-  // core's vector lanes, and the panel lives in the caches: a CPU's form.
-  if (!def.contiguousPartials)
+  // On a CPU the copy gives each work-item a row of the panel, its loop on
+  // the core's vector lanes, and the panel lives in the caches. A GPU
+  // (minBlockGroups set) takes the form only with a batch index, whose
+  // points spread the work over its multiprocessors (the per-image partial
+  // sums of SplitBatchReductions.cpp).
+  bool gpu = def.minBlockGroups > 0;
+  if (!def.contiguousPartials && !gpu)
     return std::nullopt;
   PanelForm form;
   form.p = operands.reads[0].isShifted() ? 1 : 0;
@@ -168,7 +182,8 @@ std::optional<PanelForm> matchPanel(const DefContext &def,
     form.batch.push_back(lhsVars[form.batch.size()]);
   form.i = lhsVars[form.batch.size()];
   form.rows.assign(lhsVars.begin() + form.batch.size() + 1, lhsVars.end());
-  if (form.batch.size() > 2 || !readsPlainly(stmt, p, q, form))
+  if (form.batch.size() > 2 || (gpu && form.batch.empty()) ||
+      !readsPlainly(stmt, p, q, form))
     return std::nullopt;
   auto reductions = stmt.stmt.getReductionVars();
   for (const Subscript &subscript : llvm::reverse(p.subscripts)) {
@@ -180,7 +195,7 @@ std::optional<PanelForm> matchPanel(const DefContext &def,
     if (!llvm::is_contained(form.inner, var))
       form.outer.push_back(var);
   const TensorBinding &lhs = *def.lookup(stmt.stmt.getLhs().name);
-  if (form.inner.empty() || !sizePanel(stmt, lhs, form))
+  if (form.inner.empty() || !sizePanel(stmt, lhs, form, gpu))
     return std::nullopt;
   return form;
 }

@@ -265,19 +265,21 @@ void collectLaunchTensors(llvm::ArrayRef<StmtContext> stmts,
 /// have such a form. With \p dryRun only answers whether it has one.
 bool lowerAsBlas(DefContext &def, const StmtContext &stmt, bool dryRun = false);
 
-/// The read that a gemm statement (lowerAsBlas) takes as its A operand
-/// transposed (`gemm.t`: the reduction index is its contiguous one), and
-/// the positions of its subscripts that are the gemm's two modes (the
+/// A read that a gemm statement (lowerAsBlas) takes as an operand
+/// transposed (`gemm.t` for A: the reduction index is its contiguous one),
+/// and the positions of its subscripts that are the gemm's two modes (the
 /// others are batch indices).
 struct TransposedGemmRead {
-  const ApplyExpr *read;
+  const ApplyExpr *read = nullptr;
+  /// The gemm's A operand (else its B operand).
+  bool isA = false;
   llvm::SmallVector<unsigned, 2> modes;
 };
 
-/// The transposed A operand of \p stmt where it is lowered to a gemm that
-/// reads one, else none.
-std::optional<TransposedGemmRead> findTransposedGemmA(const DefContext &def,
-                                                      const StmtContext &stmt);
+/// The operands of \p stmt that its gemm reads transposed, where it is
+/// lowered to one.
+llvm::SmallVector<TransposedGemmRead, 2>
+findTransposedGemmReads(const DefContext &def, const StmtContext &stmt);
 
 /// Multiplies \p alpha by \p expr when it is a numeric literal (a factor
 /// of a product that BLAS patterns fold into alpha); false otherwise.

@@ -26,6 +26,10 @@ llvm::ArrayRef<DefPass> lowering::getDefPasses() {
        "copies the A operand of a gemm statement that reads it transposed "
        "into a temporary with its rows contiguous (GPU cores)",
        transposeGemmOperands},
+      {"split-batch-reductions",
+       "sums a convolution's weight gradient per image into a temporary "
+       "first (GPU cores)",
+       splitBatchReductions},
       {"segment",
        "splits the statements into BLAS launches, identity fills and runs, "
        "and maps the isl schedule of each run",

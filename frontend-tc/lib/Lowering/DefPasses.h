@@ -10,6 +10,7 @@
 //   snapshot-self-reads   SnapshotSelfReads.cpp
 //   hoist-to-temporaries  HoistToTemporaries.cpp
 //   transpose-gemm-operands TransposeGemmOperands.cpp
+//   split-batch-reductions SplitBatchReductions.cpp
 //   segment               SegmentStatements.cpp
 //   share-output-storage  ShareOutputStorage.cpp
 //   promote-temporaries   PromoteTemporaries.cpp
@@ -112,6 +113,7 @@ LogicalResult inlineCalls(DefLoweringState &state);
 LogicalResult snapshotSelfReads(DefLoweringState &state);
 LogicalResult hoistToTemporaries(DefLoweringState &state);
 LogicalResult transposeGemmOperands(DefLoweringState &state);
+LogicalResult splitBatchReductions(DefLoweringState &state);
 LogicalResult segmentStatements(DefLoweringState &state);
 LogicalResult shareOutputStorage(DefLoweringState &state);
 LogicalResult promoteTemporaries(DefLoweringState &state);

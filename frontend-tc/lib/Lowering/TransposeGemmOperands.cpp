@@ -20,9 +20,11 @@
 // (its d_A gemm 0.63 instead of 4.78), a linear layer of 4096 x 1024 x 1024
 // 0.32 ms instead of 2.40. Batch indices keep their positions
 // (`Y_t(b, n, k) = Y(b, k, n)`). Only where the options ask for it
-// (LoweringOptions::copyTransposedGemmA, `tc.gemm_transpose_copy`; by
+// (LoweringOptions::gemmTransposeCopy, `tc.gemm_transpose_copy`; by
 // default on GPU cores where the gemm is large enough, kMinCopiedWork), and
-// only for the def's own statements without `where` lets or `exists`.
+// only for the def's own statements without `where` lets or `exists`. A
+// transposed B operand (`gemm.n.t`: a tile every lane reads whole) is
+// copied too where the knob is 2, by default from 2^30 multiply-adds.
 // This is the def-level pass `transpose-gemm-operands` (DefPasses.h).
 //
 //===----------------------------------------------------------------------===//
@@ -42,15 +44,23 @@ namespace {
 /// 20000 x 16^3 rows of 16 in 0.107 with, 0.100 without.
 constexpr int64_t kMinCopiedWork = int64_t(1) << 20;
 constexpr int64_t kMinCopiedRows = 32;
+/// A transposed B operand (a tile that every lane of a warp reads whole) is
+/// copied too from this many multiply-adds: matmul_grad's d_B gemm at
+/// 2048^3 (2^33) took 0.647 ms with the copy, 0.944 without; the backward
+/// at 512^3 (2^27) 0.076 ms copying both operands, 0.071 copying A alone.
+constexpr int64_t kMinCopiedWorkB = int64_t(1) << 30;
 
-/// Whether the copy pays for \p stmt (see kMinCopiedWork).
-bool isWorthCopying(const StmtContext &stmt) {
+/// Which operands the copy pays for in \p stmt (see kMinCopiedWork): the
+/// value of `tc.gemm_transpose_copy` the default takes.
+int64_t getDefaultCopies(const StmtContext &stmt) {
   int64_t work = 1;
   for (const IndexRange &range : stmt.ranges)
     work *= range.hi - range.lo;
   // The gemm's rows are the output memref's mode 0: the last LHS index.
   const IndexRange &rows = *stmt.lookup(stmt.stmt.getIndices().back().name);
-  return work >= kMinCopiedWork && rows.hi - rows.lo >= kMinCopiedRows;
+  if (work < kMinCopiedWork || rows.hi - rows.lo < kMinCopiedRows)
+    return 0;
+  return work >= kMinCopiedWorkB ? 2 : 1;
 }
 
 /// The statement `name(swapped) = read` that copies the transposed
@@ -74,30 +84,18 @@ StmtContext createCopy(const StmtContext &consumer, llvm::StringRef name,
   return StmtContext{*copy, ranges, nullptr};
 }
 
-/// Rewrites \p stmt into the copy and the gemm that reads it (see the file
-/// comment), appending both to \p result; false where it has no
-/// transposed A operand.
-bool transposeOperand(DefLoweringState &state, const StmtContext &stmt,
-                      llvm::SmallVectorImpl<StmtContext> &result) {
-  DefContext &def = state.context;
-  if (stmt.scope || hasLetsOrExists(stmt.stmt))
-    return false;
-  std::optional<TransposedGemmRead> operand = findTransposedGemmA(def, stmt);
-  if (!operand)
-    return false;
-  const LoweringOptions &options = state.options;
-  def.knobsUsed.gemmTransposeCopy = true;
-  bool byDefault = options.gemmRowsPerLane && isWorthCopying(stmt);
-  def.knobsUsed.gemmTransposeCopyDefault |= byDefault;
-  if (!options.copyTransposedGemmA.value_or(byDefault))
-    return false;
-
-  const ApplyExpr &read = *operand->read;
-  const TensorBinding &source = *def.lookup(read.getCallee().name);
+/// Copies the operand \p operand of \p stmt reads into a temporary with its
+/// two modes swapped, appending the copy to \p result; returns the read
+/// of the temporary that replaces it.
+ExprPtr copyOperand(DefLoweringState &state, const StmtContext &stmt,
+                    const TransposedGemmRead &operand,
+                    llvm::SmallVectorImpl<StmtContext> &result) {
+  const ApplyExpr &read = *operand.read;
+  const TensorBinding &source = *state.context.lookup(read.getCallee().name);
   llvm::SmallVector<const IdentExpr *, 4> swapped;
   for (const ExprPtr &arg : read.getArgs())
     swapped.push_back(llvm::cast<IdentExpr>(arg.get()));
-  std::swap(swapped[operand->modes[0]], swapped[operand->modes[1]]);
+  std::swap(swapped[operand.modes[0]], swapped[operand.modes[1]]);
   TensorBinding binding;
   binding.type = source.type;
   binding.kind = source.kind;
@@ -107,15 +105,41 @@ bool transposeOperand(DefLoweringState &state, const StmtContext &stmt,
     binding.lowerBounds.push_back(range.lo);
   }
   llvm::StringRef name =
-      declareTemporary(def, state.rewritten, state.result,
+      declareTemporary(state.context, state.rewritten, state.result,
                        read.getCallee().name + "_t", std::move(binding));
   result.push_back(createCopy(stmt, name, swapped, read, state.rewritten));
+  return makeTensorRead(name, swapped, read);
+}
+
+/// Rewrites \p stmt into the copies and the gemm that reads them (see the
+/// file comment), appending them to \p result; false where it keeps its
+/// form.
+bool transposeOperands(DefLoweringState &state, const StmtContext &stmt,
+                       llvm::SmallVectorImpl<StmtContext> &result) {
+  DefContext &def = state.context;
+  if (stmt.scope || hasLetsOrExists(stmt.stmt))
+    return false;
+  llvm::SmallVector<TransposedGemmRead, 2> operands =
+      findTransposedGemmReads(def, stmt);
+  if (operands.empty())
+    return false;
+  const LoweringOptions &options = state.options;
+  int64_t byDefault = options.gemmRowsPerLane ? getDefaultCopies(stmt) : 0;
+  def.knobsUsed.gemmTransposeCopy = true;
+  def.knobsUsed.gemmTransposeCopyDefault =
+      std::max(def.knobsUsed.gemmTransposeCopyDefault, byDefault);
+  int64_t copied = options.gemmTransposeCopy.value_or(byDefault);
+  llvm::DenseMap<const Expr *, ExprPtr> replaced;
+  for (const TransposedGemmRead &operand : operands)
+    if (copied >= (operand.isA ? 1 : 2))
+      replaced[operand.read] = copyOperand(state, stmt, operand, result);
+  if (replaced.empty())
+    return false;
   const ComprehensionStmt &gemm = rewriteRhs(
       stmt.stmt,
       [&](const Expr &old) -> ExprPtr {
-        if (&old != &read)
-          return nullptr;
-        return makeTensorRead(name, swapped, read);
+        auto it = replaced.find(&old);
+        return it == replaced.end() ? nullptr : std::move(it->second);
       },
       state.rewritten);
   result.push_back(StmtContext{gemm, stmt.ranges, nullptr});
@@ -130,7 +154,7 @@ LogicalResult lowering::transposeGemmOperands(DefLoweringState &state) {
   state.context.scope = nullptr;
   llvm::SmallVector<StmtContext, 8> result;
   for (const StmtContext &stmt : state.stmts)
-    if (!transposeOperand(state, stmt, result))
+    if (!transposeOperands(state, stmt, result))
       result.push_back(stmt);
   state.stmts.assign(result.begin(), result.end());
   return success();

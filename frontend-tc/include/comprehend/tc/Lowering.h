@@ -90,10 +90,14 @@ struct LoweringKnobUse {
   /// and whether the default lowering does.
   bool convGemm = false;
   bool convGemmDefault = false;
-  /// A gemm statement whose A operand is read transposed
-  /// (tc.gemm_transpose_copy), and whether the default copies it.
+  /// A gemm statement with an operand read transposed
+  /// (tc.gemm_transpose_copy), and the knob's value the default takes.
   bool gemmTransposeCopy = false;
-  bool gemmTransposeCopyDefault = false;
+  int64_t gemmTransposeCopyDefault = 0;
+  /// A statement whose reduction over the images may be split
+  /// (tc.split_batch_reductions), and whether the default splits it.
+  bool splitBatchReductions = false;
+  bool splitBatchReductionsDefault = false;
   /// Statements lowered from their isl schedule (the mapper's knobs:
   /// fusion, tiles, inner mapping).
   bool schedule = false;
@@ -159,11 +163,18 @@ struct LoweringOptions {
   /// the gemms' reduction (the channels) has at least 8 iterations
   /// (docs/lowering.md).
   std::optional<bool> convAsGemm;
-  /// Copy the A operand of a gemm statement that reads it transposed (its
-  /// reduction index contiguous, `gemm.t`) into a temporary with its rows
-  /// contiguous, in a launch before the gemm (`tc.gemm_transpose_copy`).
-  /// Unset: where gemmRowsPerLane.
-  std::optional<bool> copyTransposedGemmA;
+  /// Which transposed operands of a gemm statement are copied into a
+  /// temporary laid out as the gemm reads in place, in a launch before it
+  /// (`tc.gemm_transpose_copy`): 0 none, 1 a transposed A (its reduction
+  /// index contiguous, `gemm.t`), 2 a transposed B too. Unset: where
+  /// gemmRowsPerLane, 1 or 2 by the gemm's size, else 0.
+  std::optional<int64_t> gemmTransposeCopy;
+  /// A convolution-like `+=!` statement with fewer output points than
+  /// minParallelPoints sums per point of a reduction index that every read
+  /// subscripts first (the images) into a temporary first, then sums those
+  /// (docs/nvidia.md, "Weight gradients"; `tc.split_batch_reductions`).
+  /// Unset: on GPU cores (gemmRowsPerLane).
+  std::optional<bool> splitBatchReductions;
   /// Set by forCore on GPU cores, whose register tiles load A a row per
   /// lane: read transposed, every lane of a warp touches another cache
   /// line (docs/nvidia.md, "Transposed gemm operands").
