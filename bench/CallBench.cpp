@@ -10,10 +10,15 @@
 // time: 1/1.3 = 0.77 is the bound for a def of several launches).
 // Inputs are 128-byte aligned, as the CPU device asks for the in-place path;
 // the `copied` variants offset them by 16 bytes, which forces one copy per
-// input. Timings are reported, never asserted.
+// input. `opencl_floor` is the device's own floor on the same queue: an
+// empty kernel queued and waited for with raw OpenCL calls (on PoCL's
+// pthread device, the wake-up of its worker threads and of the host thread;
+// no Comprehend code runs between the calls). Timings are reported, never
+// asserted.
 //
 //===----------------------------------------------------------------------===//
 #include "comprehend/api/TcKernel.h"
+#include "comprehend/runtime/OpenCLPlatform.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -138,8 +143,52 @@ void benchCall(benchmark::State &state, const char *source, const char *entry,
                          benchmark::Counter::kIsRate);
 }
 
+/// An empty kernel, built from OpenCL C on the runtime's own context.
+const char *kEmptyKernel = "kernel void empty(global float *a) {}";
+
+/// clEnqueueNDRangeKernel of one work-item and clFinish, nothing else.
+void benchOpenCLFloor(benchmark::State &state) {
+  runtime::Platform &platform = getRuntime().getPlatform();
+  if (platform.getKind() != runtime::PlatformKind::OpenCL) {
+    state.SkipWithError("not an OpenCL device");
+    return;
+  }
+  auto &opencl = static_cast<runtime::OpenCLPlatform &>(platform);
+  cl_context context = opencl.getContext();
+  cl_command_queue queue = opencl.getQueue();
+  cl_int err = CL_SUCCESS;
+  cl_program program =
+      clCreateProgramWithSource(context, 1, &kEmptyKernel, nullptr, &err);
+  if (!err)
+    err = clBuildProgram(program, 0, nullptr, "", nullptr, nullptr);
+  cl_kernel kernel = err ? nullptr : clCreateKernel(program, "empty", &err);
+  cl_mem buffer =
+      err ? nullptr
+          : clCreateBuffer(context, CL_MEM_READ_WRITE, 4096, nullptr, &err);
+  if (!err)
+    err = clSetKernelArg(kernel, 0, sizeof(buffer), &buffer);
+  size_t one = 1;
+  for (auto _ : state)
+    if (!err)
+      err = clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &one, &one, 0,
+                                   nullptr, nullptr) ||
+            clFinish(queue);
+  if (err)
+    state.SkipWithError(("OpenCL error " + std::to_string(err)).c_str());
+  if (buffer)
+    clReleaseMemObject(buffer);
+  if (kernel)
+    clReleaseKernel(kernel);
+  if (program)
+    clReleaseProgram(program);
+}
+
 } // namespace
 
+BENCHMARK(benchOpenCLFloor)
+    ->Name("opencl_floor")
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(benchCall, matmul64_call, kMatmul, "matmul",
                   {{"M", 64}, {"N", 64}, {"K", 64}}, Path::Call)
     ->UseRealTime()

@@ -10,7 +10,10 @@ PyTorch. For every comprehend case the table also gives the median of its
 kernels' device time (profiling events, Function.time: the sum of the def's
 kernels), the host's part of a call (wall minus kernels, in ms) and wall over
 kernels (the issue asks <= 1.3 for a def of several launches and <= 0.02 ms
-of overhead). Timings are printed, never asserted.
+of overhead). Timings are printed, never asserted. With POCL_DEVICES=basic
+(PoCL's device that runs kernels on the calling thread) the host's part is
+Comprehend's own, without PoCL's thread hand-off (bench/results/
+call-overhead.md).
 
     PYTHONPATH=build/python POCL_CACHE_DIR=build/pocl-cache \\
         /usr/bin/python3 bench/call_overhead.py [--calls 2000] [--threads 2]
@@ -84,6 +87,7 @@ def main():
     if options.threads:
         torch.set_num_threads(options.threads)
     rng = np.random.default_rng(33)
+    print(f"device: {comprehend.define(MATMUL).device}")
     print(f"{'case':30} {'call ms':>9} {'kernels':>9} {'host ms':>9} "
           f"{'wall/kern':>9} {'torch ms':>9}")
     for name, function, arrays, reference in cases(torch, rng):

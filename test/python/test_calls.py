@@ -4,10 +4,13 @@ are at the call, take any layout and alignment, and keep out=, incoming
 values, several outputs and alternating shapes right. Every result is
 checked against NumPy on fresh random data; nothing is timed."""
 
+import gc
+
 import numpy as np
 import pytest
 
 import comprehend
+from comprehend._arrays import HOST_ALIGNMENT
 from conftest import assert_close, random
 
 MATMUL = "def mm(float(M,K) A, float(K,N) B) -> (C) { C(m,n) +=! A(m,k) * B(k,n) }"
@@ -150,3 +153,38 @@ def test_out_not_in_c_order_and_aliasing_an_input(rng, cache):
     want = x @ y
     mm(x, y, out=x)
     assert_close(x, want)
+
+
+def test_fast_outputs_are_aligned_owned_and_writable(rng, cache):
+    mm = comprehend.define(MATMUL.replace("float", "double"), cache=cache)
+    a, b = rng.standard_normal((24, 40)), rng.standard_normal((40, 16))
+    mm(a, b)
+    c = mm(a, b)  # made by TcKernel.call_fresh
+    assert len(mm._calls) == 1
+    assert c.dtype == np.float64 and c.shape == (24, 16)
+    assert c.flags.c_contiguous and c.flags.writeable
+    assert c.ctypes.data % HOST_ALIGNMENT == 0
+    np.testing.assert_allclose(c, a @ b, rtol=1e-12)
+    # The array owns its memory: it outlives the Function and its kernel.
+    del mm
+    gc.collect()
+    np.testing.assert_allclose(c, a @ b, rtol=1e-12)
+    c[...] = 1.0
+    assert (c == 1.0).all()
+
+
+def test_torch_tensors_on_the_fast_path(rng, cache):
+    torch = pytest.importorskip("torch")
+    mm = comprehend.define(MATMUL, cache=cache)
+    for _ in range(3):
+        a, b = random(rng, (24, 40)), random(rng, (40, 16))
+        c = mm(torch.from_numpy(a), torch.from_numpy(b))
+        assert isinstance(c, np.ndarray)
+        assert_close(c, a @ b)
+    assert len(mm._calls) == 1
+    # Outside grad mode a tensor that requires grad is viewed like any
+    # other (autograd records nothing).
+    needs_grad = torch.from_numpy(a).requires_grad_()
+    with torch.no_grad():
+        assert_close(mm(needs_grad, torch.from_numpy(b)), a @ b)
+    assert len(mm._calls) == 1

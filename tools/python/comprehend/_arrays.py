@@ -30,7 +30,10 @@ def contiguous(array):
 # alignment (runtime/lib/OpenCLPlatform.cpp, wrapHostMemory; PoCL asks for
 # 128 bytes). The arrays this package allocates start at a multiple of
 # HOST_ALIGNMENT, so that an output passed on to another call (a forward's
-# output to its backward) is not copied again.
+# output to its backward) is not copied again. The outputs of a call at a
+# compiled shape are allocated by TcKernel.call_fresh
+# (tools/python/src/TcKernelBindings.cpp, kHostAlignment) at the same
+# alignment.
 HOST_ALIGNMENT = 256
 
 

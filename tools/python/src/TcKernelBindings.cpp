@@ -14,8 +14,13 @@
 #include "comprehend/ir/Verifier.h"
 #include "comprehend/runtime/TuningCache.h"
 
+#include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
 #include <type_traits>
 
 using namespace comprehend;
@@ -91,14 +96,9 @@ std::vector<Pointer> getCallPointers(const TcKernelHandle &handle,
   return pointers;
 }
 
-/// TcKernel::call: the inputs in, the outputs (holding the incoming values
-/// of outputs that take one) filled.
-void callKernel(TcKernelHandle &handle, const py::list &inputs,
-                const py::list &outputs) {
-  std::vector<const void *> in = getCallPointers<const void *>(
-      handle, inputs, handle.kernel->getInputIndices());
-  std::vector<void *> out = getCallPointers<void *>(
-      handle, outputs, handle.kernel->getOutputIndices());
+/// TcKernel::call on the arrays at `in` and `out`, without the GIL.
+void callArrays(TcKernelHandle &handle, llvm::ArrayRef<const void *> in,
+                llvm::ArrayRef<void *> out) {
   Outcome outcome;
   {
     py::gil_scoped_release release;
@@ -107,6 +107,79 @@ void callKernel(TcKernelHandle &handle, const py::list &inputs,
       outcome = Outcome::fromError(std::move(error));
   }
   check(outcome);
+}
+
+/// TcKernel::call: the inputs in, the outputs (holding the incoming values
+/// of outputs that take one) filled.
+void callKernel(TcKernelHandle &handle, const py::list &inputs,
+                const py::list &outputs) {
+  callArrays(handle,
+             getCallPointers<const void *>(handle, inputs,
+                                           handle.kernel->getInputIndices()),
+             getCallPointers<void *>(handle, outputs,
+                                     handle.kernel->getOutputIndices()));
+}
+
+/// Where the outputs that `call_fresh` allocates start: a multiple of the
+/// alignment at which the CPU device reads host memory in place (128 bytes
+/// on PoCL), so that an output passed on to another call is not copied
+/// (comprehend/_arrays.py, HOST_ALIGNMENT, is the same).
+constexpr size_t kHostAlignment = 256;
+
+/// The NumPy dtype of `dtype`, made once (left to the process's end, as
+/// Python objects must not be released after the interpreter).
+const py::dtype &getCachedDType(runtime::DType dtype) {
+  static auto *made = new std::map<runtime::DType, py::dtype>();
+  auto it = made->find(dtype);
+  if (it == made->end())
+    it = made->emplace(dtype, py::dtype(runtime::getNumpyTypeName(dtype).str()))
+             .first;
+  return it->second;
+}
+
+/// A new C-order NumPy array for tensor `index` of the kernel, aligned to
+/// kHostAlignment; zeros where the output takes an incoming value. Made in
+/// one step here: comprehend._arrays.empty_aligned (NumPy's allocation, a
+/// slice, a view and a reshape) took 2 us per output, a third of what the
+/// Python layer added to a small call (bench/results/call-overhead.md).
+py::array makeOutput(TcKernelHandle &handle, size_t index) {
+  const tc::LoweredTensor &tensor = handle.kernel->getTensors()[index];
+  runtime::DType dtype = *api::getDType(tensor.type);
+  size_t bytes = handle.kernel->getSizeInBytes(tensor);
+  size_t rounded = (std::max<size_t>(bytes, 1) + kHostAlignment - 1) /
+                   kHostAlignment * kHostAlignment;
+  void *memory = std::aligned_alloc(kHostAlignment, rounded);
+  if (!memory)
+    throw std::bad_alloc();
+  py::capsule owner(memory, [](void *memory) { std::free(memory); });
+  if (handle.kernel->takesIncomingValue(tensor.name))
+    std::memset(memory, 0, bytes);
+  // Strides given, so that pybind11 never reads the element size out of
+  // NumPy's descriptor (see Arrays.cpp).
+  std::vector<py::ssize_t> shape(tensor.shape.begin(), tensor.shape.end());
+  std::vector<py::ssize_t> strides(shape.size());
+  py::ssize_t stride = static_cast<py::ssize_t>(runtime::getDTypeSize(dtype));
+  for (size_t d = shape.size(); d-- > 0;) {
+    strides[d] = stride;
+    stride *= shape[d];
+  }
+  return py::array(getCachedDType(dtype), shape, strides, memory, owner);
+}
+
+/// `call` with new outputs: the inputs in, a list of new arrays out (zeros
+/// on entry for an output that takes an incoming value).
+py::list callFresh(TcKernelHandle &handle, const py::list &inputs) {
+  std::vector<const void *> in = getCallPointers<const void *>(
+      handle, inputs, handle.kernel->getInputIndices());
+  py::list results;
+  std::vector<void *> out;
+  for (size_t index : handle.kernel->getOutputIndices()) {
+    py::array array = makeOutput(handle, index);
+    out.push_back(array.mutable_data());
+    results.append(std::move(array));
+  }
+  callArrays(handle, in, out);
+  return results;
 }
 
 /// `call` on device memory another library owns (PyTorch CUDA tensors):
@@ -240,6 +313,7 @@ void python::bindTcKernel(py::module_ &m) {
           py::arg("name"), py::arg("byte"))
       .def("run", &run, py::arg("repeat") = 1)
       .def("call", &callKernel, py::arg("inputs"), py::arg("outputs"))
+      .def("call_fresh", &callFresh, py::arg("inputs"))
       .def("call_on_device", &callKernelOnDevice, py::arg("inputs"),
            py::arg("outputs"), py::arg("stream") = 0)
       .def("ir", &printIr)
