@@ -83,10 +83,9 @@ int64_t extentOf(const StmtContext &stmt, llvm::StringRef var) {
   return range.hi - range.lo;
 }
 
-/// The two statements that replace \p stmt (see the file comment), or
-/// false where it keeps its form.
-bool splitStatement(DefLoweringState &state, const StmtContext &stmt,
-                    llvm::SmallVectorImpl<StmtContext> &result) {
+/// The batch index over which \p stmt is split (see the file comment), or
+/// an empty name where it keeps its form.
+llvm::StringRef findSplit(DefLoweringState &state, const StmtContext &stmt) {
   const ComprehensionStmt &comp = stmt.stmt;
   // Only statements lowered as gemms (in a launch of their own): split
   // as loops, a column sum's partials and their sum fuse into one
@@ -94,91 +93,103 @@ bool splitStatement(DefLoweringState &state, const StmtContext &stmt,
   // 3.8 on an H200, bench/results/gpu-cases.md).
   if (stmt.scope || hasLetsOrExists(comp) || !comp.hasInit() ||
       comp.getReduction() != ReductionKind::Add || !isConvGemm(state, stmt))
-    return false;
+    return {};
   llvm::StringRef batch = findBatchReduction(comp);
   if (batch.empty() || extentOf(stmt, batch) < 2)
-    return false;
+    return {};
   // What each partial sum still reduces: without enough of it, the partials
   // would only copy (a layer norm's column sums over the rows alone).
   int64_t inner = 1;
   for (const std::string &var : comp.getReductionVars())
     if (var != batch)
       inner *= extentOf(stmt, var);
-  if (inner < kMinPartialReduction)
-    return false;
   DefContext &def = state.context;
-  const TensorBinding &lhs = *def.lookup(comp.getLhs().name);
   int64_t points = 1;
-  for (const Ident &index : comp.getIndices())
+  for (const Ident &index : comp.getIndices()) {
     points *= extentOf(stmt, index.name);
-  if (points * extentOf(stmt, batch) * ir::getSizeInBytes(lhs.kind) >
-      kMaxPartialBytes)
-    return false;
+    if (!findIndexExpr(comp.getRhs(), index.name))
+      return {};
+  }
+  int64_t bytes = points * extentOf(stmt, batch) *
+                  ir::getSizeInBytes(def.lookup(comp.getLhs().name)->kind);
+  if (inner < kMinPartialReduction || bytes > kMaxPartialBytes)
+    return {};
   const LoweringOptions &options = state.options;
   bool byDefault =
       options.gemmRowsPerLane && points < options.minParallelPoints;
   def.knobsUsed.splitBatchReductions = true;
   def.knobsUsed.splitBatchReductionsDefault |= byDefault;
-  if (!options.splitBatchReductions.value_or(byDefault))
-    return false;
+  return options.splitBatchReductions.value_or(byDefault) ? batch
+                                                          : llvm::StringRef();
+}
 
-  // The partial sums: the batch index first, then the LHS's.
+/// `name(batch, lhs indices) +=! rhs`: the partial sums, in a temporary
+/// declared here; appended to \p result.
+llvm::StringRef emitPartials(DefLoweringState &state, const StmtContext &stmt,
+                             llvm::StringRef batch,
+                             llvm::SmallVectorImpl<StmtContext> &result) {
+  const ComprehensionStmt &comp = stmt.stmt;
+  const TensorBinding &lhs = *state.context.lookup(comp.getLhs().name);
   TensorBinding binding;
   binding.type = lhs.type;
   binding.kind = lhs.kind;
-  llvm::SmallVector<Ident, 4> partIndices = {Ident{batch, comp.getLoc()}};
-  partIndices.append(comp.getIndices().begin(), comp.getIndices().end());
-  llvm::SmallVector<std::string, 4> partVars;
-  llvm::SmallVector<IndexRange, 4> partRanges;
-  for (const Ident &index : partIndices) {
+  llvm::SmallVector<Ident, 4> indices = {Ident{batch, comp.getLoc()}};
+  indices.append(comp.getIndices().begin(), comp.getIndices().end());
+  llvm::SmallVector<std::string, 4> vars;
+  llvm::SmallVector<IndexRange, 4> ranges;
+  for (const Ident &index : indices) {
     const IndexRange &range = *stmt.lookup(index.name);
     binding.shape.push_back(range.hi - range.lo);
     binding.lowerBounds.push_back(range.lo);
-    partVars.push_back(index.name.str());
-    partRanges.push_back(range);
   }
   llvm::StringRef name =
-      declareTemporary(def, state.rewritten, state.result,
+      declareTemporary(state.context, state.rewritten, state.result,
                        comp.getLhs().name + "_part", std::move(binding));
+  // Its indices, then the other reduction indices.
+  for (const Ident &index : indices)
+    vars.push_back(index.name.str());
   for (const std::string &var : comp.getReductionVars())
-    if (var != batch) {
-      partVars.push_back(var);
-      partRanges.push_back(*stmt.lookup(var));
-    }
+    if (var != batch)
+      vars.push_back(var);
+  for (const std::string &var : vars)
+    ranges.push_back(*stmt.lookup(var));
   auto &partial =
       state.rewritten.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
-          comp.getLoc(), Ident{name, comp.getLhs().loc}, partIndices,
+          comp.getLoc(), Ident{name, comp.getLhs().loc}, indices,
           ReductionKind::Add, /*init=*/true, comp.getOpLoc(),
           cloneExpr(comp.getRhs()), std::vector<WhereClause>{}));
-  partial->setIndexVars(partVars);
-  result.push_back(StmtContext{*partial, partRanges, nullptr});
+  partial->setIndexVars(vars);
+  result.push_back(StmtContext{*partial, ranges, nullptr});
+  return name;
+}
 
-  // The sum of the partials over the batch index, read at the statement's
-  // own index variables.
-  llvm::SmallVector<const IdentExpr *, 4> subscripts;
-  for (const Ident &index : partIndices)
+/// `lhs(indices) +=! name(batch, indices)`: the sum of the partials, read
+/// at the statement's own index variables; appended to \p result.
+void emitSum(DefLoweringState &state, const StmtContext &stmt,
+             llvm::StringRef batch, llvm::StringRef name,
+             llvm::SmallVectorImpl<StmtContext> &result) {
+  const ComprehensionStmt &comp = stmt.stmt;
+  llvm::SmallVector<const IdentExpr *, 4> subscripts = {
+      findIndexExpr(comp.getRhs(), batch)};
+  llvm::SmallVector<std::string, 4> vars;
+  llvm::SmallVector<IndexRange, 4> ranges;
+  for (const Ident &index : comp.getIndices()) {
     subscripts.push_back(findIndexExpr(comp.getRhs(), index.name));
-  if (llvm::is_contained(subscripts, nullptr))
-    return false;
-  llvm::SmallVector<std::string, 4> sumVars(comp.getIndexVars().begin(),
-                                            comp.getIndexVars().begin() +
-                                                comp.getIndices().size());
-  sumVars.push_back(batch.str());
-  llvm::SmallVector<IndexRange, 4> sumRanges(partRanges.begin() + 1,
-                                             partRanges.begin() +
-                                                 partIndices.size());
-  sumRanges.push_back(partRanges.front());
-  auto &sum = state.rewritten.stmts.emplace_back(
-      std::make_unique<ComprehensionStmt>(
+    vars.push_back(index.name.str());
+    ranges.push_back(*stmt.lookup(index.name));
+  }
+  vars.push_back(batch.str());
+  ranges.push_back(*stmt.lookup(batch));
+  auto &sum =
+      state.rewritten.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
           comp.getLoc(), comp.getLhs(),
           llvm::SmallVector<Ident, 4>(comp.getIndices().begin(),
                                       comp.getIndices().end()),
           ReductionKind::Add, /*init=*/true, comp.getOpLoc(),
           makeTensorRead(name, subscripts, comp.getRhs()),
           std::vector<WhereClause>{}));
-  sum->setIndexVars(sumVars);
-  result.push_back(StmtContext{*sum, sumRanges, nullptr});
-  return true;
+  sum->setIndexVars(vars);
+  result.push_back(StmtContext{*sum, ranges, nullptr});
 }
 
 } // namespace
@@ -187,9 +198,15 @@ LogicalResult lowering::splitBatchReductions(DefLoweringState &state) {
   if (!state.options.matchBlas)
     return success();
   llvm::SmallVector<StmtContext, 8> result;
-  for (const StmtContext &stmt : state.stmts)
-    if (!splitStatement(state, stmt, result))
+  for (const StmtContext &stmt : state.stmts) {
+    llvm::StringRef batch = findSplit(state, stmt);
+    if (batch.empty()) {
       result.push_back(stmt);
+      continue;
+    }
+    llvm::StringRef name = emitPartials(state, stmt, batch, result);
+    emitSum(state, stmt, batch, name, result);
+  }
   state.stmts.assign(result.begin(), result.end());
   return success();
 }
