@@ -10,7 +10,10 @@ PyTorch's, then times `y = f(*inputs); y.backward(g)`: the median of
 `--rounds` rounds of `--calls` back-to-back iterations, each round ended by
 torch.cuda.synchronize(), per iteration. Prints a table and a JSON object.
 
-    python3 scripts/gpu-autograd.py [--calls 20] [--rounds 5]
+    python3 scripts/gpu-autograd.py [--calls 20] [--rounds 5] [--profile]
+
+--profile adds, per case, the device time of each kernel (torch.profiler):
+what of the wall time is kernels, and which.
 """
 import argparse
 import json
@@ -79,6 +82,32 @@ def per_call_ms(function, inputs, grad, calls, rounds):
     return statistics.median(times)
 
 
+def device_time(function, inputs, grad, calls):
+    """Where a forward + backward's time goes on the device: the kernels
+    and copies CUPTI saw (torch.profiler, which records kernels launched
+    through the driver API too), per iteration: {"total_ms", "kernels":
+    [[name, ms, launches], ...] largest first}; {"error": ...} where the
+    profiler cannot run."""
+    try:
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(calls):
+                forward_backward(function, inputs, grad)
+            torch.cuda.synchronize()
+        kernels = []
+        for event in prof.key_averages():
+            total = getattr(event, "device_time_total", None)
+            if total is None:
+                total = getattr(event, "cuda_time_total", 0)
+            if total > 0:
+                kernels.append([event.key, total / calls / 1e3,
+                                event.count / calls])
+    except Exception as error:  # noqa: BLE001 (report, go on)
+        return {"error": f"{type(error).__name__}: {error}"}
+    kernels.sort(key=lambda k: -k[1])
+    return {"total_ms": sum(k[1] for k in kernels), "kernels": kernels[:8]}
+
+
 def run_case(name, example, shapes, reference, args):
     ours = comprehend.define(os.path.join(EXAMPLES, example + ".tc"),
                              device="cuda", cache=args.cache)
@@ -103,6 +132,8 @@ def run_case(name, example, shapes, reference, args):
         row["torch_ms"] = per_call_ms(reference, theirs, grad, args.calls,
                                       args.rounds)
         row["ratio"] = row["torch_ms"] / row["comprehend_ms"]
+    if ok and args.profile:
+        row["device_time"] = device_time(ours, inputs, grad, args.calls)
     if ok and args.tune > 0:
         # The forward and the backward def tuned, then timed again.
         arrays = [t.detach().cpu().numpy() for t in inputs]
@@ -123,6 +154,9 @@ def main():
     parser.add_argument("--tune", type=float, default=0,
                         help="seconds to tune the forward and the backward "
                              "def of each case, then time it again")
+    parser.add_argument("--profile", action="store_true",
+                        help="also list the device time of each case's "
+                             "kernels (torch.profiler)")
     parser.add_argument("--cache", default="",
                         help="the tuning cache (default: the user's)")
     args = parser.parse_args()
@@ -153,6 +187,17 @@ def main():
                   f"{row['error']:.1e} |", flush=True)
         else:
             print(f"| {name} | FAILED: {row['error']} | | | |", flush=True)
+    for name, row in results.items():
+        profiled = row.get("device_time")
+        if not profiled:
+            continue
+        if "error" in profiled:
+            print(f"device time of {name}: {profiled['error']}")
+            continue
+        print(f"device time of {name}: {profiled['total_ms']:.3f} ms per "
+              f"iteration (wall {row['comprehend_ms']:.3f})")
+        for kernel, ms, launches in profiled["kernels"]:
+            print(f"    {ms:8.4f} ms  x{launches:g}  {kernel[:70]}")
     print(json.dumps({"device": torch.cuda.get_device_name(),
                       "torch": torch.__version__, "rows": results}))
     return 1 if failed else 0

@@ -102,10 +102,12 @@ run_python_checks() {
   step python-import 60 python3 -c "import comprehend; print(comprehend.devices())" || return 1
   step python-gpu 180 python3 scripts/gpu-python.py || rc=1
   grep -E '^(ok|FAIL|time)' "$out/python-gpu.log" | sed 's/^/    /' >>"$report"
+  local profile=()
+  [[ ${GPU_AUTOGRAD_PROFILE:-0} == 1 ]] && profile=(--profile)
   step python-autograd 240 python3 scripts/gpu-autograd.py \
     --tune "${GPU_AUTOGRAD_TUNE:-0}" --cache "$out/autograd-tuning.json" \
-    --filter "${GPU_AUTOGRAD_FILTER:-}" || rc=1
-  grep '^|' "$out/python-autograd.log" >>"$report"
+    --filter "${GPU_AUTOGRAD_FILTER:-}" "${profile[@]}" || rc=1
+  grep -E '^\||^device time|^    ' "$out/python-autograd.log" >>"$report"
   # GPU_CHECK_PYTEST=0 leaves the suite out (a short timing rerun).
   [[ ${GPU_CHECK_PYTEST:-1} == 0 ]] && return $rc
   local parallel=()
