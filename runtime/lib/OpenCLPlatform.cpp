@@ -63,10 +63,19 @@ OpenCLPlatform::create(const Device &device, std::string programCacheDir) {
   return platform;
 }
 
+/// The alignment at which host memory is read in place at most: the widest
+/// vector access our kernels make on an x86 core (AVX-512, 64 bytes; the
+/// backend proves its streaming stores' alignment from buffer starts at this
+/// multiple, MarkStreamingStores.cpp), and that of PyTorch's CPU tensors,
+/// half of which a device's own 128 would have copied on every call. PoCL
+/// 3.1 uses CL_MEM_USE_HOST_PTR memory in place at any alignment
+/// (bench/results/call-overhead.md).
+constexpr size_t kMaxInPlaceAlignment = 64;
+
 /// Host memory is used in place only where the device's memory is the
 /// host's (CL_DEVICE_HOST_UNIFIED_MEMORY, a CPU device such as PoCL's) and
-/// at the alignment the device asks of every buffer, so that kernels see the
-/// same addresses as with their own buffers.
+/// at the alignment the device asks of every buffer, up to
+/// kMaxInPlaceAlignment.
 void OpenCLPlatform::queryHostMemory(cl_device_id id) {
   cl_bool unified = CL_FALSE;
   cl_uint alignBits = 0;
@@ -78,7 +87,8 @@ void OpenCLPlatform::queryHostMemory(cl_device_id id) {
       clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof(type), &type, nullptr))
     return;
   if (unified && (type & CL_DEVICE_TYPE_CPU))
-    hostAlignment = std::max<size_t>(alignBits / 8, 1);
+    hostAlignment =
+        std::clamp<size_t>(alignBits / 8, 1, kMaxInPlaceAlignment);
 }
 
 OpenCLPlatform::~OpenCLPlatform() {

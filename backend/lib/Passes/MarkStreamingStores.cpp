@@ -21,8 +21,9 @@
 // The pass marks such `vector_store`s `{align = <vector bytes>, nontemporal =
 // true}` on cores whose work-items run on vectors (CPUs). The alignment is
 // proven from the index arithmetic (MultipleAnalysis) and from the buffer's
-// start, which OpenCL aligns to CL_DEVICE_MEM_BASE_ADDR_ALIGN: at least the
-// largest built-in type, 128 bytes. Other work-items never read what these
+// start: 64 bytes, the alignment at which the runtime reads host memory in
+// place (runtime/lib/OpenCLPlatform.cpp, kMaxInPlaceAlignment); OpenCL's own
+// buffers start at CL_DEVICE_MEM_BASE_ADDR_ALIGN, a multiple of it. Other work-items never read what these
 // stores write (the kernel reads none of the tensor); the host and later
 // kernels see it once the launch completes, as x86 drains streaming stores
 // at the locked instructions with which the OpenCL runtime signals that.
@@ -55,9 +56,9 @@ namespace {
 /// ones, not measured, may still be in the caches when the next kernel
 /// reads them.
 constexpr int64_t kMinStreamingBytes = int64_t(1) << 20;
-/// Every OpenCL buffer starts at a multiple of this many bytes
-/// (CL_DEVICE_MEM_BASE_ADDR_ALIGN is at least the size of long16).
-constexpr int64_t kBufferAlignment = 128;
+/// Every buffer a kernel gets starts at a multiple of this many bytes: the
+/// runtime's in-place host memory (see the file comment).
+constexpr int64_t kBufferAlignment = 64;
 /// Only alignments up to a buffer's matter, so multiples are powers of two
 /// up to this one (a larger power of two divides no less).
 constexpr int64_t kMaxMultiple = int64_t(1) << 30;

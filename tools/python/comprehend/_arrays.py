@@ -26,19 +26,20 @@ def contiguous(array):
 
 
 # A CPU device reads an input array in place, without copying it into a
-# buffer of its own, where the array starts at the device's base address
-# alignment (runtime/lib/OpenCLPlatform.cpp, wrapHostMemory; PoCL asks for
-# 128 bytes). The arrays this package allocates start at a multiple of
-# HOST_ALIGNMENT, so that an output passed on to another call (a forward's
-# output to its backward) is not copied again. The outputs of a call at a
-# compiled shape are allocated by TcKernel.call_fresh
-# (tools/python/src/TcKernelBindings.cpp, kHostAlignment) at the same
-# alignment.
+# buffer of its own, where the array starts at a multiple of IN_PLACE_ALIGNMENT
+# bytes (runtime/lib/OpenCLPlatform.cpp, wrapHostMemory and
+# kMaxInPlaceAlignment; PyTorch's CPU tensors are aligned so). The arrays
+# this package allocates start at a multiple of HOST_ALIGNMENT, so that an
+# output passed on to another call (a forward's output to its backward) is
+# not copied again. The outputs of a call at a compiled shape are allocated
+# by TcKernel.call_fresh (tools/python/src/TcKernelBindings.cpp,
+# kHostAlignment) at the same alignment.
+IN_PLACE_ALIGNMENT = 64
 HOST_ALIGNMENT = 256
 
 
 def is_aligned(array):
-    return array.ctypes.data % HOST_ALIGNMENT == 0
+    return array.ctypes.data % IN_PLACE_ALIGNMENT == 0
 
 
 def empty_aligned(shape, dtype, zero=False):
