@@ -28,6 +28,7 @@ constexpr llvm::StringLiteral kGemmTransposeCopy = "tc.gemm_transpose_copy";
 constexpr llvm::StringLiteral kSplitBatchReductions =
     "tc.split_batch_reductions";
 constexpr llvm::StringLiteral kVectorRun = "tc.vector_run";
+constexpr llvm::StringLiteral kMapInnermost = "tc.map_innermost";
 /// Tile sizes of the outermost parallel band, outermost first; the search
 /// tries the first two (a third is rarely a parallel member).
 constexpr llvm::StringLiteral kTileSizes[] = {"tc.tile0", "tc.tile1",
@@ -98,6 +99,12 @@ constexpr KnobSpec kKnobs[] = {
      "contiguous along that member (docs/lowering.md, \"Vector runs\")",
      "4 x the native float vector width; 0 on cores with subgroups",
      kSizeLegal},
+    {kMapInnermost, 0, 1,
+     "where a band has more than three parallel members, the innermost "
+     "three go to groups and work-items (the contiguous one on x) and the "
+     "outer ones are folded into them (1), or the outermost three, the "
+     "inner ones loops of each work-item (0); not searched",
+     "1 on cores with subgroups (GPUs), else 0"},
     {kTileSizes[0], 0, kNoMaximum, kTileDoc, kTileDefault, kSizeLegal},
     {kTileSizes[1], 0, kNoMaximum, kTileDoc, kTileDefault, kSizeLegal},
     {kTileSizes[2], 0, kNoMaximum, kTileDoc,
@@ -204,6 +211,8 @@ void tc::applyLoweringKnobs(const KnobValues &values, bool dedicatedLocalMemory,
   options.innerMapping = lookupOr(values, kInnerMapping, 1) != 0;
   if (contains(values, kConvGemm))
     options.convAsGemm = lookupOr(values, kConvGemm, 1) != 0;
+  if (contains(values, kMapInnermost))
+    options.mapInnermostMembers = lookupOr(values, kMapInnermost, 0) != 0;
   if (contains(values, kSplitBatchReductions))
     options.splitBatchReductions =
         lookupOr(values, kSplitBatchReductions, 0) != 0;

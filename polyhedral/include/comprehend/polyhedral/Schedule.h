@@ -92,9 +92,10 @@ struct ScheduleOptions {
   /// On a GPU: where a kernel's outermost band has more than three leading
   /// parallel members, the innermost three go to the groups and work-items
   /// (the last, which walks memory contiguously, on x, so that neighbouring
-  /// work-items touch neighbouring elements) and the outer ones become loops
-  /// of each work-item. Elsewhere the outermost three are mapped and the
-  /// innermost loops stay in the work-item, where a CPU vectorizes them.
+  /// work-items touch neighbouring elements), the outer ones folded into
+  /// the outermost of those three (linearised, so that the groups cover
+  /// them). Elsewhere the outermost three are mapped and the innermost
+  /// loops stay in the work-item, where a CPU vectorizes them.
   bool mapInnermostMembers = false;
 };
 
