@@ -100,10 +100,12 @@ constexpr KnobSpec kKnobs[] = {
      "4 x the native float vector width; 0 on cores with subgroups",
      kSizeLegal},
     {kMapInnermost, 0, 1,
-     "where a band has more than three parallel members, the innermost "
-     "three go to groups and work-items (the contiguous one on x) and the "
-     "outer ones are folded into them (1), or the outermost three, the "
-     "inner ones loops of each work-item (0); not searched",
+     "the GPU's loop-nest mapping (1): where a band has more than three "
+     "parallel members, the innermost three go to groups and work-items "
+     "(the contiguous one on x) and the outer ones are folded into them, and "
+     "one statement's sequential loops below a group become one loop that "
+     "the group reduces; or the CPU's (0): the outermost three mapped, the "
+     "inner ones loops of each work-item; not searched",
      "1 on cores with subgroups (GPUs), else 0"},
     {kTileSizes[0], 0, kNoMaximum, kTileDoc, kTileDefault, kSizeLegal},
     {kTileSizes[1], 0, kNoMaximum, kTileDoc, kTileDefault, kSizeLegal},

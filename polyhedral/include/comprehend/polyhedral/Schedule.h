@@ -94,8 +94,10 @@ struct ScheduleOptions {
   /// (the last, which walks memory contiguously, on x, so that neighbouring
   /// work-items touch neighbouring elements), the outer ones folded into
   /// the outermost of those three (linearised, so that the groups cover
-  /// them). Elsewhere the outermost three are mapped and the innermost
-  /// loops stay in the work-item, where a CPU vectorizes them.
+  /// them); below a group, the sequential loops of one statement become one
+  /// loop, which the lowering reduces across the work-group. Elsewhere the
+  /// outermost three are mapped and the innermost loops stay in the
+  /// work-item, where a CPU vectorizes them.
   bool mapInnermostMembers = false;
 };
 
