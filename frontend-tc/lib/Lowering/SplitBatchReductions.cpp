@@ -28,6 +28,8 @@
 
 #include "comprehend/tc/ExprVisitor.h"
 
+#include "llvm/Support/MathExtras.h"
+
 using namespace comprehend;
 using namespace comprehend::tc;
 using namespace comprehend::tc::lowering;
@@ -99,24 +101,31 @@ llvm::StringRef findSplit(DefLoweringState &state, const StmtContext &stmt) {
     return {};
   // What each partial sum still reduces: without enough of it, the partials
   // would only copy (a layer norm's column sums over the rows alone).
-  int64_t inner = 1;
+  // Saturating products: a statement's points may exceed int64_t.
+  auto times = [](uint64_t product, int64_t extent) {
+    return llvm::SaturatingMultiply(product, uint64_t(extent));
+  };
+  uint64_t inner = 1;
   for (const std::string &var : comp.getReductionVars())
     if (var != batch)
-      inner *= extentOf(stmt, var);
+      inner = times(inner, extentOf(stmt, var));
   DefContext &def = state.context;
-  int64_t points = 1;
+  uint64_t points = 1;
   for (const Ident &index : comp.getIndices()) {
-    points *= extentOf(stmt, index.name);
+    points = times(points, extentOf(stmt, index.name));
     if (!findIndexExpr(comp.getRhs(), index.name))
       return {};
   }
-  int64_t bytes = points * extentOf(stmt, batch) *
-                  ir::getSizeInBytes(def.lookup(comp.getLhs().name)->kind);
-  if (inner < kMinPartialReduction || bytes > kMaxPartialBytes)
+  uint64_t bytes =
+      times(times(points, extentOf(stmt, batch)),
+            ir::getSizeInBytes(def.lookup(comp.getLhs().name)->kind));
+  if (inner < uint64_t(kMinPartialReduction) ||
+      bytes > uint64_t(kMaxPartialBytes))
     return {};
   const LoweringOptions &options = state.options;
   bool byDefault =
-      options.gemmRowsPerLane && points < options.minParallelPoints;
+      options.gemmRowsPerLane &&
+      points < uint64_t(std::max<int64_t>(0, options.minParallelPoints));
   def.knobsUsed.splitBatchReductions = true;
   def.knobsUsed.splitBatchReductionsDefault |= byDefault;
   return options.splitBatchReductions.value_or(byDefault) ? batch

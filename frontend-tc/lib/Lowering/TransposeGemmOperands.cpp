@@ -30,6 +30,8 @@
 //===----------------------------------------------------------------------===//
 #include "DefPasses.h"
 
+#include "llvm/Support/MathExtras.h"
+
 using namespace comprehend;
 using namespace comprehend::tc;
 using namespace comprehend::tc::lowering;
@@ -53,14 +55,15 @@ constexpr int64_t kMinCopiedWorkB = int64_t(1) << 30;
 /// Which operands the copy pays for in \p stmt (see kMinCopiedWork): the
 /// value of `tc.gemm_transpose_copy` the default takes.
 int64_t getDefaultCopies(const StmtContext &stmt) {
-  int64_t work = 1;
+  // Saturating: a statement's points may exceed int64_t.
+  uint64_t work = 1;
   for (const IndexRange &range : stmt.ranges)
-    work *= range.hi - range.lo;
+    work = llvm::SaturatingMultiply(work, uint64_t(range.hi - range.lo));
   // The gemm's rows are the output memref's mode 0: the last LHS index.
   const IndexRange &rows = *stmt.lookup(stmt.stmt.getIndices().back().name);
-  if (work < kMinCopiedWork || rows.hi - rows.lo < kMinCopiedRows)
+  if (work < uint64_t(kMinCopiedWork) || rows.hi - rows.lo < kMinCopiedRows)
     return 0;
-  return work >= kMinCopiedWorkB ? 2 : 1;
+  return work >= uint64_t(kMinCopiedWorkB) ? 2 : 1;
 }
 
 /// The statement `name(swapped) = read` that copies the transposed
