@@ -13,7 +13,9 @@ torch.cuda.synchronize(), per iteration. Prints a table and a JSON object.
     python3 scripts/gpu-autograd.py [--calls 20] [--rounds 5] [--profile]
 
 --profile adds, per case, the device time of each kernel (torch.profiler):
-what of the wall time is kernels, and which.
+what of the wall time is kernels, and which; and the wall time of the
+forward alone, without autograd and recorded by it (what of the host time
+is the backward's).
 """
 import argparse
 import json
@@ -108,6 +110,30 @@ def device_time(function, inputs, grad, calls):
     return {"total_ms": sum(k[1] for k in kernels), "kernels": kernels[:8]}
 
 
+def host_split(function, inputs, calls, rounds):
+    """Wall ms per call of the forward alone: without autograd (no_grad) and
+    recorded by it (the backward never run), to set beside the forward +
+    backward's wall time and the kernels' device time."""
+    def loop(step):
+        step()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(rounds):
+            start = time.perf_counter()
+            for _ in range(calls):
+                step()
+            torch.cuda.synchronize()
+            times.append((time.perf_counter() - start) / calls * 1e3)
+        return statistics.median(times)
+
+    def plain():
+        with torch.no_grad():
+            function(*inputs)
+
+    return {"forward_ms": loop(plain),
+            "forward_recorded_ms": loop(lambda: function(*inputs))}
+
+
 def run_case(name, example, shapes, reference, args):
     ours = comprehend.define(os.path.join(EXAMPLES, example + ".tc"),
                              device="cuda", cache=args.cache)
@@ -134,6 +160,7 @@ def run_case(name, example, shapes, reference, args):
         row["ratio"] = row["torch_ms"] / row["comprehend_ms"]
     if ok and args.profile:
         row["device_time"] = device_time(ours, inputs, grad, args.calls)
+        row["host_split"] = host_split(ours, inputs, args.calls, args.rounds)
     if ok and args.tune > 0:
         # The forward and the backward def tuned, then timed again.
         arrays = [t.detach().cpu().numpy() for t in inputs]
@@ -194,8 +221,11 @@ def main():
         if "error" in profiled:
             print(f"device time of {name}: {profiled['error']}")
             continue
+        split = row.get("host_split", {})
         print(f"device time of {name}: {profiled['total_ms']:.3f} ms per "
-              f"iteration (wall {row['comprehend_ms']:.3f})")
+              f"iteration (wall {row['comprehend_ms']:.3f}; forward alone "
+              f"{split.get('forward_ms', float('nan')):.3f}, recorded by "
+              f"autograd {split.get('forward_recorded_ms', float('nan')):.3f})")
         for kernel, ms, launches in profiled["kernels"]:
             print(f"    {ms:8.4f} ms  x{launches:g}  {kernel[:70]}")
     print(json.dumps({"device": torch.cuda.get_device_name(),
