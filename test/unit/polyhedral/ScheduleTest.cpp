@@ -384,3 +384,45 @@ TEST(ScheduleTest, ShiftedReadsGiveAffineSubscripts) {
 }
 
 } // namespace
+
+TEST(ScheduleTest, GpuFoldsOuterParallelMembersIntoTheGroups) {
+  // O(n, c, h, w) = 2 * I(n, c, h, w) on a GPU: the innermost three members
+  // are mapped (w on work-item 0) and n is folded with c, its quotient and
+  // remainder; no loop of a work-item is left.
+  std::vector<ScheduledStatement> stmts = {
+      box("O", {"n", "c", "h", "w"}, {{"n", 3}, {"c", 5}, {"h", 4}, {"w", 32}},
+          {read("I", {V("n"), V("c"), V("h"), V("w")})})};
+  ScheduleOptions options;
+  options.mapInnermostMembers = true;
+  MappedSchedule schedule = map(stmts, options);
+  ASSERT_EQ(schedule.kernels.size(), 1u);
+  std::string code = text(schedule.kernels[0].root);
+  EXPECT_NE(code.find("for c0 in [0, 15) : group 0"), std::string::npos)
+      << code;
+  EXPECT_NE(code.find("stmt0(floord(c0, 5), c0 % 5,"), std::string::npos)
+      << code;
+  // A sequential loop prints as `for ... in [a, b) {`.
+  EXPECT_EQ(code.find(") {\n"), std::string::npos) << code;
+  // On a CPU the outermost three are mapped and w stays a loop.
+  std::string cpuCode = text(map(stmts).kernels[0].root);
+  EXPECT_EQ(cpuCode.find("floord"), std::string::npos) << cpuCode;
+  EXPECT_NE(cpuCode.find("in [0, 32) {\n"), std::string::npos) << cpuCode;
+}
+
+TEST(ScheduleTest, GpuReducesOneStatementsLoopsAsOneLoop) {
+  // B(m) +=! O(n, m, h, w) on a GPU: a group per m, and the reduction over
+  // n, h and w one loop, which the lowering reduces across the group.
+  std::vector<ScheduledStatement> stmts = {
+      box("B", {"m"}, {{"m", 4}, {"n", 3}, {"h", 5}, {"w", 7}},
+          {read("O", {V("n"), V("m"), V("h"), V("w")})}, true)};
+  ScheduleOptions options;
+  options.mapInnermostMembers = true;
+  MappedSchedule schedule = map(stmts, options);
+  ASSERT_EQ(schedule.kernels.size(), 1u);
+  std::string code = text(schedule.kernels[0].root);
+  EXPECT_NE(code.find("for c1 in [0, 105) : reduction"), std::string::npos)
+      << code;
+  // Without the GPU's rules the three loops stay nested.
+  std::string cpuCode = text(map(stmts).kernels[0].root);
+  EXPECT_EQ(cpuCode.find("[0, 105)"), std::string::npos) << cpuCode;
+}
