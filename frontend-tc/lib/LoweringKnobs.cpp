@@ -91,7 +91,7 @@ constexpr KnobSpec kKnobs[] = {
      "image (a reduction index every read subscripts first) into a "
      "temporary, then sums those (1), or reduces in one statement (0)",
      "1 on cores with subgroups (GPUs) where the output has fewer points "
-     "than the device has work-items, else 0"},
+     "than twice the device's work-items, else 0"},
     {kVectorRun, 0, kNoMaximum,
      "on cores whose work-items run on vectors, consecutive points of a "
      "tiled band's innermost member that one work-item runs as one loop "

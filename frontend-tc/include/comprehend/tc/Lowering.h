@@ -169,7 +169,7 @@ struct LoweringOptions {
   /// index contiguous, `gemm.t`), 2 a transposed B too. Unset: where
   /// gemmRowsPerLane, 1 or 2 by the gemm's size, else 0.
   std::optional<int64_t> gemmTransposeCopy;
-  /// A convolution-like `+=!` statement with fewer output points than
+  /// A convolution-like `+=!` statement with fewer output points than twice
   /// minParallelPoints sums per point of a reduction index that every read
   /// subscripts first (the images) into a temporary first, then sums those
   /// (docs/nvidia.md, "Weight gradients"; `tc.split_batch_reductions`).
