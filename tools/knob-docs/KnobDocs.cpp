@@ -53,11 +53,15 @@ Domains collectDomains(const backend::CoreInfo &core) {
   tc::LoweringKnobUse use;
   use.blocks = use.groupWork = use.localTemporaries = true;
   use.convGemm = use.schedule = use.vectorRun = true;
+  use.gemmTransposeCopy = use.splitBatchReductions = true;
   llvm::Expected<api::CompilationOptions> options =
       api::configureCompilation(core, {}, {});
-  if (options)
+  if (options) {
     use.vectorRunDefault = options->lowering.vectorRun;
-  else
+    // The defaults of a large gemm and a small weight gradient.
+    use.gemmTransposeCopyDefault = options->lowering.gemmRowsPerLane ? 2 : 0;
+    use.splitBatchReductionsDefault = options->lowering.gemmRowsPerLane;
+  } else
     llvm::consumeError(options.takeError());
   addDomains(domains,
              tc::getLoweringKnobDomains(use, core.dedicatedLocalMemory));

@@ -164,11 +164,10 @@ std::optional<PanelForm> matchPanel(const DefContext &def,
                                     const StmtContext &stmt,
                                     const ConvOperands &operands) {
   // On a CPU the copy gives each work-item a row of the panel, its loop on
-  // the core's vector lanes, and the panel lives in the caches. A GPU
-  // (minBlockGroups set) takes the form only with a batch index, whose
-  // points spread the work over its multiprocessors (the per-image partial
-  // sums of SplitBatchReductions.cpp).
-  bool gpu = def.minBlockGroups > 0;
+  // the core's vector lanes, and the panel lives in the caches. A GPU takes
+  // the form only with a batch index, whose points spread the work over its
+  // multiprocessors (the per-image partial sums of SplitBatchReductions.cpp).
+  bool gpu = def.gemmRowsPerLane;
   if (!def.contiguousPartials && !gpu)
     return std::nullopt;
   PanelForm form;

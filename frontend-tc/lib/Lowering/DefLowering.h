@@ -86,6 +86,9 @@ struct DefContext {
   /// vector lanes) rather than every work-group-size-th one (coalesced
   /// across the work-items of a GPU).
   bool contiguousPartials = false;
+  /// GPU cores (LoweringOptions::gemmRowsPerLane): a gemm's register tile
+  /// is a warp's, a row per lane.
+  bool gemmRowsPerLane = false;
   /// The most subgroups a work-group may have (LoweringOptions::
   /// maxSubgroups): the partial results of a parallel reduction, one per
   /// subgroup, take this many elements of local memory.

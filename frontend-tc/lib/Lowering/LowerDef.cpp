@@ -296,6 +296,7 @@ LogicalResult DefLowerer::checkOptions() {
     context.maxSubgroups = options.maxSubgroups;
   context.blockCols = options.blockCols;
   context.minBlockGroups = std::max<int64_t>(0, options.minBlockGroups);
+  context.gemmRowsPerLane = options.gemmRowsPerLane;
   if (options.groupWork > 0)
     context.groupWork = options.groupWork;
   return success(ok);

@@ -59,6 +59,20 @@ TEST(KnobTablesTest, RangesNameTheKnobAndTheValue) {
       checkKnobRange(*lookupKnob(tc::getLoweringKnobs(), "tc.fusion"), 2));
   EXPECT_EQ(checkKnobRange(*lookupKnob(tc::getLoweringKnobs(), "tc.tile2"), -5),
             "'tc.tile2' must not be negative, not -5");
+  EXPECT_EQ(
+      checkKnobRange(
+          *lookupKnob(tc::getLoweringKnobs(), "tc.gemm_transpose_copy"), 3),
+      "'tc.gemm_transpose_copy' must be 0 (none), 1 (A) or 2 (A and B), not 3");
+}
+
+TEST(KnobTablesTest, BoundedRangesInWords) {
+  // Without words of their own, a few values are listed and more named by
+  // their ends: never "not negative" for a range with a maximum.
+  KnobSpec three{"k3", 0, 2, "", ""}, many{"k9", 1, 9, "", ""};
+  EXPECT_EQ(checkKnobRange(three, 3), "'k3' must be 0, 1 or 2, not 3");
+  EXPECT_EQ(checkKnobRange(many, 10), "'k9' must be from 1 to 9, not 10");
+  EXPECT_EQ(describeLegalValues(many), "from 1 to 9");
+  EXPECT_FALSE(checkKnobRange(many, 9));
 }
 
 TEST(KnobTablesTest, GemmDomainsFollowTheCore) {

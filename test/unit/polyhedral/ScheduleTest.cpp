@@ -385,6 +385,20 @@ TEST(ScheduleTest, ShiftedReadsGiveAffineSubscripts) {
 
 } // namespace
 
+/// The AST of the one kernel of \p stmts, with the GPU's mapping rules
+/// (ScheduleOptions::mapInnermostMembers) or the CPU's; empty, and a
+/// failure, where there is not exactly one kernel.
+std::string onlyKernel(llvm::ArrayRef<ScheduledStatement> stmts, bool gpu) {
+  ScheduleOptions options;
+  options.mapInnermostMembers = gpu;
+  MappedSchedule schedule = map(stmts, options);
+  if (schedule.kernels.size() != 1) {
+    ADD_FAILURE() << schedule.kernels.size() << " kernels";
+    return "";
+  }
+  return text(schedule.kernels[0].root);
+}
+
 TEST(ScheduleTest, GpuFoldsOuterParallelMembersIntoTheGroups) {
   // O(n, c, h, w) = 2 * I(n, c, h, w) on a GPU: the innermost three members
   // are mapped (w on work-item 0) and n is folded with c, its quotient and
@@ -392,11 +406,7 @@ TEST(ScheduleTest, GpuFoldsOuterParallelMembersIntoTheGroups) {
   std::vector<ScheduledStatement> stmts = {
       box("O", {"n", "c", "h", "w"}, {{"n", 3}, {"c", 5}, {"h", 4}, {"w", 32}},
           {read("I", {V("n"), V("c"), V("h"), V("w")})})};
-  ScheduleOptions options;
-  options.mapInnermostMembers = true;
-  MappedSchedule schedule = map(stmts, options);
-  ASSERT_EQ(schedule.kernels.size(), 1u);
-  std::string code = text(schedule.kernels[0].root);
+  std::string code = onlyKernel(stmts, /*gpu=*/true);
   EXPECT_NE(code.find("for c0 in [0, 15) : group 0"), std::string::npos)
       << code;
   EXPECT_NE(code.find("stmt0(floord(c0, 5), c0 % 5,"), std::string::npos)
@@ -404,7 +414,7 @@ TEST(ScheduleTest, GpuFoldsOuterParallelMembersIntoTheGroups) {
   // A sequential loop prints as `for ... in [a, b) {`.
   EXPECT_EQ(code.find(") {\n"), std::string::npos) << code;
   // On a CPU the outermost three are mapped and w stays a loop.
-  std::string cpuCode = text(map(stmts).kernels[0].root);
+  std::string cpuCode = onlyKernel(stmts, /*gpu=*/false);
   EXPECT_EQ(cpuCode.find("floord"), std::string::npos) << cpuCode;
   EXPECT_NE(cpuCode.find("in [0, 32) {\n"), std::string::npos) << cpuCode;
 }
@@ -415,14 +425,10 @@ TEST(ScheduleTest, GpuReducesOneStatementsLoopsAsOneLoop) {
   std::vector<ScheduledStatement> stmts = {
       box("B", {"m"}, {{"m", 4}, {"n", 3}, {"h", 5}, {"w", 7}},
           {read("O", {V("n"), V("m"), V("h"), V("w")})}, true)};
-  ScheduleOptions options;
-  options.mapInnermostMembers = true;
-  MappedSchedule schedule = map(stmts, options);
-  ASSERT_EQ(schedule.kernels.size(), 1u);
-  std::string code = text(schedule.kernels[0].root);
+  std::string code = onlyKernel(stmts, /*gpu=*/true);
   EXPECT_NE(code.find("for c1 in [0, 105) : reduction"), std::string::npos)
       << code;
   // Without the GPU's rules the three loops stay nested.
-  std::string cpuCode = text(map(stmts).kernels[0].root);
+  std::string cpuCode = onlyKernel(stmts, /*gpu=*/false);
   EXPECT_EQ(cpuCode.find("[0, 105)"), std::string::npos) << cpuCode;
 }
