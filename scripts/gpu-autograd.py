@@ -11,6 +11,11 @@ PyTorch's, then times `y = f(*inputs); y.backward(g)`: the median of
 torch.cuda.synchronize(), per iteration. Prints a table and a JSON object.
 
     python3 scripts/gpu-autograd.py [--calls 20] [--rounds 5] [--profile]
+        [--host]
+
+--host adds, per case, where the host's time goes (scripts/host_phases.py):
+the Python layer's phases, timed, beside an identity autograd Function and
+the forward and backward defs called outside autograd.
 
 --profile adds, per case, the device time of each kernel (torch.profiler):
 what of the wall time is kernels, and which; and the wall time of the
@@ -32,6 +37,9 @@ import comprehend
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "bench"))
 from autograd_bench import forward_backward  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from host_phases import host_phases, print_host_phases  # noqa: E402
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "examples")
@@ -161,6 +169,9 @@ def run_case(name, example, shapes, reference, args):
     if ok and args.profile:
         row["device_time"] = device_time(ours, inputs, grad, args.calls)
         row["host_split"] = host_split(ours, inputs, args.calls, args.rounds)
+    if ok and args.host:
+        row["host_phases"] = host_phases(ours, inputs, grad, args.calls,
+                                         args.rounds)
     if ok and args.tune > 0:
         # The forward and the backward def tuned, then timed again.
         arrays = [t.detach().cpu().numpy() for t in inputs]
@@ -184,6 +195,9 @@ def main():
     parser.add_argument("--profile", action="store_true",
                         help="also list the device time of each case's "
                              "kernels (torch.profiler)")
+    parser.add_argument("--host", action="store_true",
+                        help="also time the host's phases of each case "
+                             "(scripts/host_phases.py)")
     parser.add_argument("--cache", default="",
                         help="the tuning cache (default: the user's)")
     args = parser.parse_args()
@@ -215,6 +229,8 @@ def main():
         else:
             print(f"| {name} | FAILED: {row['error']} | | | |", flush=True)
     for name, row in results.items():
+        if "host_phases" in row:
+            print_host_phases(name, row["host_phases"])
         profiled = row.get("device_time")
         if not profiled:
             continue

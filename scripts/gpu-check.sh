@@ -104,10 +104,25 @@ run_python_checks() {
   grep -E '^(ok|FAIL|time)' "$out/python-gpu.log" | sed 's/^/    /' >>"$report"
   local profile=()
   [[ ${GPU_AUTOGRAD_PROFILE:-0} == 1 ]] && profile=(--profile)
+  # GPU_AUTOGRAD_HOST=1: where the host's time goes (scripts/host_phases.py).
+  [[ ${GPU_AUTOGRAD_HOST:-0} == 1 ]] && profile+=(--host)
   step python-autograd 240 python3 scripts/gpu-autograd.py \
     --tune "${GPU_AUTOGRAD_TUNE:-0}" --cache "$out/autograd-tuning.json" \
     --filter "${GPU_AUTOGRAD_FILTER:-}" "${profile[@]}" || rc=1
-  grep -E '^\||^device time|^    ' "$out/python-autograd.log" >>"$report"
+  grep -E '^\||^device time|^host time|^    ' "$out/python-autograd.log" >>"$report"
+  # The same cases with the earlier package scripts/gpu-pack.sh carried
+  # (GPU_PACK_BASELINE there), beside the new one on this card.
+  if [[ -d $pack/python-baseline/comprehend ]]; then
+    mkdir -p "$prefix/python-baseline"
+    cp -r "$pack/python-baseline/comprehend" "$prefix/python-baseline/"
+    xz -d "$prefix"/python-baseline/comprehend/*.xz
+    PYTHONPATH="$prefix/python-baseline" step python-autograd-baseline 240 \
+      python3 scripts/gpu-autograd.py --filter "${GPU_AUTOGRAD_FILTER:-}" \
+      "${profile[@]}" || rc=1
+    say "  (baseline package: the earlier pack, GPU_PACK_BASELINE)"
+    grep -E '^\||^device time|^host time|^    ' \
+      "$out/python-autograd-baseline.log" >>"$report"
+  fi
   # GPU_CHECK_PYTEST=0 leaves the suite out (a short timing rerun).
   [[ ${GPU_CHECK_PYTEST:-1} == 0 ]] && return $rc
   local parallel=()

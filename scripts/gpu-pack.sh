@@ -20,6 +20,11 @@
 #     -DPython3_EXECUTABLE=/path/to/python3.12 -DCOMPREHEND_PYTHON_CHECK_MODULES=OFF
 #   cmake --build build-py312 --target comprehend_python
 #
+# GPU_PACK_BASELINE=DIR carries DIR, the .gpu/python of an earlier pack
+# (copied aside before this one replaces it), as .gpu/python-baseline:
+# scripts/gpu-check.sh then times the autograd cases with it too, in the
+# same run (old package beside new, on the same card).
+#
 # Usage: scripts/gpu-pack.sh [BUILD_DIR [PYTHON_BUILD_DIR]]   (default: build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,6 +75,13 @@ if [[ -n $extension ]]; then
   cp "$python_build"/python/comprehend/*.py "$pack/python/comprehend/"
   strip -o "$pack/python/comprehend/$(basename "$extension")" "$extension"
   xz -9 -T0 "$pack/python/comprehend/$(basename "$extension")"
+  if [[ -n ${GPU_PACK_BASELINE:-} ]]; then
+    [[ -d $GPU_PACK_BASELINE/comprehend ]] || {
+      echo "gpu-pack: GPU_PACK_BASELINE=$GPU_PACK_BASELINE holds no comprehend/" >&2
+      exit 1
+    }
+    cp -r "$GPU_PACK_BASELINE" "$pack/python-baseline"
+  fi
 fi
 
 # The package of each library the binaries load. usrmerge: dpkg may know a

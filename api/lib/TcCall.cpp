@@ -186,17 +186,23 @@ llvm::Error TcKernel::callOnDevice(llvm::ArrayRef<uint64_t> inputs,
   llvm::SmallVector<const runtime::Buffer *, 8> bound;
   for (const runtime::Buffer &buffer : buffers)
     bound.push_back(&buffer);
-  llvm::SmallVector<runtime::Buffer, 8> borrowed;
-  borrowed.reserve(inputs.size() + outputs.size()); // `bound` points into it
+  if (deviceViews.size() != buffers.size()) {
+    deviceViews.resize(buffers.size());
+    deviceViewAddresses.assign(buffers.size(), 0);
+  }
   auto borrow = [&](size_t index, uint64_t address) -> llvm::Error {
     size_t bytes = buffers[index].getSize();
     if (bytes == 0) // an empty tensor may have no address
       return llvm::Error::success();
-    auto buffer = runtime.wrapDeviceMemory(address, bytes);
-    if (!buffer)
-      return buffer.takeError();
-    borrowed.push_back(std::move(*buffer));
-    bound[index] = &borrowed.back();
+    if (deviceViewAddresses[index] != address || address == 0) {
+      deviceViewAddresses[index] = 0;
+      auto buffer = runtime.wrapDeviceMemory(address, bytes);
+      if (!buffer)
+        return buffer.takeError();
+      deviceViews[index] = std::move(*buffer);
+      deviceViewAddresses[index] = address;
+    }
+    bound[index] = &deviceViews[index];
     return llvm::Error::success();
   };
   for (size_t i = 0; i < inputs.size(); ++i)

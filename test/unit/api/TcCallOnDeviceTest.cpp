@@ -4,8 +4,9 @@
 // test/unit/runtime/FakeCudaDriver.cpp (its own binary: a process loads its
 // CUDA driver once): the launches bind the caller's device addresses, in
 // place of the kernel's own buffers, and go to the caller's stream; memory
-// that is not the device's, or too small, is an input error; an OpenCL device
-// refuses device addresses.
+// that is not the device's, or too small, is an input error, also where an
+// earlier call's address at that position passed; only new addresses are
+// asked about; an OpenCL device refuses device addresses.
 //
 //===----------------------------------------------------------------------===//
 #include "../runtime/FakeCudaDriver.h"
@@ -34,6 +35,13 @@ const FakeLaunch &getLastLaunch() {
   auto hook = reinterpret_cast<FakeCudaLastLaunchFn>(
       dlsym(library, "fakeCudaLastLaunch"));
   return *hook();
+}
+
+int getPointerQueries() {
+  void *library = dlopen(FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_LOCAL);
+  auto hook = reinterpret_cast<FakeCudaPointerQueriesFn>(
+      dlsym(library, "fakeCudaPointerQueries"));
+  return hook();
 }
 
 /// Two launches: the row sums go through a temporary of the kernel's own.
@@ -106,6 +114,40 @@ TEST(TcCallOnDeviceTest, LaunchesBindTheCallersMemoryOnItsStream) {
                 runtime::ErrorKind::Input)
           .find("takes 2 inputs and 1 outputs"),
       std::string::npos);
+}
+
+TEST(TcCallOnDeviceTest, OnlyAddressesNewAtTheirPositionAreCheckedAgain) {
+  ASSERT_TRUE(kUseFakeDriver);
+  auto rt = runtime::Runtime::create("cuda:0");
+  ASSERT_TRUE(bool(rt)) << llvm::toString(rt.takeError());
+  llvm::StringMap<int64_t> sizes{{"M", 3}, {"N", 4}};
+  auto kernel =
+      TcKernel::compileText(**rt, kScaledRowSum, "scaled_rowsum", sizes);
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  auto a = (*rt)->allocate(3 * 4 * 4), w = (*rt)->allocate(3 * 4),
+       t = (*rt)->allocate(3 * 4 * 4), u = (*rt)->allocate(3 * 4 * 4);
+  ASSERT_TRUE(a && w && t && u);
+  auto call = [&](uint64_t input, uint64_t output) {
+    return (*kernel)->callOnDevice({input, w->getHandle()}, {output}, 0);
+  };
+  int before = getPointerQueries();
+  ASSERT_FALSE(bool(call(a->getHandle(), t->getHandle())));
+  EXPECT_EQ(getPointerQueries() - before, 3);
+  // The same tensors again: no query; a new output: one.
+  ASSERT_FALSE(bool(call(a->getHandle(), t->getHandle())));
+  EXPECT_EQ(getPointerQueries() - before, 3);
+  ASSERT_FALSE(bool(call(a->getHandle(), u->getHandle())));
+  EXPECT_EQ(getPointerQueries() - before, 4);
+  std::vector<uint64_t> words = getWords(getLastLaunch());
+  EXPECT_NE(std::find(words.begin(), words.end(), u->getHandle()), words.end());
+  // A refused address is asked about each time it comes.
+  std::vector<float> host(3 * 4);
+  auto hostAddress = reinterpret_cast<uint64_t>(host.data());
+  for (int i = 0; i < 2; ++i)
+    EXPECT_NE(
+        messageOf(call(hostAddress, t->getHandle()), runtime::ErrorKind::Input)
+            .find("is not CUDA device memory"),
+        std::string::npos);
 }
 
 TEST(TcCallOnDeviceTest, AnOpenCLDeviceRefusesDeviceAddresses) {

@@ -34,6 +34,7 @@ struct FakeFunction {
 
 FakeLaunch lastLaunch;
 int liveAllocations = 0;
+int pointerQueries = 0;
 /// The live allocations by address, with their sizes.
 std::map<CUdeviceptr, size_t> allocations;
 
@@ -75,6 +76,7 @@ extern "C" {
 
 const FakeLaunch *fakeCudaLastLaunch() { return &lastLaunch; }
 int fakeCudaLiveAllocations() { return liveAllocations; }
+int fakeCudaPointerQueries() { return pointerQueries; }
 
 CUresult cuInit(unsigned) { return CUDA_SUCCESS; }
 CUresult cuDriverGetVersion(int *version) {
@@ -157,6 +159,7 @@ CUresult cuMemFree_v2(CUdeviceptr pointer) {
 /// reads as zeros, as the driver answers for pageable host memory.
 CUresult cuPointerGetAttributes(unsigned count, CUpointer_attribute *attributes,
                                 void **data, CUdeviceptr pointer) {
+  ++pointerQueries;
   bool known = findAllocation(pointer) != allocations.end();
   for (unsigned i = 0; i < count; ++i) {
     if (attributes[i] == CU_POINTER_ATTRIBUTE_MEMORY_TYPE)

@@ -22,6 +22,8 @@ struct FakeLaunch {
 extern "C" {
 using FakeCudaLastLaunchFn = const FakeLaunch *(*)();
 using FakeCudaLiveAllocationsFn = int (*)();
+/// How many cuPointerGetAttributes calls the fake driver has answered.
+using FakeCudaPointerQueriesFn = int (*)();
 }
 
 #endif // COMPREHEND_TEST_UNIT_RUNTIME_FAKECUDADRIVER_H

@@ -25,7 +25,7 @@ import threading
 
 import numpy as np
 
-from . import _core
+from . import _core, _cuda
 from ._arrays import aligned_copy, as_array, contiguous
 
 
@@ -167,11 +167,6 @@ class BackwardDefs:
             return self._given[1]
         return self._derive(self._float_inputs())[1]
 
-    def run(self, backward, arrays, sizes):
-        """Runs ``backward`` on the forward's inputs, outputs and output
-        gradients ``arrays``; its outputs, as a list of arrays."""
-        return backward._run(arrays, None, _sizes_for(backward, sizes))
-
     def tune(self, arrays, sizes, wrt, options):
         """Tunes the backward at the sizes the forward has for ``arrays``
         (or ``sizes``): its parameters' shapes are the forward inputs' and
@@ -233,6 +228,19 @@ def _realigns(function):
     return realign
 
 
+def _run_on_host(ctx, function, tensors, sizes):
+    """The forward on host memory: NumPy views of the tensors (inputs
+    copied to be aligned are kept in ``ctx.copies`` for the backward), its
+    outputs as tensors sharing the arrays' memory."""
+    import torch
+    realign = _realigns(function)
+    arrays = [_host_array(t, realign) for t in tensors]
+    ctx.copies = {i: a for i, (a, t) in enumerate(zip(arrays, tensors))
+                  if isinstance(a, np.ndarray) and realign
+                  and a.ctypes.data != t.data_ptr()}
+    return [torch.as_tensor(r) for r in function._run(arrays, None, sizes)]
+
+
 _function_class = None
 _function_class_lock = threading.Lock()
 
@@ -251,15 +259,13 @@ def _make_function_class():
             ctx.function, ctx.sizes = function, sizes
             ctx.backward = function._backward.for_call(
                 tuple(ctx.needs_input_grad[2:]))
-            realign = _realigns(function)
-            arrays = [_host_array(t, realign) for t in tensors]
-            # Inputs copied to be aligned: the backward reads the copy too.
-            ctx.copies = {i: a for i, (a, t) in enumerate(zip(arrays, tensors))
-                          if isinstance(a, np.ndarray) and realign
-                          and a.ctypes.data != t.data_ptr()}
-            results = function._run(arrays, None, sizes)
-            # NumPy arrays from host tensors, tensors from CUDA ones.
-            outputs = [torch.as_tensor(r) for r in results]
+            ctx.cuda = any(t.is_cuda for t in tensors)
+            if ctx.cuda:
+                # In place on the device, tensors out (comprehend._cuda).
+                outputs = _cuda.run(function, tensors, None, sizes)
+                ctx.copies = {}
+            else:
+                outputs = _run_on_host(ctx, function, tensors, sizes)
             constant = [o for o in outputs if not o.is_floating_point()]
             if constant:
                 ctx.mark_non_differentiable(*constant)
@@ -272,19 +278,23 @@ def _make_function_class():
             function = ctx.function
             saved = ctx.saved_tensors
             count = len(function.inputs)
-            arrays = [ctx.copies[i] if i in ctx.copies
-                      else _host_array(t, False)
-                      for i, t in enumerate(saved[:count])]
             outputs = saved[count:]
-            arrays += [_host_array(t, False) for t in outputs]
-            arrays += [_host_array(torch.zeros_like(o) if g is None else g,
-                                   False)
-                       for g, o in zip(grads, outputs)]
+            grads = [torch.zeros_like(o) if g is None else g
+                     for g, o in zip(grads, outputs)]
             backward, names = ctx.backward
-            results = function._backward.run(backward, arrays, ctx.sizes)
+            sizes = _sizes_for(backward, ctx.sizes)
+            if ctx.cuda:
+                results = _cuda.run(backward, [*saved, *grads], None, sizes)
+            else:
+                arrays = [ctx.copies[i] if i in ctx.copies
+                          else _host_array(t, False)
+                          for i, t in enumerate(saved[:count])]
+                arrays += [_host_array(t, False) for t in outputs]
+                arrays += [_host_array(g, False) for g in grads]
+                results = [torch.as_tensor(r)
+                           for r in backward._run(arrays, None, sizes)]
             by_name = dict(zip(names, results))
-            d_inputs = [torch.as_tensor(by_name[name])
-                        if need and name in by_name else None
+            d_inputs = [by_name[name] if need and name in by_name else None
                         for name, need in zip(function.inputs,
                                               ctx.needs_input_grad[2:])]
             return (None, None, *d_inputs)
@@ -297,9 +307,10 @@ def apply(function, arrays, sizes):
     with a grad_fn where a differentiable input requires grad."""
     global _function_class
     import torch
-    with _function_class_lock:
-        if _function_class is None:
-            _function_class = _make_function_class()
+    if _function_class is None:
+        with _function_class_lock:
+            if _function_class is None:
+                _function_class = _make_function_class()
     params = function._signature["inputs"]
     if len(arrays) != len(params):
         function._inputs(arrays)  # raises the count error

@@ -150,7 +150,8 @@ public:
   /// `stream` (0: the platform's own) and not waited for, so that they
   /// order with the caller's other work on that stream. Calls on a stream
   /// other than the previous call's wait for that call's launches first:
-  /// they share the kernel's temporaries.
+  /// they share the kernel's temporaries. An address checked by an earlier
+  /// call at the same position is taken as it was then.
   llvm::Error callOnDevice(llvm::ArrayRef<uint64_t> inputs,
                            llvm::ArrayRef<uint64_t> outputs, uint64_t stream);
   /// The def's inputs and outputs in declaration order, as `call` takes
@@ -248,6 +249,14 @@ private:
   std::vector<runtime::LaunchPlan> plans;
   /// The stream of the last callOnDevice.
   uint64_t lastStream = 0;
+  /// callOnDevice's views of the caller's memory, per buffer, with the
+  /// address each views: kept from call to call, so that an address a call
+  /// checked (Runtime::wrapDeviceMemory, three driver queries) at one
+  /// position is not checked again there. A loop that calls with the same
+  /// tensors, or PyTorch's caching allocator handing out the same blocks,
+  /// makes a call's launches its only driver calls.
+  std::vector<runtime::Buffer> deviceViews;
+  std::vector<uint64_t> deviceViewAddresses;
 };
 
 } // namespace comprehend::api
