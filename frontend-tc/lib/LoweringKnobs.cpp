@@ -27,6 +27,8 @@ constexpr llvm::StringLiteral kConvGemm = "tc.conv_gemm";
 constexpr llvm::StringLiteral kGemmTransposeCopy = "tc.gemm_transpose_copy";
 constexpr llvm::StringLiteral kSplitBatchReductions =
     "tc.split_batch_reductions";
+constexpr llvm::StringLiteral kSplitColumnReductions =
+    "tc.split_column_reductions";
 constexpr llvm::StringLiteral kVectorRun = "tc.vector_run";
 constexpr llvm::StringLiteral kMapInnermost = "tc.map_innermost";
 /// Tile sizes of the outermost parallel band, outermost first; the search
@@ -93,6 +95,13 @@ constexpr KnobSpec kKnobs[] = {
      "temporary, then sums those (1), or reduces in one statement (0)",
      "1 on cores with subgroups (GPUs) where the output has fewer points "
      "than twice the device's work-items, else 0"},
+    {kSplitColumnReductions, 0, 1,
+     "a `+=!`, `max=!` or `min=!` statement over rows whose reads run along "
+     "the output's columns (a reduction index no read subscripts last) "
+     "reduces per block of rows into a temporary, then combines those (1), "
+     "or reduces in one statement (0)",
+     "1 on cores with subgroups (GPUs) where the output has fewer points "
+     "than the device's work-items, else 0"},
     {kVectorRun, 0, kNoMaximum,
      "on cores whose work-items run on vectors, consecutive points of a "
      "tiled band's innermost member that one work-item runs as one loop "
@@ -148,6 +157,9 @@ tc::getLoweringKnobDomains(const LoweringKnobUse &use,
   if (use.splitBatchReductions)
     domains.push_back(
         {kSplitBatchReductions, {0, 1}, use.splitBatchReductionsDefault});
+  if (use.splitColumnReductions)
+    domains.push_back(
+        {kSplitColumnReductions, {0, 1}, use.splitColumnReductionsDefault});
   if (use.groupWork)
     domains.push_back(
         {kGroupWork, {0, 16, 64, 256, 1024, 4096, 16384, 65536}, 0});
@@ -219,6 +231,9 @@ void tc::applyLoweringKnobs(const KnobValues &values, bool dedicatedLocalMemory,
   if (contains(values, kSplitBatchReductions))
     options.splitBatchReductions =
         lookupOr(values, kSplitBatchReductions, 0) != 0;
+  if (contains(values, kSplitColumnReductions))
+    options.splitColumnReductions =
+        lookupOr(values, kSplitColumnReductions, 0) != 0;
   if (contains(values, kGemmTransposeCopy))
     options.gemmTransposeCopy = lookupOr(values, kGemmTransposeCopy, 0);
   static constexpr poly::FusionStrategy fusions[] = {

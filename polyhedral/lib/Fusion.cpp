@@ -80,54 +80,29 @@ isl::schedule computeSchedule(const Scop &scop, const isl::union_set &domain,
       .compute_schedule();
 }
 
+/// A kernel with less than this share of a schedule's instances need not
+/// be parallel: the sum of a split column reduction's partials (2048
+/// columns of 256 partials, after the 16.7 million instances that made
+/// them) may run on few work-items.
+constexpr int64_t kLightKernelShare = 16;
+
 /// The fewest parallel points of a kernel of \p schedule (topLevelKernels:
 /// a kernel of a sequence nested in a set counts, a set of a layer norm
-/// backward's rows and column sums): per kernel, the product of the
-/// extents of its outermost band's leading coincident members (1 without
-/// such a band); -1 where an extent is unknown.
+/// backward's rows and column sums), over the kernels that hold at least
+/// 1/kLightKernelShare of its instances; -1 where an extent is unknown.
 int64_t fewestParallelPoints(const isl::schedule &schedule) {
+  int64_t total = countInstances(schedule.get_domain());
   int64_t fewest = -1;
   for (const isl::schedule_node &kernel : topLevelKernels(schedule)) {
-    int64_t points = 1;
-    if (kernel.isa<isl::schedule_node_band>()) {
-      auto band = kernel.as<isl::schedule_node_band>();
-      llvm::SmallVector<int64_t, 4> extents = bandExtents(band);
-      for (unsigned member = 0, e = numLeadingCoincident(band); member < e;
-           ++member) {
-        if (extents[member] < 0)
-          return -1;
-        points *= extents[member];
-      }
-    }
+    int64_t instances = countInstances(nodeDomain(kernel));
+    if (total > 0 && instances >= 0 && instances < total / kLightKernelShare)
+      continue;
+    int64_t points = parallelPoints(kernel);
+    if (points < 0)
+      return -1;
     fewest = fewest < 0 ? points : std::min(fewest, points);
   }
   return fewest;
-}
-
-/// The unfused schedule where maximal fusion starves a GPU: see
-/// ScheduleOptions::minParallelPoints.
-std::optional<isl::schedule> unfuseForParallelism(const Scop &scop,
-                                                  const isl::set &context,
-                                                  const isl::schedule &fused,
-                                                  int64_t minParallelPoints) {
-  // Only where isl fused everything into one loop nest: a layer norm
-  // backward's three kernels (rows, then column sums) unfused became
-  // eighteen launches, slower on an H200 (0.56 -> 0.78 ms forward +
-  // backward at 8192 x 2048).
-  isl::schedule_node first = fused.root().child(0);
-  if (first.isa<isl::schedule_node_sequence>() ||
-      first.isa<isl::schedule_node_set>())
-    return std::nullopt;
-  int64_t fusedPoints = fewestParallelPoints(fused);
-  if (minParallelPoints <= 0 || fusedPoints < 0 ||
-      fusedPoints >= minParallelPoints)
-    return std::nullopt;
-  isl::schedule unfused =
-      computeSchedule(scop, scop.domain, context, FusionStrategy::None);
-  int64_t unfusedPoints = fewestParallelPoints(unfused);
-  if (unfusedPoints < 2 * fusedPoints)
-    return std::nullopt;
-  return unfused;
 }
 
 /// splitSequentialBand: see scheduleAndFuse. nullopt where that does not
@@ -248,6 +223,65 @@ isl::schedule scheduleDomain(const Scop &scop, const isl::union_set &domain,
   if (!scop.respectsDependences(both.root()))
     return schedule;
   return both;
+}
+
+/// The statements of \p kernel unfused, where maximal fusion starves a GPU
+/// (ScheduleOptions::minParallelPoints): its outermost band spans fewer
+/// points than the device runs at once, and unfused, every kernel that
+/// holds a fair share of the work (kLightKernelShare) gets at least twice
+/// as many. nullopt where that does not hold.
+std::optional<isl::schedule> unfuseKernel(const Scop &scop,
+                                          const isl::set &context,
+                                          const isl::schedule_node &kernel,
+                                          int64_t minParallelPoints) {
+  int64_t fusedPoints = parallelPoints(kernel);
+  if (fusedPoints < 0 || fusedPoints >= minParallelPoints)
+    return std::nullopt;
+  // Fused only where the outer loop stays parallel first: unfused, the
+  // initialisation of a reduction's LHS would be a kernel of its own.
+  for (FusionStrategy fusion :
+       {FusionStrategy::KeepOuterParallel, FusionStrategy::None}) {
+    isl::schedule unfused =
+        computeSchedule(scop, nodeDomain(kernel), context, fusion);
+    if (fewestParallelPoints(unfused) >= 2 * fusedPoints)
+      return unfused;
+  }
+  return std::nullopt;
+}
+
+/// The schedule with each kernel of \p fused that starves a GPU unfused
+/// (unfuseKernel), the others scheduled again as before, in their order;
+/// nullopt where no kernel is. Kernel by kernel: the rows of a layer norm
+/// backward stay one kernel (its mean has as few points unfused; unfusing
+/// the whole backward made eighteen launches, slower on an H200: 0.56 ->
+/// 0.78 ms forward + backward at 8192 x 2048), while the partials of a
+/// split column reduction leave the sum that isl fused them with on the
+/// columns (2048 points).
+std::optional<isl::schedule> unfuseForParallelism(const Scop &scop,
+                                                  const isl::set &context,
+                                                  const isl::schedule &fused,
+                                                  int64_t minParallelPoints) {
+  if (minParallelPoints <= 0)
+    return std::nullopt;
+  llvm::SmallVector<isl::schedule_node, 4> kernels = topLevelKernels(fused);
+  llvm::SmallVector<std::optional<isl::schedule>, 4> unfused;
+  bool any = false;
+  for (const isl::schedule_node &kernel : kernels) {
+    unfused.push_back(unfuseKernel(scop, context, kernel, minParallelPoints));
+    any |= unfused.back().has_value();
+  }
+  if (!any || kernels.size() == 1)
+    return unfused.front();
+  std::optional<isl::schedule> result;
+  for (auto [kernel, piece] : llvm::zip(kernels, unfused)) {
+    isl::schedule part = piece ? *piece
+                               : scheduleDomain(scop, nodeDomain(kernel),
+                                                context, FusionStrategy::Max);
+    result = result ? sequenceOf(*result, part) : part;
+  }
+  if (!scop.respectsDependences(result->root()))
+    return std::nullopt;
+  return result;
 }
 
 /// Below \p leaf, a band over the iterators of \p stmt that \p stmtOuter

@@ -1,6 +1,8 @@
 //===- ScheduleTreeSupport.cpp - isl schedule trees, through isl:: --------===//
 #include "ScheduleTreeSupport.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <isl/aff.h>
 #include <isl/map.h>
 #include <isl/options.h>
@@ -179,6 +181,48 @@ comprehend::poly::bandExtents(const isl::schedule_node_band &band) {
                          : -1);
   }
   return result;
+}
+
+/// The parallel points of \p kernel: the product of the extents of its
+/// outermost band's leading coincident members (1 without such a band);
+/// -1 where an extent is unknown.
+int64_t comprehend::poly::parallelPoints(const isl::schedule_node &kernel) {
+  if (!kernel.isa<isl::schedule_node_band>())
+    return 1;
+  auto band = kernel.as<isl::schedule_node_band>();
+  llvm::SmallVector<int64_t, 4> extents = bandExtents(band);
+  int64_t points = 1;
+  for (unsigned member = 0, e = numLeadingCoincident(band); member < e;
+       ++member) {
+    if (extents[member] < 0)
+      return -1;
+    points = int64_t(std::min<uint64_t>(
+        llvm::SaturatingMultiply(uint64_t(points), uint64_t(extents[member])),
+        INT64_MAX));
+  }
+  return points;
+}
+
+/// The instances of \p domain, each statement's counted in its bounding box
+/// (TC's ranges make boxes); -1 where a bound is unknown.
+int64_t comprehend::poly::countInstances(const isl::union_set &domain) {
+  uint64_t total = 0;
+  bool known = true;
+  domain.foreach_set([&](const isl::set &set) {
+    uint64_t count = 1;
+    for (int dim = 0, e = set.tuple_dim(); dim < e; ++dim) {
+      isl::val lo = isl::manage(isl_set_dim_min_val(set.copy(), dim));
+      isl::val hi = isl::manage(isl_set_dim_max_val(set.copy(), dim));
+      if (!lo.is_int() || !hi.is_int()) {
+        known = false;
+        return;
+      }
+      count = llvm::SaturatingMultiply(
+          count, uint64_t(hi.get_num_si() - lo.get_num_si() + 1));
+    }
+    total = llvm::SaturatingAdd(total, count);
+  });
+  return known ? int64_t(std::min<uint64_t>(total, INT64_MAX)) : -1;
 }
 
 isl::multi_val comprehend::poly::bandSizes(const isl::schedule_node_band &band,

@@ -104,6 +104,15 @@ unsigned numLeadingCoincident(const isl::schedule_node_band &band);
 /// not a constant).
 llvm::SmallVector<int64_t, 4> bandExtents(const isl::schedule_node_band &band);
 
+/// The parallel points of \p kernel (a top-level kernel of a schedule):
+/// the product of the extents of its outermost band's leading coincident
+/// members (1 without such a band); -1 where an extent is unknown.
+int64_t parallelPoints(const isl::schedule_node &kernel);
+
+/// The instances of \p domain, each statement's counted in its bounding
+/// box (TC's ranges make boxes); -1 where a bound is unknown.
+int64_t countInstances(const isl::union_set &domain);
+
 /// The tile sizes \p sizes (one per member) as the multi_val of \p band.
 isl::multi_val bandSizes(const isl::schedule_node_band &band,
                          llvm::ArrayRef<int64_t> sizes);

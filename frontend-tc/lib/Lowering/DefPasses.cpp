@@ -30,6 +30,10 @@ llvm::ArrayRef<DefPass> lowering::getDefPasses() {
        "sums a convolution's weight gradient per image into a temporary "
        "first (GPU cores)",
        splitBatchReductions},
+      {"split-column-reductions",
+       "sums a reduction over rows whose reads run along the output's "
+       "columns per block of rows into a temporary first (GPU cores)",
+       splitColumnReductions},
       {"segment",
        "splits the statements into BLAS launches, identity fills and runs, "
        "and maps the isl schedule of each run",

@@ -11,6 +11,7 @@
 //   hoist-to-temporaries  HoistToTemporaries.cpp
 //   transpose-gemm-operands TransposeGemmOperands.cpp
 //   split-batch-reductions SplitBatchReductions.cpp
+//   split-column-reductions SplitColumnReductions.cpp
 //   segment               SegmentStatements.cpp
 //   share-output-storage  ShareOutputStorage.cpp
 //   promote-temporaries   PromoteTemporaries.cpp
@@ -76,6 +77,9 @@ struct DefLoweringState {
   /// The def's statements in order, until `segment` moves them into
   /// segments.
   llvm::SmallVector<StmtContext, 4> stmts;
+  /// Statements that start a run of their own (`segment`), scheduled apart
+  /// from the statements before them (split-column-reductions).
+  llvm::SmallPtrSet<const ComprehensionStmt *, 2> runStarts;
   std::deque<Segment> segments;
   /// The scopes of inlined calls and of the temporaries renamed to the
   /// outputs that hold them, and the names of the callees' temporaries
@@ -114,10 +118,14 @@ LogicalResult snapshotSelfReads(DefLoweringState &state);
 LogicalResult hoistToTemporaries(DefLoweringState &state);
 LogicalResult transposeGemmOperands(DefLoweringState &state);
 LogicalResult splitBatchReductions(DefLoweringState &state);
+LogicalResult splitColumnReductions(DefLoweringState &state);
 LogicalResult segmentStatements(DefLoweringState &state);
 LogicalResult shareOutputStorage(DefLoweringState &state);
 LogicalResult promoteTemporaries(DefLoweringState &state);
 
+/// Whether \p stmt is lowered to BLAS instructions in a kernel of its own
+/// (SegmentStatements.cpp).
+bool isBlasStatement(DefLoweringState &state, const StmtContext &stmt);
 /// Whether \p stmt is lowered to gemms over views (lowerAsConvGemm).
 bool isConvGemm(DefLoweringState &state, const StmtContext &stmt);
 

@@ -7,7 +7,8 @@
 //  - before a `!` reduction whose ranges miss elements of its LHS, a kernel
 //    that fills the LHS with the reduction's identity;
 //  - every run of other statements between them, whose isl schedule
-//    (poly::mapSchedule) gives its kernels.
+//    (poly::mapSchedule) gives its kernels; a statement of
+//    DefLoweringState::runStarts starts a new run.
 //
 // A run is scheduled with the fusion strategy of the options and, where isl
 // cannot map that, without fusion. TC reads a reduction's own LHS on its
@@ -50,11 +51,13 @@ void noteConvGemmKnob(DefLoweringState &state) {
   }
 }
 
-/// Whether \p stmt is lowered to BLAS instructions in a kernel of its own:
-/// a contraction of two tensors with a gemm or gemv form, or a convolution
+} // namespace
+
+/// A contraction of two tensors with a gemm or gemv form, or a convolution
 /// lowered to gemms. Memory-bound BLAS shapes (sum, hadamard, axpby, ger)
 /// gain more from fusion with their neighbours in the schedule.
-bool isBlasStatement(DefLoweringState &state, const StmtContext &stmt) {
+bool lowering::isBlasStatement(DefLoweringState &state,
+                               const StmtContext &stmt) {
   if (!state.options.matchBlas || stmt.stmt.getReductionVars().empty())
     return false;
   state.context.scope = stmt.scope;
@@ -64,6 +67,8 @@ bool isBlasStatement(DefLoweringState &state, const StmtContext &stmt) {
          (lowerAsBlas(state.context, stmt, /*dryRun=*/true) ||
           isConvGemm(state, stmt));
 }
+
+namespace {
 
 /// Whether \p stmt is a `!` reduction whose ranges miss elements of its
 /// LHS tensor: `!` assigns the identity to every element first.
@@ -205,7 +210,8 @@ LogicalResult lowering::segmentStatements(DefLoweringState &state) {
       segments.emplace_back(Segment::Kind::Blas, stmt);
       continue;
     }
-    if (segments.empty() || segments.back().kind != Segment::Kind::Mapped)
+    if (segments.empty() || segments.back().kind != Segment::Kind::Mapped ||
+        state.runStarts.contains(&stmt.stmt))
       segments.emplace_back(Segment::Kind::Mapped,
                             llvm::ArrayRef<StmtContext>());
     segments.back().stmts.push_back(stmt);

@@ -98,6 +98,10 @@ struct LoweringKnobUse {
   /// (tc.split_batch_reductions), and whether the default splits it.
   bool splitBatchReductions = false;
   bool splitBatchReductionsDefault = false;
+  /// A statement whose reduction over rows may be split into blocks
+  /// (tc.split_column_reductions), and whether the default splits it.
+  bool splitColumnReductions = false;
+  bool splitColumnReductionsDefault = false;
   /// Statements lowered from their isl schedule (the mapper's knobs:
   /// fusion, tiles, inner mapping).
   bool schedule = false;
@@ -175,6 +179,13 @@ struct LoweringOptions {
   /// (docs/nvidia.md, "Weight gradients"; `tc.split_batch_reductions`).
   /// Unset: on GPU cores (gemmRowsPerLane).
   std::optional<bool> splitBatchReductions;
+  /// A `+=!`, `max=!` or `min=!` statement with fewer output points than
+  /// minParallelPoints, a reduction index that no read subscripts last and
+  /// a read that subscripts an output index last (a column sum) reduces
+  /// per block of rows into a temporary first, then combines those
+  /// (SplitColumnReductions.cpp; `tc.split_column_reductions`). Unset: on
+  /// GPU cores (mapInnermostMembers).
+  std::optional<bool> splitColumnReductions;
   /// Set by forCore on GPU cores, whose register tiles load A a row per
   /// lane: read transposed, every lane of a warp touches another cache
   /// line (docs/nvidia.md, "Transposed gemm operands").
