@@ -124,8 +124,9 @@ TEST(TcCallOnDeviceTest, OnlyAddressesNewAtTheirPositionAreCheckedAgain) {
   auto kernel =
       TcKernel::compileText(**rt, kScaledRowSum, "scaled_rowsum", sizes);
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
-  auto a = (*rt)->allocate(3 * 4 * 4), w = (*rt)->allocate(3 * 4),
-       t = (*rt)->allocate(3 * 4 * 4), u = (*rt)->allocate(3 * 4 * 4);
+  constexpr size_t kMatrixBytes = 12 * sizeof(float);
+  auto a = (*rt)->allocate(kMatrixBytes), w = (*rt)->allocate(kMatrixBytes),
+       t = (*rt)->allocate(kMatrixBytes), u = (*rt)->allocate(kMatrixBytes);
   ASSERT_TRUE(a && w && t && u);
   auto call = [&](uint64_t input, uint64_t output) {
     return (*kernel)->callOnDevice({input, w->getHandle()}, {output}, 0);
@@ -141,7 +142,7 @@ TEST(TcCallOnDeviceTest, OnlyAddressesNewAtTheirPositionAreCheckedAgain) {
   std::vector<uint64_t> words = getWords(getLastLaunch());
   EXPECT_NE(std::find(words.begin(), words.end(), u->getHandle()), words.end());
   // A refused address is asked about each time it comes.
-  std::vector<float> host(3 * 4);
+  std::vector<float> host(12);
   auto hostAddress = reinterpret_cast<uint64_t>(host.data());
   for (int i = 0; i < 2; ++i)
     EXPECT_NE(

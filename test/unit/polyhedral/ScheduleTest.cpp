@@ -432,3 +432,30 @@ TEST(ScheduleTest, GpuReducesOneStatementsLoopsAsOneLoop) {
   std::string cpuCode = onlyKernel(stmts, /*gpu=*/false);
   EXPECT_EQ(cpuCode.find("[0, 105)"), std::string::npos) << cpuCode;
 }
+
+TEST(ScheduleTest, GpuUndoesAFusionThatStarvesItKernelByKernel) {
+  // A column sum split per block of rows (split-column-reductions):
+  // P(b, d) +=! A(32 * b + i, d); R(d) +=! P(b, d). isl fuses both on the
+  // columns d, a kernel of 64 parallel points; below minParallelPoints the
+  // partials get a kernel of their own, 16 x 64 points, though the sum
+  // keeps 64: it holds a thirty-second of the work (a light kernel).
+  std::vector<ScheduledStatement> stmts = {
+      box("P", {"b", "d"}, {{"b", 16}, {"d", 64}, {"i", 32}},
+          {read("A", {32 * V("b") + V("i"), V("d")})}, true),
+      box("R", {"d"}, {{"d", 64}, {"b", 16}}, {read("P", {V("b"), V("d")})},
+          true)};
+  ScheduleOptions options;
+  options.mapInnermostMembers = true;
+  EXPECT_EQ(kernelsOf(map(stmts, options)), (Kernels{{0, 1}}));
+  options.minParallelPoints = 512;
+  EXPECT_EQ(kernelsOf(map(stmts, options)), (Kernels{{0}, {1}}));
+  // A device that 64 points fill keeps the fused kernel.
+  options.minParallelPoints = 64;
+  EXPECT_EQ(kernelsOf(map(stmts, options)), (Kernels{{0, 1}}));
+  // Where the sum is no light kernel (a reduction of 4 rows per block:
+  // a fifth of the work), it would starve as it is: fused, as before.
+  stmts[0] = box("P", {"b", "d"}, {{"b", 16}, {"d", 64}, {"i", 4}},
+                 {read("A", {4 * V("b") + V("i"), V("d")})}, true);
+  options.minParallelPoints = 512;
+  EXPECT_EQ(kernelsOf(map(stmts, options)), (Kernels{{0, 1}}));
+}
