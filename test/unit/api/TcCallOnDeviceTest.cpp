@@ -73,21 +73,34 @@ std::string messageOf(llvm::Error error, runtime::ErrorKind kind) {
   return message;
 }
 
-TEST(TcCallOnDeviceTest, LaunchesBindTheCallersMemoryOnItsStream) {
+/// A runtime on a device, and scaled_rowsum compiled there.
+class TcCallOnDeviceTest : public ::testing::Test {
+protected:
+  void compile(llvm::StringRef device, int64_t m, int64_t n) {
+    auto created = runtime::Runtime::create(device);
+    ASSERT_TRUE(bool(created)) << llvm::toString(created.takeError());
+    rt = std::move(*created);
+    llvm::StringMap<int64_t> sizes{{"M", m}, {"N", n}};
+    auto compiled =
+        TcKernel::compileText(*rt, kScaledRowSum, "scaled_rowsum", sizes);
+    ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+    kernel = std::move(*compiled);
+  }
+
+  std::unique_ptr<runtime::Runtime> rt;
+  std::unique_ptr<TcKernel> kernel;
+};
+
+TEST_F(TcCallOnDeviceTest, LaunchesBindTheCallersMemoryOnItsStream) {
   ASSERT_TRUE(kUseFakeDriver);
-  auto rt = runtime::Runtime::create("cuda:0");
-  ASSERT_TRUE(bool(rt)) << llvm::toString(rt.takeError());
-  llvm::StringMap<int64_t> sizes{{"M", 5}, {"N", 7}};
-  auto kernel =
-      TcKernel::compileText(**rt, kScaledRowSum, "scaled_rowsum", sizes);
-  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  ASSERT_NO_FATAL_FAILURE(compile("cuda:0", 5, 7));
   // The caller's tensors: device memory the kernel did not allocate.
-  auto a = (*rt)->allocate(5 * 7 * 4), w = (*rt)->allocate(5 * 4),
-       t = (*rt)->allocate(5 * 7 * 4);
+  auto a = rt->allocate(5 * 7 * 4), w = rt->allocate(5 * 4),
+       t = rt->allocate(5 * 7 * 4);
   ASSERT_TRUE(a && w && t);
   uint64_t stream = 0xabc;
-  ASSERT_FALSE(bool((*kernel)->callOnDevice({a->getHandle(), w->getHandle()},
-                                            {t->getHandle()}, stream)));
+  ASSERT_FALSE(bool(kernel->callOnDevice({a->getHandle(), w->getHandle()},
+                                         {t->getHandle()}, stream)));
   const FakeLaunch &last = getLastLaunch();
   EXPECT_EQ(last.stream, stream);
   std::vector<uint64_t> words = getWords(last);
@@ -98,38 +111,33 @@ TEST(TcCallOnDeviceTest, LaunchesBindTheCallersMemoryOnItsStream) {
   // Host memory, and device memory too small for the tensor, are refused.
   std::vector<float> host(5 * 7);
   EXPECT_NE(
-      messageOf((*kernel)->callOnDevice(
+      messageOf(kernel->callOnDevice(
                     {reinterpret_cast<uint64_t>(host.data()), w->getHandle()},
                     {t->getHandle()}, 0),
                 runtime::ErrorKind::Input)
           .find("is not CUDA device memory"),
       std::string::npos);
-  EXPECT_NE(messageOf((*kernel)->callOnDevice({w->getHandle(), w->getHandle()},
-                                              {t->getHandle()}, 0),
+  EXPECT_NE(messageOf(kernel->callOnDevice({w->getHandle(), w->getHandle()},
+                                           {t->getHandle()}, 0),
                       runtime::ErrorKind::Input)
                 .find("fewer than the 140 the tensor needs"),
             std::string::npos);
   EXPECT_NE(
-      messageOf((*kernel)->callOnDevice({a->getHandle()}, {t->getHandle()}, 0),
+      messageOf(kernel->callOnDevice({a->getHandle()}, {t->getHandle()}, 0),
                 runtime::ErrorKind::Input)
           .find("takes 2 inputs and 1 outputs"),
       std::string::npos);
 }
 
-TEST(TcCallOnDeviceTest, OnlyAddressesNewAtTheirPositionAreCheckedAgain) {
+TEST_F(TcCallOnDeviceTest, OnlyAddressesNewAtTheirPositionAreCheckedAgain) {
   ASSERT_TRUE(kUseFakeDriver);
-  auto rt = runtime::Runtime::create("cuda:0");
-  ASSERT_TRUE(bool(rt)) << llvm::toString(rt.takeError());
-  llvm::StringMap<int64_t> sizes{{"M", 3}, {"N", 4}};
-  auto kernel =
-      TcKernel::compileText(**rt, kScaledRowSum, "scaled_rowsum", sizes);
-  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  ASSERT_NO_FATAL_FAILURE(compile("cuda:0", 3, 4));
   constexpr size_t kMatrixBytes = 12 * sizeof(float);
-  auto a = (*rt)->allocate(kMatrixBytes), w = (*rt)->allocate(kMatrixBytes),
-       t = (*rt)->allocate(kMatrixBytes), u = (*rt)->allocate(kMatrixBytes);
+  auto a = rt->allocate(kMatrixBytes), w = rt->allocate(kMatrixBytes),
+       t = rt->allocate(kMatrixBytes), u = rt->allocate(kMatrixBytes);
   ASSERT_TRUE(a && w && t && u);
   auto call = [&](uint64_t input, uint64_t output) {
-    return (*kernel)->callOnDevice({input, w->getHandle()}, {output}, 0);
+    return kernel->callOnDevice({input, w->getHandle()}, {output}, 0);
   };
   int before = getPointerQueries();
   ASSERT_FALSE(bool(call(a->getHandle(), t->getHandle())));
@@ -151,14 +159,9 @@ TEST(TcCallOnDeviceTest, OnlyAddressesNewAtTheirPositionAreCheckedAgain) {
         std::string::npos);
 }
 
-TEST(TcCallOnDeviceTest, AnOpenCLDeviceRefusesDeviceAddresses) {
-  auto rt = runtime::Runtime::create("opencl");
-  ASSERT_TRUE(bool(rt)) << llvm::toString(rt.takeError());
-  llvm::StringMap<int64_t> sizes{{"M", 2}, {"N", 3}};
-  auto kernel =
-      TcKernel::compileText(**rt, kScaledRowSum, "scaled_rowsum", sizes);
-  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
-  EXPECT_EQ(messageOf((*kernel)->callOnDevice({0x1000, 0x2000}, {0x3000}, 0),
+TEST_F(TcCallOnDeviceTest, AnOpenCLDeviceRefusesDeviceAddresses) {
+  ASSERT_NO_FATAL_FAILURE(compile("opencl", 2, 3));
+  EXPECT_EQ(messageOf(kernel->callOnDevice({0x1000, 0x2000}, {0x3000}, 0),
                       runtime::ErrorKind::Device),
             "device memory of another library can only be passed to a CUDA "
             "device; this device is driven through opencl");
