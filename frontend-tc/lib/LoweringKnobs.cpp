@@ -206,6 +206,7 @@ LoweringOptions LoweringOptions::forCore(const CoreShape &core,
   // launch and the temporary's round trip it saves.
   base.mapInnermostMembers = core.defaultSubgroupSize > 1;
   base.shareTrailingKernels = core.defaultSubgroupSize <= 1;
+  base.unfuseStrides = core.defaultSubgroupSize <= 1;
   // A warp's register tile reads A a row per lane: coalesced only where
   // the rows are contiguous (docs/nvidia.md, "Transposed gemm operands").
   base.gemmRowsPerLane = core.defaultSubgroupSize > 1;

@@ -1,6 +1,7 @@
 //===- Fusion.cpp - isl's schedule of a scop and how much it fuses --------===//
 #include "Fusion.h"
 
+#include "IslSupport.h"
 #include "ScheduleTreeSupport.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -249,25 +250,74 @@ std::optional<isl::schedule> unfuseKernel(const Scop &scop,
   return std::nullopt;
 }
 
-/// The schedule with each kernel of \p fused that starves a GPU unfused
-/// (unfuseKernel), the others scheduled again as before, in their order;
-/// nullopt where no kernel is. Kernel by kernel: the rows of a layer norm
-/// backward stay one kernel (its mean has as few points unfused; unfusing
-/// the whole backward made eighteen launches, slower on an H200: 0.56 ->
-/// 0.78 ms forward + backward at 8192 x 2048), while the partials of a
-/// split column reduction leave the sum that isl fused them with on the
-/// columns (2048 points).
-std::optional<isl::schedule> unfuseForParallelism(const Scop &scop,
-                                                  const isl::set &context,
-                                                  const isl::schedule &fused,
-                                                  int64_t minParallelPoints) {
-  if (minParallelPoints <= 0)
+/// Per statement that \p member (a band member's schedule) iterates, the
+/// largest coefficient of its iterators, in absolute value.
+llvm::SmallVector<int64_t, 4> strides(const isl::union_pw_aff &member) {
+  llvm::SmallVector<int64_t, 4> result;
+  auto visit = [&](const isl::pw_aff &value) {
+    int64_t largest = 0;
+    forEachPiece(value, [&](const isl::set &, const isl::aff &aff) {
+      for (int dim = 0, e = isl_aff_dim(aff.get(), isl_dim_in); dim < e;
+           ++dim) {
+        isl::val coefficient = isl::manage(
+            isl_aff_get_coefficient_val(aff.get(), isl_dim_in, dim));
+        largest = std::max(largest, std::abs(coefficient.get_num_si()));
+      }
+    });
+    if (largest > 0) // a statement the member runs once
+      result.push_back(largest);
+  };
+  isl_union_pw_aff_foreach_pw_aff(
+      member.get(),
+      [](isl_pw_aff *value, void *user) -> isl_stat {
+        (*static_cast<decltype(visit) *>(user))(isl::manage(value));
+        return isl_stat_ok;
+      },
+      &visit);
+  return result;
+}
+
+/// Whether a member of \p kernel's outermost band runs its statements at
+/// different strides: maximal fusion put one statement at every second
+/// point of another's loop (a 2 x 2 max-pool backward's ties count, at
+/// `2 * oh`, inside the gradient's loop over h).
+bool fusesStrides(const isl::schedule_node &kernel) {
+  if (!kernel.isa<isl::schedule_node_band>())
+    return false;
+  isl::multi_union_pw_aff partial =
+      kernel.as<isl::schedule_node_band>().get_partial_schedule();
+  for (int member = 0, e = partial.size(); member < e; ++member) {
+    llvm::SmallVector<int64_t, 4> found = strides(partial.at(member));
+    if (llvm::any_of(found, [&](int64_t s) { return s != found.front(); }))
+      return true;
+  }
+  return false;
+}
+
+/// \p kernel scheduled again fused only where the outer loop stays
+/// parallel, where it fuses statements at different strides
+/// (ScheduleOptions::unfuseStrides); nullopt where it does not.
+std::optional<isl::schedule> unfuseStridedKernel(
+    const Scop &scop, const isl::set &context,
+    const isl::schedule_node &kernel) {
+  if (!fusesStrides(kernel))
     return std::nullopt;
+  return computeSchedule(scop, nodeDomain(kernel), context,
+                         FusionStrategy::KeepOuterParallel);
+}
+
+/// The schedule with each kernel of \p fused that \p reschedule gives a
+/// schedule of its own replaced by it, the others scheduled again as
+/// before, in their order; nullopt where no kernel is.
+std::optional<isl::schedule> rescheduleKernels(
+    const Scop &scop, const isl::set &context, const isl::schedule &fused,
+    llvm::function_ref<std::optional<isl::schedule>(const isl::schedule_node &)>
+        reschedule) {
   llvm::SmallVector<isl::schedule_node, 4> kernels = topLevelKernels(fused);
   llvm::SmallVector<std::optional<isl::schedule>, 4> unfused;
   bool any = false;
   for (const isl::schedule_node &kernel : kernels) {
-    unfused.push_back(unfuseKernel(scop, context, kernel, minParallelPoints));
+    unfused.push_back(reschedule(kernel));
     any |= unfused.back().has_value();
   }
   if (!any || kernels.size() == 1)
@@ -282,6 +332,26 @@ std::optional<isl::schedule> unfuseForParallelism(const Scop &scop,
   if (!scop.respectsDependences(result->root()))
     return std::nullopt;
   return result;
+}
+
+/// The schedule with each kernel of \p fused that starves a GPU unfused
+/// (unfuseKernel); nullopt where no kernel does. Kernel by kernel: the rows
+/// of a layer norm backward stay one kernel (its mean has as few points
+/// unfused; unfusing the whole backward made eighteen launches, slower on
+/// an H200: 0.56 -> 0.78 ms forward + backward at 8192 x 2048), while the
+/// partials of a split column reduction leave the sum that isl fused them
+/// with on the columns (2048 points).
+std::optional<isl::schedule> unfuseForParallelism(const Scop &scop,
+                                                  const isl::set &context,
+                                                  const isl::schedule &fused,
+                                                  int64_t minParallelPoints) {
+  if (minParallelPoints <= 0)
+    return std::nullopt;
+  return rescheduleKernels(scop, context, fused,
+                           [&](const isl::schedule_node &kernel) {
+                             return unfuseKernel(scop, context, kernel,
+                                                 minParallelPoints);
+                           });
 }
 
 /// Below \p leaf, a band over the iterators of \p stmt that \p stmtOuter
@@ -449,6 +519,13 @@ comprehend::poly::scheduleAndFuse(const Scop &scop, const isl::set &context,
     if (std::optional<isl::schedule> unfused = unfuseForParallelism(
             scop, context, result.schedule, options.minParallelPoints))
       return {*unfused, false};
+  if (options.fusion == FusionStrategy::Max && options.unfuseStrides)
+    if (std::optional<isl::schedule> unfused = rescheduleKernels(
+            scop, context, result.schedule,
+            [&](const isl::schedule_node &kernel) {
+              return unfuseStridedKernel(scop, context, kernel);
+            }))
+      result.schedule = *unfused;
   isl::schedule_node first = result.schedule.root().child(0);
   bool severalKernels = first.isa<isl::schedule_node_sequence>() ||
                         first.isa<isl::schedule_node_set>();

@@ -185,6 +185,7 @@ llvm::Expected<poly::MappedSchedule> lowering::scheduleRun(
   scheduleOptions.minParallelPoints = options.minParallelPoints;
   scheduleOptions.mapInnermostMembers = options.mapInnermostMembers;
   scheduleOptions.shareTrailingKernels = options.shareTrailingKernels;
+  scheduleOptions.unfuseStrides = options.unfuseStrides;
   llvm::Expected<poly::MappedSchedule> schedule =
       poly::mapSchedule({}, scheduled, scheduleOptions);
   if (!schedule)

@@ -459,3 +459,27 @@ TEST(ScheduleTest, GpuUndoesAFusionThatStarvesItKernelByKernel) {
   options.minParallelPoints = 512;
   EXPECT_EQ(kernelsOf(map(stmts, options)), (Kernels{{0, 1}}));
 }
+
+TEST(ScheduleTest, CpuUndoesAFusionOfStatementsAtDifferentStrides) {
+  // A 2 x 2 pooling's count at every second pixel of the gradient's loop,
+  // per image: T(n, p, q) +=! I(n, 2 * p + k, 2 * q + l); G(n, h, w) =
+  // I(n, h, w) / T(n, h / 2, w / 2). Fused, T runs under `% 2` guards
+  // inside G's loops; with unfuseStrides (CPUs) each gets a kernel over its
+  // own points.
+  std::vector<ScheduledStatement> stmts = {
+      box("T", {"n", "p", "q"},
+          {{"n", 4}, {"p", 8}, {"q", 8}, {"k", 2}, {"l", 2}},
+          {read("I", {V("n"), 2 * V("p") + V("k"), 2 * V("q") + V("l")})},
+          true),
+      box("G", {"n", "h", "w"}, {{"n", 4}, {"h", 16}, {"w", 16}},
+          {read("I", {V("n"), V("h"), V("w")}),
+           read("T",
+                {V("n"), floorDiv(V("h"), C(2)), floorDiv(V("w"), C(2))})})};
+  ScheduleOptions options;
+  MappedSchedule fused = map(stmts, options);
+  ASSERT_EQ(kernelsOf(fused), (Kernels{{0, 1}}));
+  EXPECT_NE(text(fused.kernels[0].root).find("% 2"), std::string::npos)
+      << text(fused.kernels[0].root);
+  options.unfuseStrides = true;
+  EXPECT_EQ(kernelsOf(map(stmts, options)), (Kernels{{0}, {1}}));
+}

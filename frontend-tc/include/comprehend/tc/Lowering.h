@@ -218,6 +218,8 @@ struct LoweringOptions {
   /// Off on GPU cores (set by forCore):
   /// poly::ScheduleOptions::shareTrailingKernels.
   bool shareTrailingKernels = true;
+  /// poly::ScheduleOptions::unfuseStrides.
+  bool unfuseStrides = false;
   /// About how many LHS points one work-group gets when a loop statement
   /// (or a launch of several) tiles its last group dimension, e.g. the
   /// elements of an elementwise statement per group. 0 picks the default

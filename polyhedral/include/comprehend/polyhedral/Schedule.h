@@ -89,6 +89,12 @@ struct ScheduleOptions {
   /// else reads (a backward's column sums after its rows) share one kernel.
   /// Off on GPUs, where the shared kernel was slower (docs/nvidia.md).
   bool shareTrailingKernels = true;
+  /// On cores whose work-items run on vectors (CPUs): a kernel where
+  /// maximal fusion runs statements at different strides in one loop (a
+  /// 2 x 2 max-pool backward's ties count at every second pixel of the
+  /// gradient's loop, under guards that keep that loop off vectors) is
+  /// scheduled fused only where the outer loop stays parallel.
+  bool unfuseStrides = false;
   /// On a GPU: where a kernel's outermost band has more than three leading
   /// parallel members, the innermost three go to the groups and work-items
   /// (the last, which walks memory contiguously, on x, so that neighbouring
