@@ -297,9 +297,9 @@ bool fusesStrides(const isl::schedule_node &kernel) {
 /// \p kernel scheduled again fused only where the outer loop stays
 /// parallel, where it fuses statements at different strides
 /// (ScheduleOptions::unfuseStrides); nullopt where it does not.
-std::optional<isl::schedule> unfuseStridedKernel(
-    const Scop &scop, const isl::set &context,
-    const isl::schedule_node &kernel) {
+std::optional<isl::schedule>
+unfuseStridedKernel(const Scop &scop, const isl::set &context,
+                    const isl::schedule_node &kernel) {
   if (!fusesStrides(kernel))
     return std::nullopt;
   return computeSchedule(scop, nodeDomain(kernel), context,
@@ -347,11 +347,10 @@ std::optional<isl::schedule> unfuseForParallelism(const Scop &scop,
                                                   int64_t minParallelPoints) {
   if (minParallelPoints <= 0)
     return std::nullopt;
-  return rescheduleKernels(scop, context, fused,
-                           [&](const isl::schedule_node &kernel) {
-                             return unfuseKernel(scop, context, kernel,
-                                                 minParallelPoints);
-                           });
+  return rescheduleKernels(
+      scop, context, fused, [&](const isl::schedule_node &kernel) {
+        return unfuseKernel(scop, context, kernel, minParallelPoints);
+      });
 }
 
 /// Below \p leaf, a band over the iterators of \p stmt that \p stmtOuter
