@@ -1,7 +1,6 @@
 //===- Fusion.cpp - isl's schedule of a scop and how much it fuses --------===//
 #include "Fusion.h"
 
-#include "IslSupport.h"
 #include "ScheduleTreeSupport.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -63,9 +62,12 @@ isl::schedule_node_band shiftToZero(const isl::schedule_node_band &band) {
   return replaceBand(band, shifted).as<isl::schedule_node_band>();
 }
 
-/// isl's schedule of the instances \p domain of \p scop.
-isl::schedule computeSchedule(const Scop &scop, const isl::union_set &domain,
-                              const isl::set &context, FusionStrategy fusion) {
+} // namespace
+
+isl::schedule comprehend::poly::computeSchedule(const Scop &scop,
+                                                const isl::union_set &domain,
+                                                const isl::set &context,
+                                                FusionStrategy fusion) {
   setFusionOptions(context.ctx(), fusion);
   // Restricted only where needed: isl's result depends on how the
   // constraints are written, not only on what they mean.
@@ -81,30 +83,7 @@ isl::schedule computeSchedule(const Scop &scop, const isl::union_set &domain,
       .compute_schedule();
 }
 
-/// A kernel with less than this share of a schedule's instances need not
-/// be parallel: the sum of a split column reduction's partials (2048
-/// columns of 256 partials, after the 16.7 million instances that made
-/// them) may run on few work-items.
-constexpr int64_t kLightKernelShare = 16;
-
-/// The fewest parallel points of a kernel of \p schedule (topLevelKernels:
-/// a kernel of a sequence nested in a set counts, a set of a layer norm
-/// backward's rows and column sums), over the kernels that hold at least
-/// 1/kLightKernelShare of its instances; -1 where an extent is unknown.
-int64_t fewestParallelPoints(const isl::schedule &schedule) {
-  int64_t total = countInstances(schedule.get_domain());
-  int64_t fewest = -1;
-  for (const isl::schedule_node &kernel : topLevelKernels(schedule)) {
-    int64_t instances = countInstances(nodeDomain(kernel));
-    if (total > 0 && instances >= 0 && instances < total / kLightKernelShare)
-      continue;
-    int64_t points = parallelPoints(kernel);
-    if (points < 0)
-      return -1;
-    fewest = fewest < 0 ? points : std::min(fewest, points);
-  }
-  return fewest;
-}
+namespace {
 
 /// splitSequentialBand: see scheduleAndFuse. nullopt where that does not
 /// apply or the order it gives violates a dependence.
@@ -199,13 +178,13 @@ isl::union_set serializingStatements(const Scop &scop,
   }
 }
 
-/// The schedule of \p domain: isl's, with a sequential band over a
-/// sequence split (splitSequentialBand) and, under maximal fusion, the
-/// statements that made a kernel serial peeled off (see scheduleAndFuse).
-/// \p depth bounds the peeling.
-isl::schedule scheduleDomain(const Scop &scop, const isl::union_set &domain,
-                             const isl::set &context, FusionStrategy fusion,
-                             unsigned depth = 0) {
+} // namespace
+
+isl::schedule comprehend::poly::scheduleDomain(const Scop &scop,
+                                               const isl::union_set &domain,
+                                               const isl::set &context,
+                                               FusionStrategy fusion,
+                                               unsigned depth) {
   isl::schedule schedule = computeSchedule(scop, domain, context, fusion);
   if (std::optional<isl::schedule> split =
           splitSequentialBand(scop, schedule.root().child(0)))
@@ -226,132 +205,7 @@ isl::schedule scheduleDomain(const Scop &scop, const isl::union_set &domain,
   return both;
 }
 
-/// The statements of \p kernel unfused, where maximal fusion starves a GPU
-/// (ScheduleOptions::minParallelPoints): its outermost band spans fewer
-/// points than the device runs at once, and unfused, every kernel that
-/// holds a fair share of the work (kLightKernelShare) gets at least twice
-/// as many. nullopt where that does not hold.
-std::optional<isl::schedule> unfuseKernel(const Scop &scop,
-                                          const isl::set &context,
-                                          const isl::schedule_node &kernel,
-                                          int64_t minParallelPoints) {
-  int64_t fusedPoints = parallelPoints(kernel);
-  if (fusedPoints < 0 || fusedPoints >= minParallelPoints)
-    return std::nullopt;
-  // Fused only where the outer loop stays parallel first: unfused, the
-  // initialisation of a reduction's LHS would be a kernel of its own.
-  for (FusionStrategy fusion :
-       {FusionStrategy::KeepOuterParallel, FusionStrategy::None}) {
-    isl::schedule unfused =
-        computeSchedule(scop, nodeDomain(kernel), context, fusion);
-    if (fewestParallelPoints(unfused) >= 2 * fusedPoints)
-      return unfused;
-  }
-  return std::nullopt;
-}
-
-/// Per statement that \p member (a band member's schedule) iterates, the
-/// largest coefficient of its iterators, in absolute value.
-llvm::SmallVector<int64_t, 4> strides(const isl::union_pw_aff &member) {
-  llvm::SmallVector<int64_t, 4> result;
-  auto visit = [&](const isl::pw_aff &value) {
-    int64_t largest = 0;
-    forEachPiece(value, [&](const isl::set &, const isl::aff &aff) {
-      for (int dim = 0, e = isl_aff_dim(aff.get(), isl_dim_in); dim < e;
-           ++dim) {
-        isl::val coefficient = isl::manage(
-            isl_aff_get_coefficient_val(aff.get(), isl_dim_in, dim));
-        largest = std::max(largest, std::abs(coefficient.get_num_si()));
-      }
-    });
-    if (largest > 0) // a statement the member runs once
-      result.push_back(largest);
-  };
-  isl_union_pw_aff_foreach_pw_aff(
-      member.get(),
-      [](isl_pw_aff *value, void *user) -> isl_stat {
-        (*static_cast<decltype(visit) *>(user))(isl::manage(value));
-        return isl_stat_ok;
-      },
-      &visit);
-  return result;
-}
-
-/// Whether a member of \p kernel's outermost band runs its statements at
-/// different strides: maximal fusion put one statement at every second
-/// point of another's loop (a 2 x 2 max-pool backward's ties count, at
-/// `2 * oh`, inside the gradient's loop over h).
-bool fusesStrides(const isl::schedule_node &kernel) {
-  if (!kernel.isa<isl::schedule_node_band>())
-    return false;
-  isl::multi_union_pw_aff partial =
-      kernel.as<isl::schedule_node_band>().get_partial_schedule();
-  for (int member = 0, e = partial.size(); member < e; ++member) {
-    llvm::SmallVector<int64_t, 4> found = strides(partial.at(member));
-    if (llvm::any_of(found, [&](int64_t s) { return s != found.front(); }))
-      return true;
-  }
-  return false;
-}
-
-/// \p kernel scheduled again fused only where the outer loop stays
-/// parallel, where it fuses statements at different strides
-/// (ScheduleOptions::unfuseStrides); nullopt where it does not.
-std::optional<isl::schedule>
-unfuseStridedKernel(const Scop &scop, const isl::set &context,
-                    const isl::schedule_node &kernel) {
-  if (!fusesStrides(kernel))
-    return std::nullopt;
-  return computeSchedule(scop, nodeDomain(kernel), context,
-                         FusionStrategy::KeepOuterParallel);
-}
-
-/// The schedule with each kernel of \p fused that \p reschedule gives a
-/// schedule of its own replaced by it, the others scheduled again as
-/// before, in their order; nullopt where no kernel is.
-std::optional<isl::schedule> rescheduleKernels(
-    const Scop &scop, const isl::set &context, const isl::schedule &fused,
-    llvm::function_ref<std::optional<isl::schedule>(const isl::schedule_node &)>
-        reschedule) {
-  llvm::SmallVector<isl::schedule_node, 4> kernels = topLevelKernels(fused);
-  llvm::SmallVector<std::optional<isl::schedule>, 4> unfused;
-  bool any = false;
-  for (const isl::schedule_node &kernel : kernels) {
-    unfused.push_back(reschedule(kernel));
-    any |= unfused.back().has_value();
-  }
-  if (!any || kernels.size() == 1)
-    return unfused.front();
-  std::optional<isl::schedule> result;
-  for (auto [kernel, piece] : llvm::zip(kernels, unfused)) {
-    isl::schedule part = piece ? *piece
-                               : scheduleDomain(scop, nodeDomain(kernel),
-                                                context, FusionStrategy::Max);
-    result = result ? sequenceOf(*result, part) : part;
-  }
-  if (!scop.respectsDependences(result->root()))
-    return std::nullopt;
-  return result;
-}
-
-/// The schedule with each kernel of \p fused that starves a GPU unfused
-/// (unfuseKernel); nullopt where no kernel does. Kernel by kernel: the rows
-/// of a layer norm backward stay one kernel (its mean has as few points
-/// unfused; unfusing the whole backward made eighteen launches, slower on
-/// an H200: 0.56 -> 0.78 ms forward + backward at 8192 x 2048), while the
-/// partials of a split column reduction leave the sum that isl fused them
-/// with on the columns (2048 points).
-std::optional<isl::schedule> unfuseForParallelism(const Scop &scop,
-                                                  const isl::set &context,
-                                                  const isl::schedule &fused,
-                                                  int64_t minParallelPoints) {
-  if (minParallelPoints <= 0)
-    return std::nullopt;
-  return rescheduleKernels(
-      scop, context, fused, [&](const isl::schedule_node &kernel) {
-        return unfuseKernel(scop, context, kernel, minParallelPoints);
-      });
-}
+namespace {
 
 /// Below \p leaf, a band over the iterators of \p stmt that \p stmtOuter
 /// (the band above, on the statement) does not fix; \p leaf itself when it
@@ -519,11 +373,8 @@ comprehend::poly::scheduleAndFuse(const Scop &scop, const isl::set &context,
             scop, context, result.schedule, options.minParallelPoints))
       return {*unfused, false};
   if (options.fusion == FusionStrategy::Max && options.unfuseStrides)
-    if (std::optional<isl::schedule> unfused = rescheduleKernels(
-            scop, context, result.schedule,
-            [&](const isl::schedule_node &kernel) {
-              return unfuseStridedKernel(scop, context, kernel);
-            }))
+    if (std::optional<isl::schedule> unfused =
+            unfuseStrides(scop, context, result.schedule))
       result.schedule = *unfused;
   isl::schedule_node first = result.schedule.root().child(0);
   bool severalKernels = first.isa<isl::schedule_node_sequence>() ||

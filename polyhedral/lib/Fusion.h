@@ -8,7 +8,8 @@
 // statements that made a kernel serial scheduled after the others, all
 // statements (or those of the last kernels) fused under their first LHS
 // index, or the statements below a band given loop nests of their own in
-// textual order.
+// textual order; kernels that the fusion costs more than it saves are
+// scheduled again (Unfusion.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef COMPREHEND_POLYHEDRAL_LIB_FUSION_H
@@ -64,6 +65,40 @@ struct TextualInner {
   /// Whether that answer depended on `groupWork`.
   bool usedGroupWork = false;
 };
+
+/// isl's schedule of the instances \p domain of \p scop under \p fusion.
+isl::schedule computeSchedule(const Scop &scop, const isl::union_set &domain,
+                              const isl::set &context, FusionStrategy fusion);
+
+/// The schedule of \p domain: isl's, with a sequential band over a
+/// sequence split and, under maximal fusion, the statements that made a
+/// kernel serial peeled off (see scheduleAndFuse). \p depth bounds the
+/// peeling.
+isl::schedule scheduleDomain(const Scop &scop, const isl::union_set &domain,
+                             const isl::set &context, FusionStrategy fusion,
+                             unsigned depth = 0);
+
+/// \p fused with each kernel that starves a GPU (fewer parallel points
+/// than \p minParallelPoints) scheduled again, fused where the outer loop
+/// stays parallel, else not at all, where every kernel that holds at least
+/// a sixteenth of the work then gets twice as many points; the other
+/// kernels scheduled again as before, in their order. nullopt where no
+/// kernel is (Unfusion.cpp). A layer norm backward's rows stay one kernel
+/// (its mean has as few points unfused); the partials of a split column
+/// reduction leave the sum that isl fused them with on the columns.
+std::optional<isl::schedule> unfuseForParallelism(const Scop &scop,
+                                                  const isl::set &context,
+                                                  const isl::schedule &fused,
+                                                  int64_t minParallelPoints);
+
+/// \p fused with each kernel that runs statements at different strides in
+/// one band member (a max-pool backward's ties count at every second pixel
+/// of the gradient's loop, under guards that keep it off vectors) scheduled
+/// again, fused only where the outer loop stays parallel; nullopt where no
+/// kernel does (Unfusion.cpp; ScheduleOptions::unfuseStrides).
+std::optional<isl::schedule> unfuseStrides(const Scop &scop,
+                                           const isl::set &context,
+                                           const isl::schedule &fused);
 
 /// The textual inner schedule below \p band.
 TextualInner textualInner(const Scop &scop, const isl::schedule_node_band &band,

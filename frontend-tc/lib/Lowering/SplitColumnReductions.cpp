@@ -19,7 +19,7 @@
 // (the innermost member, poly::ScheduleOptions::mapInnermostMembers); the
 // sum of the partials is small. The scheduler keeps the two statements in
 // kernels of their own where isl would fuse them on the columns
-// (polyhedral/lib/Fusion.cpp, unfuseForParallelism).
+// (polyhedral/lib/Unfusion.cpp, unfuseForParallelism).
 //
 // By default on GPU cores (LoweringOptions::mapInnermostMembers) for `+=!`,
 // `max=!` and `min=!` statements with fewer output points than the device
