@@ -15,7 +15,6 @@ import time
 
 import torch
 
-import comprehend
 from comprehend import _autograd, _core, _cuda
 
 
@@ -190,5 +189,3 @@ def print_host_phases(name, phases):
     for operation, us in phases.get("micro", {}).items():
         print(f"    {us:9.2f} us  alone  {operation}")
 
-
-__all__ = ["host_phases", "print_host_phases", "comprehend"]

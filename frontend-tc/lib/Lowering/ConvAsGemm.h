@@ -68,12 +68,6 @@ struct ConvOperands {
 std::optional<ConvOperands> matchOperands(const DefContext &def,
                                           const StmtContext &stmt);
 
-/// The number of values index \p var takes in \p stmt.
-inline int64_t extentOf(const StmtContext &stmt, llvm::StringRef var) {
-  const IndexRange *range = stmt.lookup(var);
-  return range->hi - range->lo;
-}
-
 /// Emits \p body(point, beta) for the points [0, \p points) of an
 /// accumulation into one output block: where \p overwrite (`op=!`) the
 /// first point with beta 0, then a `for` over the others with beta 1.

@@ -131,6 +131,12 @@ struct StmtContext {
   }
 };
 
+/// The number of values index \p var (one of \p stmt's) takes in \p stmt.
+inline int64_t extentOf(const StmtContext &stmt, llvm::StringRef var) {
+  const IndexRange *range = stmt.lookup(var);
+  return range->hi - range->lo;
+}
+
 /// The barrier before a statement: `barrier.global` orders the global
 /// memory, `barrier.local` the local temporaries.
 struct Barrier {

@@ -80,11 +80,6 @@ const IdentExpr *findIndexExpr(const Expr &expr, llvm::StringRef var) {
   return found;
 }
 
-int64_t extentOf(const StmtContext &stmt, llvm::StringRef var) {
-  const IndexRange &range = *stmt.lookup(var);
-  return range.hi - range.lo;
-}
-
 /// The batch index over which \p stmt is split (see the file comment), or
 /// an empty name where it keeps its form.
 llvm::StringRef findSplit(DefLoweringState &state, const StmtContext &stmt) {

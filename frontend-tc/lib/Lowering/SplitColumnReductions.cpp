@@ -55,11 +55,6 @@ constexpr int64_t kMinColumns = 32;
 /// The most memory the partial sums of one statement may take.
 constexpr int64_t kMaxPartialBytes = int64_t(64) << 20;
 
-int64_t extentOf(const StmtContext &stmt, llvm::StringRef var) {
-  const IndexRange &range = *stmt.lookup(var);
-  return range.hi - range.lo;
-}
-
 /// Whether index variable \p var occurs in \p expr.
 bool mentions(const Expr &expr, llvm::StringRef var) {
   bool found = false;
@@ -112,16 +107,19 @@ llvm::StringRef findRowReduction(const StmtContext &stmt) {
 /// The number of blocks to split \p extent rows into for \p points output
 /// points: the fewest that divides the extent and gives at least twice
 /// \p minParallelPoints partial sums, else the most with kMinBlock rows
-/// each; 1 where the extent has no such divisor.
-int64_t chooseBlocks(int64_t extent, uint64_t points,
-                     int64_t minParallelPoints) {
+/// each; at most \p maxBlocks (the partials' memory); 1 where the extent
+/// has no such divisor. The search stops at the first that fills the
+/// device, so a large prime extent costs at most maxBlocks steps.
+int64_t chooseBlocks(int64_t extent, uint64_t points, int64_t minParallelPoints,
+                     int64_t maxBlocks) {
   uint64_t wanted =
       points == 0
           ? 2
           : llvm::divideCeil(
                 2 * uint64_t(std::max<int64_t>(minParallelPoints, 0)), points);
   int64_t best = 1;
-  for (int64_t blocks = 2; blocks * kMinBlock <= extent; ++blocks) {
+  int64_t last = std::min(extent / kMinBlock, maxBlocks);
+  for (int64_t blocks = 2; blocks <= last; ++blocks) {
     if (extent % blocks != 0)
       continue;
     best = blocks;
@@ -154,13 +152,16 @@ ColumnSplit findSplit(DefLoweringState &state, const StmtContext &stmt) {
     points =
         llvm::SaturatingMultiply(points, uint64_t(extentOf(stmt, index.name)));
   const LoweringOptions &options = state.options;
-  int64_t blocks =
-      chooseBlocks(extentOf(stmt, var), points, options.minParallelPoints);
   DefContext &def = state.context;
-  uint64_t bytes = llvm::SaturatingMultiply(
-      llvm::SaturatingMultiply(points, uint64_t(blocks)),
+  uint64_t bytesPerBlock = llvm::SaturatingMultiply(
+      points,
       uint64_t(ir::getSizeInBytes(def.lookup(comp.getLhs().name)->kind)));
-  if (blocks < 2 || bytes > uint64_t(kMaxPartialBytes))
+  int64_t maxBlocks = bytesPerBlock == 0
+                          ? 0
+                          : int64_t(uint64_t(kMaxPartialBytes) / bytesPerBlock);
+  int64_t blocks = chooseBlocks(extentOf(stmt, var), points,
+                                options.minParallelPoints, maxBlocks);
+  if (blocks < 2)
     return {};
   bool byDefault =
       options.mapInnermostMembers &&

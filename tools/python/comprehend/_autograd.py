@@ -204,12 +204,8 @@ def _sizes_for(function, sizes):
 def _host_array(tensor, realign):
     """A CPU tensor as the NumPy array sharing its memory (copied to be in
     C order and aligned with ``realign``, see _arrays.HOST_ALIGNMENT); a
-    tensor NumPy cannot view as it is (a CUDA tensor, which
-    comprehend._cuda runs in place; else the call's checks say why)."""
-    if tensor.device.type != "cpu":
-        # Without asking NumPy first: PyTorch's refusal is an exception,
-        # about 10 us each, several per forward + backward.
-        return tensor.detach()
+    tensor NumPy cannot view as it is (the call's checks say why). CUDA
+    tensors never come here: comprehend._cuda runs them in place."""
     try:
         array = tensor.detach().numpy()
     except (RuntimeError, TypeError):
@@ -239,6 +235,19 @@ def _run_on_host(ctx, function, tensors, sizes):
                   if isinstance(a, np.ndarray) and realign
                   and a.ctypes.data != t.data_ptr()}
     return [torch.as_tensor(r) for r in function._run(arrays, None, sizes)]
+
+
+def _run_backward_on_host(ctx, backward, saved, grads, sizes):
+    """The backward on host memory: the forward's inputs (the aligned copies
+    the forward made, where it made one), its outputs and their gradients,
+    as NumPy views; the gradients it returns, as tensors."""
+    import torch
+    count = len(ctx.function.inputs)
+    arrays = [ctx.copies[i] if i in ctx.copies else _host_array(t, False)
+              for i, t in enumerate(saved[:count])]
+    arrays += [_host_array(t, False) for t in saved[count:]]
+    arrays += [_host_array(g, False) for g in grads]
+    return [torch.as_tensor(r) for r in backward._run(arrays, None, sizes)]
 
 
 _function_class = None
@@ -277,8 +286,7 @@ def _make_function_class():
         def backward(ctx, *grads):
             function = ctx.function
             saved = ctx.saved_tensors
-            count = len(function.inputs)
-            outputs = saved[count:]
+            outputs = saved[len(function.inputs):]
             grads = [torch.zeros_like(o) if g is None else g
                      for g, o in zip(grads, outputs)]
             backward, names = ctx.backward
@@ -286,13 +294,8 @@ def _make_function_class():
             if ctx.cuda:
                 results = _cuda.run(backward, [*saved, *grads], None, sizes)
             else:
-                arrays = [ctx.copies[i] if i in ctx.copies
-                          else _host_array(t, False)
-                          for i, t in enumerate(saved[:count])]
-                arrays += [_host_array(t, False) for t in outputs]
-                arrays += [_host_array(g, False) for g in grads]
-                results = [torch.as_tensor(r)
-                           for r in backward._run(arrays, None, sizes)]
+                results = _run_backward_on_host(ctx, backward, saved, grads,
+                                                sizes)
             by_name = dict(zip(names, results))
             d_inputs = [by_name[name] if need and name in by_name else None
                         for name, need in zip(function.inputs,
