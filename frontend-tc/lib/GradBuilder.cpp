@@ -279,6 +279,8 @@ std::string BackwardBuilder::makeTies(unsigned index) {
 }
 
 Term BackwardBuilder::makeSeed(unsigned index, Rewriter &rewriter) {
+  if (normalisedExps.count(index))
+    return normalisedSeed(index, rewriter);
   const ComprehensionStmt &stmt = *stmts[index];
   const std::string &version = written[index];
   llvm::SmallVector<Term, 4> indices;
@@ -306,12 +308,16 @@ LogicalResult BackwardBuilder::differentiate(unsigned index) {
   const std::string &version = written[index];
   if (!active.contains(version) || !hasAdjoint.contains(version))
     return success();
+  if (auto ratio = expOfRatio.find(index); ratio != expOfRatio.end()) {
+    addNormalisedDot(ratio->second);
+    return success();
+  }
   ReductionKind op = stmt.getReduction();
   if ((op == ReductionKind::Min || op == ReductionKind::Max) &&
       !stmt.getReductionVars().empty())
     tiesOf[index] = makeTies(index);
   llvm::SmallVector<const Expr *, 8> reads;
-  collectValueReads(stmt.getRhs(), reads);
+  collectValueReads(differentiatedRhs(index), reads);
   // Reads that print alike are one target: their adjoints add up.
   Rewriter printer;
   printer.tensorNames = readVersions[index];
@@ -444,6 +450,7 @@ LogicalResult BackwardBuilder::build(llvm::ArrayRef<std::string> wrt,
   assignVersions();
   markActive(wrt);
   dropCancelledShifts();
+  findNormalisedExps();
   seedOutputAdjoints();
   for (unsigned k = stmts.size(); k-- > 0;)
     if (failed(calls[k] ? differentiateCall(k) : differentiate(k)))

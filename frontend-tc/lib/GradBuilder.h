@@ -26,6 +26,13 @@ namespace comprehend::tc::grad {
 /// binds at least as tight as `+` (see boundText).
 using DimRange = std::pair<std::string, std::string>;
 
+/// The plain index variables subscripting the tensor read \p expr, or
+/// nothing where \p expr is no read or a subscript is not a plain index.
+std::optional<llvm::SmallVector<llvm::StringRef, 4>>
+plainSubscripts(const Expr &expr);
+/// A statement `lhs(...) = rhs` with no reduction or update.
+bool isPlainAssign(const ComprehensionStmt &stmt);
+
 class BackwardBuilder {
 public:
   /// GradConv.cpp: a convolution's input read.
@@ -60,6 +67,21 @@ private:
                     llvm::SmallVectorImpl<int> &keep) const;
   bool readsVersion(unsigned index, const Expr &expr,
                     const std::string &version) const;
+  // GradNormalisedExp.cpp: softmax's ratio in closed form.
+  struct NormalisedExp {
+    unsigned ratio = 0, sum = 0;
+    /// Per dimension of the sum: the exp's dimension it is.
+    std::vector<int> keep;
+    /// The tensor of `sum(d_Y * Y)` over the normalised indices.
+    std::string dot;
+  };
+  bool matchNormalisedExp(unsigned index, NormalisedExp &found) const;
+  void findNormalisedExps();
+  void addNormalisedDot(unsigned expIndex);
+  Term normalisedSeed(unsigned expIndex, Rewriter &rewriter);
+  /// What the rules differentiate of statement \p index: its right-hand
+  /// side, or a normalised exp's argument.
+  const Expr &differentiatedRhs(unsigned index) const;
   llvm::SmallVector<std::pair<unsigned, unsigned>, 4>
   readersOf(unsigned index, const std::string &version) const;
   /// Adds \p adjoint (a tensor of \p version's shape) to the adjoint of
@@ -153,6 +175,9 @@ private:
   llvm::StringMap<unsigned> readerCount;
   /// min=!/max=! statement -> the tensor counting its ties.
   llvm::DenseMap<unsigned, std::string> tiesOf;
+  /// Exp statement -> its normalisation; ratio statement -> the exp.
+  llvm::DenseMap<unsigned, NormalisedExp> normalisedExps;
+  llvm::DenseMap<unsigned, unsigned> expOfRatio;
   /// Tensors the backward receives (forward inputs, outputs, d_ outputs).
   llvm::StringSet<> params;
   std::vector<std::string> body;

@@ -260,7 +260,8 @@ BackwardBuilder::addContribution(unsigned index,
   Term seed = makeSeed(index, rewriter);
   Term rootValue;
   PrintedRead rootRead{written[index], {}};
-  if (stmt.getReductionVars().empty()) {
+  const Expr &rhs = differentiatedRhs(index);
+  if (stmt.getReductionVars().empty() && &rhs == &stmt.getRhs()) {
     llvm::SmallVector<Term, 4> indices;
     for (const Ident &lhs : stmt.getIndices()) {
       indices.push_back(rewriter.index(lhs.name));
@@ -269,8 +270,8 @@ BackwardBuilder::addContribution(unsigned index,
     rootValue =
         indices.empty() ? lit(written[index]) : call(written[index], indices);
   }
-  Differentiator differentiator(rewriter, diags, &stmt.getRhs(), rootValue);
-  Term adjoint = differentiator.propagate(stmt.getRhs(), seed);
+  Differentiator differentiator(rewriter, diags, &rhs, rootValue);
+  Term adjoint = differentiator.propagate(rhs, seed);
   if (differentiator.hasFailed())
     return failure();
   if (differentiator.usedRootValue())
@@ -285,8 +286,9 @@ BackwardBuilder::addContribution(unsigned index,
   bool reduces = false;
   std::vector<std::string> wheres =
       rangeClauses(index, inv, rewriter, version, reduces);
+  // A normalised exp's seed is no adjoint of a tensor: never aliased.
   if (!reduces && inv.masks.empty() && value.text == seed.text &&
-      aliasAdjoint(index, inv.indices, version))
+      !normalisedExps.count(index) && aliasAdjoint(index, inv.indices, version))
     return success();
   std::string adjointName = adjointOf(version);
   bool first = hasAdjoint.insert(version).second;

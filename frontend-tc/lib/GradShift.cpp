@@ -30,10 +30,16 @@ using namespace comprehend::tc::grad;
 
 namespace {
 
-/// The plain index variables subscripting the tensor read \p expr, or
-/// nothing where \p expr is no read or a subscript is not a plain index.
+/// Position of \p name in \p names, or -1.
+int positionOf(llvm::ArrayRef<llvm::StringRef> names, llvm::StringRef name) {
+  const auto *it = llvm::find(names, name);
+  return it == names.end() ? -1 : static_cast<int>(it - names.begin());
+}
+
+} // namespace
+
 std::optional<llvm::SmallVector<llvm::StringRef, 4>>
-plainSubscripts(const Expr &expr) {
+grad::plainSubscripts(const Expr &expr) {
   llvm::SmallVector<llvm::StringRef, 4> names;
   if (const auto *ident = llvm::dyn_cast<IdentExpr>(&expr)) {
     if (ident->getRef() != IdentExpr::Ref::Tensor)
@@ -52,19 +58,10 @@ plainSubscripts(const Expr &expr) {
   return names;
 }
 
-/// Position of \p name in \p names, or -1.
-int positionOf(llvm::ArrayRef<llvm::StringRef> names, llvm::StringRef name) {
-  const auto *it = llvm::find(names, name);
-  return it == names.end() ? -1 : static_cast<int>(it - names.begin());
-}
-
-/// A statement `lhs(...) = rhs` with no reduction or update.
-bool isPlainAssign(const ComprehensionStmt &stmt) {
+bool grad::isPlainAssign(const ComprehensionStmt &stmt) {
   return stmt.getReduction() == ReductionKind::None &&
          stmt.getReductionVars().empty();
 }
-
-} // namespace
 
 /// The reads of \p version in the statements after \p index: (statement,
 /// number of reads there).

@@ -193,6 +193,43 @@ def test_fast_outputs_are_aligned_owned_and_writable(rng, cache):
     assert (c == 1.0).all()
 
 
+def test_large_output_memory_is_reused_and_released(rng, cache):
+    # 512 x 512 float32 outputs (1 MiB): a dead output's memory goes to the
+    # next output of its size, pages mapped (OutputMemory.h); its old values
+    # never show, in a plain output or in one that adds to zeros. (The
+    # first call at a signature takes the full path, which allocates with
+    # NumPy.)
+    mm = comprehend.define(MATMUL, cache=cache)
+    acc = comprehend.define(ACCUMULATE, cache=cache)
+    a, b = random(rng, (512, 64)), random(rng, (64, 512))
+    rows = random(rng, (512 * 512, 3))
+    mm(a, b), acc(rows)
+    gc.collect()
+    comprehend.release_memory()
+    first = mm(a, b)
+    address = first.ctypes.data
+    first[...] = np.nan
+    del first
+    gc.collect()
+    assert comprehend._core.kept_output_bytes() >= 512 * 512 * 4
+    second = mm(a, b)
+    assert second.ctypes.data == address
+    assert second.ctypes.data % HOST_ALIGNMENT == 0
+    assert_close(second, a @ b)
+    second[...] = np.nan
+    del second
+    summed = acc(rows)
+    assert summed.ctypes.data == address
+    assert_close(summed, rows.sum(axis=1))
+    # Two live outputs of one size get distinct memory.
+    other = acc(rows)
+    assert other.ctypes.data != summed.ctypes.data
+    del summed, other
+    gc.collect()
+    assert comprehend.release_memory() >= 2 * 512 * 512 * 4
+    assert comprehend._core.kept_output_bytes() == 0
+
+
 def test_torch_tensors_on_the_fast_path(rng, cache):
     torch = pytest.importorskip("torch")
     mm = comprehend.define(MATMUL, cache=cache)

@@ -1,5 +1,6 @@
 //===- Module.cpp - comprehend._core: exceptions and devices --------------===//
 #include "Bindings.h"
+#include "OutputMemory.h"
 
 #include "comprehend/backend/CoreInfo.h"
 #include "comprehend/runtime/Device.h"
@@ -184,6 +185,11 @@ PYBIND11_MODULE(_core, m) {
   deviceError.attr("__doc__") =
       "The OpenCL device or driver failed (no device, a failed build, an "
       "OpenCL error).";
+  m.def("release_output_memory", &releaseKeptOutputMemory,
+        "Frees the memory that outputs of earlier calls left for reuse "
+        "(OutputMemory.h); returns the bytes freed.");
+  m.def("kept_output_bytes", &getKeptOutputBytes,
+        "The bytes of output memory kept for reuse now.");
   bindDevices(m);
   bindTc(m);
   bindIr(m);

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Arrays.h"
+#include "OutputMemory.h"
 #include "TcHandles.h"
 
 #include "comprehend/api/Pipeline.h"
@@ -120,12 +121,6 @@ void callKernel(TcKernelHandle &handle, const py::list &inputs,
                                      handle.kernel->getOutputIndices()));
 }
 
-/// Where the outputs that `call_fresh` allocates start: a multiple of the
-/// alignment at which the CPU device reads host memory in place (128 bytes
-/// on PoCL), so that an output passed on to another call is not copied
-/// (comprehend/_arrays.py, HOST_ALIGNMENT, is the same).
-constexpr size_t kHostAlignment = 256;
-
 /// The NumPy dtype of `dtype`, made once (left to the process's end, as
 /// Python objects must not be released after the interpreter).
 const py::dtype &getCachedDType(runtime::DType dtype) {
@@ -138,20 +133,19 @@ const py::dtype &getCachedDType(runtime::DType dtype) {
 }
 
 /// A new C-order NumPy array for tensor `index` of the kernel, aligned to
-/// kHostAlignment; zeros where the output takes an incoming value. Made in
-/// one step here: comprehend._arrays.empty_aligned (NumPy's allocation, a
-/// slice, a view and a reshape) took 2 us per output, a third of what the
-/// Python layer added to a small call (bench/results/call-overhead.md).
+/// kOutputAlignment (OutputMemory.h); zeros where the output takes an incoming
+/// value. Made in one step here: comprehend._arrays.empty_aligned (NumPy's
+/// allocation, a slice, a view and a reshape) took 2 us per output, a third of
+/// what the Python layer added to a small call
+/// (bench/results/call-overhead.md).
 py::array makeOutput(TcKernelHandle &handle, size_t index) {
   const tc::LoweredTensor &tensor = handle.kernel->getTensors()[index];
   runtime::DType dtype = *api::getDType(tensor.type);
   size_t bytes = handle.kernel->getSizeInBytes(tensor);
-  size_t rounded = (std::max<size_t>(bytes, 1) + kHostAlignment - 1) /
-                   kHostAlignment * kHostAlignment;
-  void *memory = std::aligned_alloc(kHostAlignment, rounded);
+  void *memory = acquireOutputMemory(bytes);
   if (!memory)
     throw std::bad_alloc();
-  py::capsule owner(memory, [](void *memory) { std::free(memory); });
+  py::capsule owner(memory, releaseOutputMemory);
   if (handle.kernel->takesIncomingValue(tensor.name))
     std::memset(memory, 0, bytes);
   // Strides given, so that pybind11 never reads the element size out of

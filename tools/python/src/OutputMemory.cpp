@@ -1,0 +1,129 @@
+//===- OutputMemory.cpp - Memory of the arrays calls return ---------------===//
+#include "OutputMemory.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <list>
+#include <map>
+#include <mutex>
+
+using namespace comprehend;
+using namespace comprehend::python;
+
+namespace {
+
+/// Blocks below this size come from malloc's own free lists without page
+/// faults; they are not kept.
+constexpr size_t kMinKeptBytes = size_t(1) << 20;
+/// The most the kept blocks hold together; the blocks released longest ago
+/// are freed first to stay under it.
+constexpr size_t kMaxKeptBytes = size_t(512) << 20;
+
+/// Every block starts with a header of kOutputAlignment bytes holding its
+/// size, so that a block is released by its data pointer alone (the
+/// destructor of a NumPy array's capsule gets nothing else).
+struct Header {
+  size_t bytes;
+};
+
+class KeptBlocks {
+public:
+  void *take(size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = bySize.find(bytes);
+    if (found == bySize.end())
+      return nullptr;
+    void *block = found->second->second;
+    byAge.erase(found->second);
+    bySize.erase(found);
+    keptBytes -= bytes;
+    return block;
+  }
+
+  /// Keeps \p block; false when it is too small to keep.
+  bool keep(void *block, size_t bytes) {
+    if (bytes < kMinKeptBytes || bytes > kMaxKeptBytes)
+      return false;
+    std::lock_guard<std::mutex> lock(mutex);
+    while (keptBytes + bytes > kMaxKeptBytes)
+      freeOldest();
+    byAge.emplace_back(bytes, block);
+    bySize.emplace(bytes, std::prev(byAge.end()));
+    keptBytes += bytes;
+    return true;
+  }
+
+  size_t freeAll() {
+    std::lock_guard<std::mutex> lock(mutex);
+    size_t freed = keptBytes;
+    while (!byAge.empty())
+      freeOldest();
+    return freed;
+  }
+
+  size_t getKeptBytes() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return keptBytes;
+  }
+
+private:
+  using Age = std::list<std::pair<size_t, void *>>;
+
+  void freeOldest() {
+    auto [bytes, block] = byAge.front();
+    for (auto it = bySize.lower_bound(bytes); it != bySize.end(); ++it)
+      if (it->second == byAge.begin()) {
+        bySize.erase(it);
+        break;
+      }
+    byAge.pop_front();
+    keptBytes -= bytes;
+    std::free(block);
+  }
+
+  std::mutex mutex;
+  /// Oldest release first.
+  Age byAge;
+  std::multimap<size_t, Age::iterator> bySize;
+  size_t keptBytes = 0;
+};
+
+/// Left to the process's end: capsules of arrays that outlive the module's
+/// static objects still release their memory here.
+KeptBlocks &getKeptBlocks() {
+  static auto *blocks = new KeptBlocks();
+  return *blocks;
+}
+
+size_t roundedBlockBytes(size_t bytes) {
+  size_t rounded = (std::max<size_t>(bytes, 1) + kOutputAlignment - 1) /
+                   kOutputAlignment * kOutputAlignment;
+  return rounded + kOutputAlignment;
+}
+
+} // namespace
+
+void *python::acquireOutputMemory(size_t bytes) {
+  size_t blockBytes = roundedBlockBytes(bytes);
+  void *block = getKeptBlocks().take(blockBytes);
+  if (!block)
+    block = std::aligned_alloc(kOutputAlignment, blockBytes);
+  if (!block)
+    return nullptr;
+  static_cast<Header *>(block)->bytes = blockBytes;
+  return static_cast<char *>(block) + kOutputAlignment;
+}
+
+void python::releaseOutputMemory(void *memory) {
+  if (!memory)
+    return;
+  void *block = static_cast<char *>(memory) - kOutputAlignment;
+  size_t blockBytes = static_cast<Header *>(block)->bytes;
+  if (!getKeptBlocks().keep(block, blockBytes))
+    std::free(block);
+}
+
+size_t python::releaseKeptOutputMemory() { return getKeptBlocks().freeAll(); }
+
+size_t python::getKeptOutputBytes() { return getKeptBlocks().getKeptBytes(); }
