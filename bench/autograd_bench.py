@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Forward + backward of comprehend defs inside PyTorch's autograd, beside
 the same computation written with PyTorch ops (its own autograd), on the
-same shapes: softmax, layer norm, matmul, batched matmul, conv2d, max-pool.
+same shapes: softmax, layer norm, matmul, batched matmul, conv2d, max-pool,
+each at a small shape (launches and the host's share dominate) and at one
+whose tensors outgrow the caches.
 
 Each case runs `y = f(*inputs); y.backward(g)` with every floating-point
 input requiring grad, once to compile (and check the gradients against
@@ -55,6 +57,19 @@ CASES = [
     ("conv2d", "conv2d", [(4, 16, 32, 32), (16, 16, 3, 3), (16,)],
      F.conv2d),
     ("max_pool", "max_pool", [(8, 16, 64, 64)],
+     lambda x: F.max_pool2d(x, 2)),
+    # Shapes whose tensors outgrow the caches (32 MiB per softmax tensor):
+    # kernels, memory traffic and the outputs' fresh memory, not launches,
+    # set the time.
+    ("softmax", "softmax", [(4096, 2048)], lambda x: torch.softmax(x, 1)),
+    ("layer_norm", "layer_norm", [(4096, 2048), (2048,), (2048,)],
+     layer_norm),
+    ("matmul", "matmul", [(1024, 1024), (1024, 1024)], lambda a, b: a @ b),
+    ("batch_matmul", "batch_matmul", [(1024, 64, 64), (1024, 64, 64)],
+     torch.bmm),
+    ("conv2d", "conv2d", [(8, 32, 56, 56), (32, 32, 3, 3), (32,)],
+     F.conv2d),
+    ("max_pool", "max_pool", [(32, 64, 112, 112)],
      lambda x: F.max_pool2d(x, 2)),
 ]
 

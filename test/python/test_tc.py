@@ -302,6 +302,18 @@ def test_devices_and_device_argument(rng, cache):
         comprehend.define(example("matmul.tc"), device="no such device")
 
 
+def test_missing_source_file_is_named(tmp_path):
+    # A path that names no file is reported as such, not parsed as TC text
+    # ("expected 'def' but found '/'").
+    missing = str(tmp_path / "nowhere" / "matmul.tc")
+    with pytest.raises(FileNotFoundError, match="no such .tc file: .*nowhere"):
+        comprehend.define(missing)
+    with pytest.raises(FileNotFoundError, match="no such .ir file"):
+        comprehend.load_ir(str(tmp_path / "kernel.ir"))
+    with pytest.raises(FileNotFoundError):
+        comprehend.define(tmp_path / "matmul.tc")
+
+
 def test_cuda_device_without_a_driver(cache):
     devices = comprehend.devices()
     assert {d["api"] for d in devices} <= {"opencl", "cuda"}

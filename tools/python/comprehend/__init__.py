@@ -74,7 +74,7 @@ def devices():
 def release_memory():
     """Frees the host memory that the outputs of earlier calls left for
     reuse: an output of 1 MiB or more keeps its memory when it dies, up to
-    512 MiB in all, and the next output of its size gets it with its pages
+    512 MiB in all (a sixteenth of the machine's memory where less), and the next output of its size gets it with its pages
     already mapped (faulting them in again cost more than a softmax kernel
     at 4096 x 2048). Returns the bytes freed."""
     return _core.release_output_memory()

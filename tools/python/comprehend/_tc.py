@@ -16,11 +16,14 @@ from ._progress import make_writer
 
 def read_source(source, suffix):
     """``source`` itself and "<string>", or the text of the file it names
-    and its path."""
+    and its path. One line ending in ``suffix`` is a path (no source text
+    ends so): FileNotFoundError where no such file exists, not a parse
+    error of the path as text."""
     if (isinstance(source, os.PathLike)
-            or ("\n" not in source and source.endswith(suffix)
-                and os.path.isfile(source))):
+            or ("\n" not in source and source.endswith(suffix))):
         path = os.fspath(source)
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"no such {suffix} file: {path}")
         with open(path, encoding="utf-8") as file:
             return file.read(), path
     return source, "<string>"

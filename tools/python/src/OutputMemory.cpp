@@ -8,6 +8,8 @@
 #include <map>
 #include <mutex>
 
+#include <unistd.h>
+
 using namespace comprehend;
 using namespace comprehend::python;
 
@@ -16,9 +18,19 @@ namespace {
 /// Blocks below this size come from malloc's own free lists without page
 /// faults; they are not kept.
 constexpr size_t kMinKeptBytes = size_t(1) << 20;
-/// The most the kept blocks hold together; the blocks released longest ago
+/// The most the kept blocks hold together: 512 MiB, or a sixteenth of the
+/// machine's memory where that is less. The blocks released longest ago
 /// are freed first to stay under it.
-constexpr size_t kMaxKeptBytes = size_t(512) << 20;
+size_t getMaxKeptBytes() {
+  static const size_t bound = [] {
+    size_t most = size_t(512) << 20;
+    long pages = sysconf(_SC_PHYS_PAGES), pageBytes = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && pageBytes > 0)
+      most = std::min(most, size_t(pages) * size_t(pageBytes) / 16);
+    return most;
+  }();
+  return bound;
+}
 
 /// Every block starts with a header of kOutputAlignment bytes holding its
 /// size, so that a block is released by its data pointer alone (the
@@ -43,10 +55,10 @@ public:
 
   /// Keeps \p block; false when it is too small to keep.
   bool keep(void *block, size_t bytes) {
-    if (bytes < kMinKeptBytes || bytes > kMaxKeptBytes)
+    if (bytes < kMinKeptBytes || bytes > getMaxKeptBytes())
       return false;
     std::lock_guard<std::mutex> lock(mutex);
-    while (keptBytes + bytes > kMaxKeptBytes)
+    while (keptBytes + bytes > getMaxKeptBytes())
       freeOldest();
     byAge.emplace_back(bytes, block);
     bySize.emplace(bytes, std::prev(byAge.end()));
