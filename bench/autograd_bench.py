@@ -21,7 +21,8 @@ with N candidates each into `--cache`.
 
     PYTHONPATH=build/python POCL_CACHE_DIR=build/pocl-cache \\
         /usr/bin/python3 bench/autograd_bench.py [--repeat 20] [--tune 20] \\
-        [--cache build/autograd-tuning.json] [--filter softmax] [--threads 2]
+        [--cache build/autograd-tuning.json] [--filter softmax] [--threads 2] \\
+        [--fresh-memory]
 
 Not run by the tests (docs/python.md, "Autograd").
 """
@@ -141,8 +142,15 @@ def run_case(case, args):
     ours = forward_backward(function, inputs, grad)
     theirs = forward_backward(reference, inputs, grad)
     check_gradients(name, ours, theirs)
+    timed = function
+    if args.fresh_memory:
+        # Each iteration's outputs in memory fresh from the system, as
+        # PyTorch's large outputs are: the kept blocks freed first.
+        def timed(*tensors):
+            comprehend.release_memory()
+            return function(*tensors)
     (comprehend_ms, comprehend_min), (torch_ms, torch_min) = time_both_ms(
-        function, reference, inputs, grad, args.repeat)
+        timed, reference, inputs, grad, args.repeat)
     forward, backward = kernel_ms(function, inputs, grad, args.repeat)
     shape_text = " ".join("x".join(map(str, s)) for s in shapes)
     print(f"{name:<13} {shape_text:<32} {comprehend_ms:>10.3f} "
@@ -181,6 +189,9 @@ def main():
                         help="tuning cache file (default: the CLI's)")
     parser.add_argument("--filter", default="", help="regex on case names")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--fresh-memory", action="store_true",
+                        help="free the output memory comprehend keeps for "
+                        "reuse before each iteration (docs/python.md)")
     parser.add_argument("--threads", type=int, default=0,
                         help="PyTorch's threads (default: the device's "
                         "compute units on a CPU device, as PoCL uses every "
