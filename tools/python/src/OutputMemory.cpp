@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 using namespace comprehend;
@@ -114,13 +115,32 @@ size_t roundedBlockBytes(size_t bytes) {
   return rounded + kOutputAlignment;
 }
 
+/// A huge page's bytes on x86-64 Linux.
+constexpr size_t kHugePageBytes = size_t(2) << 20;
+
+/// New memory for a block: from kHugePageBytes on, aligned to huge pages
+/// and marked for them (where the kernel's transparent huge pages are
+/// enabled on request only, as on Debian), so that the kernel's first
+/// stores fault it in 2 MiB at a time instead of 4 KiB, and its stores
+/// miss the TLB less.
+void *allocateBlock(size_t blockBytes) {
+  if (blockBytes < kHugePageBytes)
+    return std::aligned_alloc(kOutputAlignment, blockBytes);
+  size_t rounded =
+      (blockBytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+  void *block = std::aligned_alloc(kHugePageBytes, rounded);
+  if (block)
+    madvise(block, rounded, MADV_HUGEPAGE);
+  return block;
+}
+
 } // namespace
 
 void *python::acquireOutputMemory(size_t bytes) {
   size_t blockBytes = roundedBlockBytes(bytes);
   void *block = getKeptBlocks().take(blockBytes);
   if (!block)
-    block = std::aligned_alloc(kOutputAlignment, blockBytes);
+    block = allocateBlock(blockBytes);
   if (!block)
     return nullptr;
   static_cast<Header *>(block)->bytes = blockBytes;

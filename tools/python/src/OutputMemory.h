@@ -6,7 +6,10 @@
 // stores: at 4096 x 2048 floats that cost more than the softmax kernel
 // itself (bench/results/autograd.txt). Blocks of that size are kept when
 // their array dies, up to a bound, and given to the next output of the
-// same size, whose pages are then resident.
+// same size, whose pages are then resident; blocks of 2 MiB or more are
+// also aligned to and marked for huge pages, so that a new one faults in
+// 2 MiB at a time (softmax forward + backward at 4096 x 2048 with every
+// output new: 32-37 -> 11-12 ms).
 //
 //===----------------------------------------------------------------------===//
 #ifndef COMPREHEND_PYTHON_OUTPUTMEMORY_H
