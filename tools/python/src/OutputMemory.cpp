@@ -7,6 +7,7 @@
 #include <list>
 #include <map>
 #include <mutex>
+#include <unordered_map>
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -19,6 +20,9 @@ namespace {
 /// Blocks below this size come from malloc's own free lists without page
 /// faults; they are not kept.
 constexpr size_t kMinKeptBytes = size_t(1) << 20;
+/// A huge page's bytes on x86-64 Linux.
+constexpr size_t kHugePageBytes = size_t(2) << 20;
+
 /// The most the kept blocks hold together: 512 MiB, or a sixteenth of the
 /// machine's memory where that is less. The blocks released longest ago
 /// are freed first to stay under it.
@@ -33,41 +37,62 @@ size_t getMaxKeptBytes() {
   return bound;
 }
 
-/// Every block starts with a header of kOutputAlignment bytes holding its
-/// size, so that a block is released by its data pointer alone (the
-/// destructor of a NumPy array's capsule gets nothing else).
-struct Header {
-  size_t bytes;
-};
+/// The bytes of the block that holds \p bytes: a multiple of the output
+/// alignment, and from a huge page on a multiple of huge pages.
+size_t getBlockBytes(size_t bytes) {
+  size_t unit = bytes >= kHugePageBytes ? kHugePageBytes : kOutputAlignment;
+  return (std::max<size_t>(bytes, 1) + unit - 1) / unit * unit;
+}
 
-class KeptBlocks {
+/// New memory for a block: from a huge page on, aligned to huge pages and
+/// marked for them (where the kernel's transparent huge pages are enabled
+/// on request only, as on Debian), so that the kernel's first stores fault
+/// it in 2 MiB at a time instead of 4 KiB, and its stores miss the TLB
+/// less.
+void *allocateBlock(size_t blockBytes) {
+  if (blockBytes < kHugePageBytes)
+    return std::aligned_alloc(kOutputAlignment, blockBytes);
+  void *block = std::aligned_alloc(kHugePageBytes, blockBytes);
+  if (block)
+    madvise(block, blockBytes, MADV_HUGEPAGE);
+  return block;
+}
+
+/// The blocks of live outputs (by address, so that a capsule's destructor,
+/// which gets nothing else, can give its block back) and the kept ones.
+class OutputBlocks {
 public:
-  void *take(size_t bytes) {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto found = bySize.find(bytes);
-    if (found == bySize.end())
+  void *acquire(size_t bytes) {
+    size_t blockBytes = getBlockBytes(bytes);
+    void *block = takeKept(blockBytes);
+    if (!block)
+      block = allocateBlock(blockBytes);
+    if (!block)
       return nullptr;
-    void *block = found->second->second;
-    byAge.erase(found->second);
-    bySize.erase(found);
-    keptBytes -= bytes;
+    std::lock_guard<std::mutex> lock(mutex);
+    live[block] = blockBytes;
     return block;
   }
 
-  /// Keeps \p block; false when it is too small to keep.
-  bool keep(void *block, size_t bytes) {
-    if (bytes < kMinKeptBytes || bytes > getMaxKeptBytes())
-      return false;
+  void release(void *block) {
     std::lock_guard<std::mutex> lock(mutex);
-    while (keptBytes + bytes > getMaxKeptBytes())
+    auto found = live.find(block);
+    if (found == live.end())
+      return;
+    size_t blockBytes = found->second;
+    live.erase(found);
+    if (blockBytes < kMinKeptBytes || blockBytes > getMaxKeptBytes()) {
+      std::free(block);
+      return;
+    }
+    while (keptBytes + blockBytes > getMaxKeptBytes())
       freeOldest();
-    byAge.emplace_back(bytes, block);
-    bySize.emplace(bytes, std::prev(byAge.end()));
-    keptBytes += bytes;
-    return true;
+    byAge.emplace_back(blockBytes, block);
+    bySize.emplace(blockBytes, std::prev(byAge.end()));
+    keptBytes += blockBytes;
   }
 
-  size_t freeAll() {
+  size_t freeKept() {
     std::lock_guard<std::mutex> lock(mutex);
     size_t freed = keptBytes;
     while (!byAge.empty())
@@ -83,20 +108,33 @@ public:
 private:
   using Age = std::list<std::pair<size_t, void *>>;
 
+  void *takeKept(size_t blockBytes) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = bySize.find(blockBytes);
+    if (found == bySize.end())
+      return nullptr;
+    void *block = found->second->second;
+    byAge.erase(found->second);
+    bySize.erase(found);
+    keptBytes -= blockBytes;
+    return block;
+  }
+
   void freeOldest() {
-    auto [bytes, block] = byAge.front();
-    for (auto it = bySize.lower_bound(bytes); it != bySize.end(); ++it)
+    auto [blockBytes, block] = byAge.front();
+    for (auto it = bySize.lower_bound(blockBytes); it != bySize.end(); ++it)
       if (it->second == byAge.begin()) {
         bySize.erase(it);
         break;
       }
     byAge.pop_front();
-    keptBytes -= bytes;
+    keptBytes -= blockBytes;
     std::free(block);
   }
 
   std::mutex mutex;
-  /// Oldest release first.
+  std::unordered_map<void *, size_t> live;
+  /// Kept blocks, oldest release first, and by size.
   Age byAge;
   std::multimap<size_t, Age::iterator> bySize;
   size_t keptBytes = 0;
@@ -104,58 +142,24 @@ private:
 
 /// Left to the process's end: capsules of arrays that outlive the module's
 /// static objects still release their memory here.
-KeptBlocks &getKeptBlocks() {
-  static auto *blocks = new KeptBlocks();
+OutputBlocks &getOutputBlocks() {
+  static auto *blocks = new OutputBlocks();
   return *blocks;
-}
-
-size_t roundedBlockBytes(size_t bytes) {
-  size_t rounded = (std::max<size_t>(bytes, 1) + kOutputAlignment - 1) /
-                   kOutputAlignment * kOutputAlignment;
-  return rounded + kOutputAlignment;
-}
-
-/// A huge page's bytes on x86-64 Linux.
-constexpr size_t kHugePageBytes = size_t(2) << 20;
-
-/// New memory for a block: from kHugePageBytes on, aligned to huge pages
-/// and marked for them (where the kernel's transparent huge pages are
-/// enabled on request only, as on Debian), so that the kernel's first
-/// stores fault it in 2 MiB at a time instead of 4 KiB, and its stores
-/// miss the TLB less.
-void *allocateBlock(size_t blockBytes) {
-  if (blockBytes < kHugePageBytes)
-    return std::aligned_alloc(kOutputAlignment, blockBytes);
-  size_t rounded =
-      (blockBytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
-  void *block = std::aligned_alloc(kHugePageBytes, rounded);
-  if (block)
-    madvise(block, rounded, MADV_HUGEPAGE);
-  return block;
 }
 
 } // namespace
 
 void *python::acquireOutputMemory(size_t bytes) {
-  size_t blockBytes = roundedBlockBytes(bytes);
-  void *block = getKeptBlocks().take(blockBytes);
-  if (!block)
-    block = allocateBlock(blockBytes);
-  if (!block)
-    return nullptr;
-  static_cast<Header *>(block)->bytes = blockBytes;
-  return static_cast<char *>(block) + kOutputAlignment;
+  return getOutputBlocks().acquire(bytes);
 }
 
 void python::releaseOutputMemory(void *memory) {
-  if (!memory)
-    return;
-  void *block = static_cast<char *>(memory) - kOutputAlignment;
-  size_t blockBytes = static_cast<Header *>(block)->bytes;
-  if (!getKeptBlocks().keep(block, blockBytes))
-    std::free(block);
+  if (memory)
+    getOutputBlocks().release(memory);
 }
 
-size_t python::releaseKeptOutputMemory() { return getKeptBlocks().freeAll(); }
+size_t python::releaseKeptOutputMemory() {
+  return getOutputBlocks().freeKept();
+}
 
-size_t python::getKeptOutputBytes() { return getKeptBlocks().getKeptBytes(); }
+size_t python::getKeptOutputBytes() { return getOutputBlocks().getKeptBytes(); }
