@@ -26,7 +26,7 @@ import threading
 import numpy as np
 
 from . import _core, _cuda
-from ._arrays import aligned_copy, as_array, contiguous
+from ._arrays import IN_PLACE_ALIGNMENT, aligned_copy, as_array, contiguous
 
 
 def wants_grad(arrays):
@@ -203,14 +203,18 @@ def _sizes_for(function, sizes):
 
 def _host_array(tensor, realign):
     """A CPU tensor as the NumPy array sharing its memory (copied to be in
-    C order and aligned with ``realign``, see _arrays.HOST_ALIGNMENT); a
+    C order and aligned with ``realign``, see _arrays.IN_PLACE_ALIGNMENT); a
     tensor NumPy cannot view as it is (the call's checks say why). CUDA
     tensors never come here: comprehend._cuda runs them in place."""
     try:
         array = tensor.detach().numpy()
     except (RuntimeError, TypeError):
         return tensor.detach()
-    return aligned_copy(array) if realign else array
+    # The tensor's own checks: a tenth of NumPy's `ctypes.data`.
+    if realign and (tensor.data_ptr() % IN_PLACE_ALIGNMENT
+                    or not tensor.is_contiguous()):
+        return aligned_copy(array)
+    return array
 
 
 def _realigns(function):
@@ -232,9 +236,10 @@ def _run_on_host(ctx, function, tensors, sizes):
     realign = _realigns(function)
     arrays = [_host_array(t, realign) for t in tensors]
     ctx.copies = {i: a for i, (a, t) in enumerate(zip(arrays, tensors))
-                  if isinstance(a, np.ndarray) and realign
-                  and a.ctypes.data != t.data_ptr()}
-    return [torch.as_tensor(r) for r in function._run(arrays, None, sizes)]
+                  if realign and isinstance(a, np.ndarray)
+                  and (t.data_ptr() % IN_PLACE_ALIGNMENT
+                       or not t.is_contiguous())}
+    return [torch.from_numpy(r) for r in function._run(arrays, None, sizes)]
 
 
 def _run_backward_on_host(ctx, backward, saved, grads, sizes):
@@ -247,7 +252,7 @@ def _run_backward_on_host(ctx, backward, saved, grads, sizes):
               for i, t in enumerate(saved[:count])]
     arrays += [_host_array(t, False) for t in saved[count:]]
     arrays += [_host_array(g, False) for g in grads]
-    return [torch.as_tensor(r) for r in backward._run(arrays, None, sizes)]
+    return [torch.from_numpy(r) for r in backward._run(arrays, None, sizes)]
 
 
 _function_class = None
