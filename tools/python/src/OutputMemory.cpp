@@ -7,6 +7,7 @@
 #include <list>
 #include <map>
 #include <mutex>
+#include <string_view>
 #include <unordered_map>
 
 #include <sys/mman.h>
@@ -37,10 +38,22 @@ size_t getMaxKeptBytes() {
   return bound;
 }
 
+/// Whether large blocks go to huge pages: unless COMPREHEND_HUGE_PAGES=0
+/// (a process that cannot afford the kernel compacting memory to find a
+/// free huge page at a fault).
+bool usesHugePages() {
+  static const bool uses = [] {
+    const char *value = std::getenv("COMPREHEND_HUGE_PAGES");
+    return !value || std::string_view(value) != "0";
+  }();
+  return uses;
+}
+
 /// The bytes of the block that holds \p bytes: a multiple of the output
 /// alignment, and from a huge page on a multiple of huge pages.
 size_t getBlockBytes(size_t bytes) {
-  size_t unit = bytes >= kHugePageBytes ? kHugePageBytes : kOutputAlignment;
+  size_t unit = bytes >= kHugePageBytes && usesHugePages() ? kHugePageBytes
+                                                           : kOutputAlignment;
   return (std::max<size_t>(bytes, 1) + unit - 1) / unit * unit;
 }
 
@@ -50,7 +63,7 @@ size_t getBlockBytes(size_t bytes) {
 /// it in 2 MiB at a time instead of 4 KiB, and its stores miss the TLB
 /// less.
 void *allocateBlock(size_t blockBytes) {
-  if (blockBytes < kHugePageBytes)
+  if (blockBytes < kHugePageBytes || !usesHugePages())
     return std::aligned_alloc(kOutputAlignment, blockBytes);
   void *block = std::aligned_alloc(kHugePageBytes, blockBytes);
   if (block)
