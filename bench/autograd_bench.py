@@ -48,31 +48,31 @@ def layer_norm(x, gamma, beta):
     return F.layer_norm(x, x.shape[-1:], gamma, beta, eps=1e-5)
 
 
-# name, example file, input shapes, the same computation in PyTorch.
-CASES = [
-    ("softmax", "softmax", [(512, 512)], lambda x: torch.softmax(x, 1)),
-    ("layer_norm", "layer_norm", [(512, 512), (512,), (512,)], layer_norm),
-    ("matmul", "matmul", [(256, 256), (256, 256)], lambda a, b: a @ b),
-    ("batch_matmul", "batch_matmul", [(16, 64, 64), (16, 64, 64)],
-     torch.bmm),
-    ("conv2d", "conv2d", [(4, 16, 32, 32), (16, 16, 3, 3), (16,)],
-     F.conv2d),
-    ("max_pool", "max_pool", [(8, 16, 64, 64)],
-     lambda x: F.max_pool2d(x, 2)),
-    # Shapes whose tensors outgrow the caches (32 MiB per softmax tensor):
-    # kernels, memory traffic and the outputs' fresh memory, not launches,
-    # set the time.
-    ("softmax", "softmax", [(4096, 2048)], lambda x: torch.softmax(x, 1)),
-    ("layer_norm", "layer_norm", [(4096, 2048), (2048,), (2048,)],
-     layer_norm),
-    ("matmul", "matmul", [(1024, 1024), (1024, 1024)], lambda a, b: a @ b),
-    ("batch_matmul", "batch_matmul", [(1024, 64, 64), (1024, 64, 64)],
-     torch.bmm),
-    ("conv2d", "conv2d", [(8, 32, 56, 56), (32, 32, 3, 3), (32,)],
-     F.conv2d),
-    ("max_pool", "max_pool", [(32, 64, 112, 112)],
-     lambda x: F.max_pool2d(x, 2)),
+# name, example file, the same computation in PyTorch, input shapes at a
+# small size (launches and the host's share weigh) and at one whose tensors
+# outgrow the caches (32 MiB per softmax tensor: kernels, memory traffic and
+# the outputs' fresh memory set the time).
+KINDS = [
+    ("softmax", "softmax", lambda x: torch.softmax(x, 1),
+     [(512, 512)], [(4096, 2048)]),
+    ("layer_norm", "layer_norm", layer_norm,
+     [(512, 512), (512,), (512,)], [(4096, 2048), (2048,), (2048,)]),
+    ("matmul", "matmul", lambda a, b: a @ b,
+     [(256, 256), (256, 256)], [(1024, 1024), (1024, 1024)]),
+    ("batch_matmul", "batch_matmul", torch.bmm,
+     [(16, 64, 64), (16, 64, 64)], [(1024, 64, 64), (1024, 64, 64)]),
+    ("conv2d", "conv2d", F.conv2d,
+     [(4, 16, 32, 32), (16, 16, 3, 3), (16,)],
+     [(8, 32, 56, 56), (32, 32, 3, 3), (32,)]),
+    ("max_pool", "max_pool", lambda x: F.max_pool2d(x, 2),
+     [(8, 16, 64, 64)], [(32, 64, 112, 112)]),
 ]
+
+# name, example file, input shapes, the same computation in PyTorch: the
+# small shapes of every kind, then the large ones.
+CASES = [(name, example, kind_shapes[size], reference)
+         for size in (0, 1)
+         for name, example, reference, *kind_shapes in KINDS]
 
 
 def make_inputs(shapes, seed):

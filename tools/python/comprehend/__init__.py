@@ -73,10 +73,11 @@ def devices():
 
 def release_memory():
     """Frees the host memory that the outputs of earlier calls left for
-    reuse: an output of 1 MiB or more keeps its memory when it dies, up to
-    512 MiB in all (a sixteenth of the machine's memory where less), and the next output of its size gets it with its pages
-    already mapped (faulting them in again cost more than a softmax kernel
-    at 4096 x 2048). Returns the bytes freed."""
+    reuse, and returns the bytes freed. An output of 1 MiB or more keeps its
+    memory when it dies (up to 512 MiB in all, or a sixteenth of the
+    machine's memory where that is less) for the next output of its size,
+    whose pages are then already mapped; from 2 MiB on that memory is in
+    huge pages unless COMPREHEND_HUGE_PAGES=0 (docs/python.md)."""
     return _core.release_output_memory()
 
 

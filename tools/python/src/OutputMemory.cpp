@@ -89,6 +89,7 @@ public:
 
   void release(void *block) {
     std::lock_guard<std::mutex> lock(mutex);
+    // Every capsule's block came from acquire(); nothing else is freed.
     auto found = live.find(block);
     if (found == live.end())
       return;
@@ -135,11 +136,10 @@ private:
 
   void freeOldest() {
     auto [blockBytes, block] = byAge.front();
-    for (auto it = bySize.lower_bound(blockBytes); it != bySize.end(); ++it)
-      if (it->second == byAge.begin()) {
-        bySize.erase(it);
-        break;
-      }
+    auto [first, last] = bySize.equal_range(blockBytes);
+    bySize.erase(std::find_if(first, last, [&](const auto &entry) {
+      return entry.second == byAge.begin();
+    }));
     byAge.pop_front();
     keptBytes -= blockBytes;
     std::free(block);
