@@ -95,9 +95,34 @@ private:
   const Scop &scop;
 };
 
+/// The most elements a step of the work-items' innermost member may move
+/// an access for them to stay on work-items (fillsDeviceCoalesced): a
+/// stride-2 convolution's input reads, each warp's loads on two cache lines
+/// of 128 bytes instead of one, the other half read by the next kw.
+constexpr int64_t kCoalescedStep = 2;
+
+/// Whether, on a GPU (ScheduleOptions::minParallelPoints), \p band's points
+/// alone fill the device and neighbouring points of its innermost member
+/// touch neighbouring memory (at most kCoalescedStep elements apart): then
+/// each point is a work-item that runs the loop nests below it, rather than
+/// a work-group that shares them. A group per point pays for a few long
+/// rows (softmax's 8192, which neighbouring work-items read along a row);
+/// a stride-2 convolution's 1.5 million output points, each a group
+/// reducing 576 products, ran in 4.14 ms on an H200
+/// (bench/results/gpu-cases.md).
+bool fillsDeviceCoalesced(const Scop &scop, const ScheduleOptions &options,
+                          const isl::schedule_node_band &band) {
+  if (options.minParallelPoints <= 0 || band.n_member() == 0)
+    return false;
+  int64_t points = parallelPoints(band);
+  return points >= options.minParallelPoints &&
+         runsAreContiguous(scop, band, band.n_member() - 1,
+                           /*onlyIterators=*/false, kCoalescedStep);
+}
+
 std::optional<isl::schedule_node>
 Mapper::parallelTextualInner(const isl::schedule_node_band &band) {
-  if (!options.innerMapping)
+  if (!options.innerMapping || fillsDeviceCoalesced(scop, options, band))
     return std::nullopt;
   TextualInner textual = textualInner(scop, band, options.groupWork);
   usedGroupWork |= textual.usedGroupWork;

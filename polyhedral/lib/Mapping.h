@@ -63,10 +63,13 @@ GroupTiles chooseTiles(const Scop &scop, const ScheduleOptions &options,
 
 /// Whether consecutive values of member \p member of \p band walk every
 /// tensor contiguously (a run of them is a loop the backend can put on
-/// vector lanes). With \p onlyIterators, statements whose member is not one
-/// of their iterators (an init below a reduction's loop) do not count.
+/// vector lanes): each step moves every access forward along the tensor's
+/// last index by at most \p maxStep elements, or not at all. With
+/// \p onlyIterators, statements whose member is not one of their iterators
+/// (an init below a reduction's loop) do not count.
 bool runsAreContiguous(const Scop &scop, const isl::schedule_node_band &band,
-                       unsigned member, bool onlyIterators = false);
+                       unsigned member, bool onlyIterators = false,
+                       int64_t maxStep = 1);
 
 /// Whether some band strictly below \p node has an innermost member whose
 /// consecutive points do not walk memory contiguously.

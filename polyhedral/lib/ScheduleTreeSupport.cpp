@@ -60,14 +60,16 @@ isl::map comprehend::poly::selectDims(const isl::space &setSpace,
   return functionsMap(setSpace, outputs);
 }
 
-isl::set comprehend::poly::unitStepMoves(const isl::space &setSpace) {
+isl::set comprehend::poly::unitStepMoves(const isl::space &setSpace,
+                                         int64_t maxStep) {
   isl_set *allowed = isl_set_universe(setSpace.copy());
   unsigned dims = isl_space_dim(setSpace.get(), isl_dim_set);
   for (unsigned dim = 0; dim + 1 < dims; ++dim)
     allowed = isl_set_fix_si(allowed, isl_dim_set, dim, 0);
   if (dims > 0) {
     allowed = isl_set_lower_bound_si(allowed, isl_dim_set, dims - 1, 0);
-    allowed = isl_set_upper_bound_si(allowed, isl_dim_set, dims - 1, 1);
+    allowed = isl_set_upper_bound_si(allowed, isl_dim_set, dims - 1,
+                                     static_cast<int>(maxStep));
   }
   return isl::manage(allowed);
 }

@@ -52,9 +52,9 @@ isl::map equalAtDim(const isl::space &setSpace, unsigned dim);
 /// \p setSpace, in that order.
 isl::map selectDims(const isl::space &setSpace, llvm::ArrayRef<unsigned> dims);
 
-/// `{ [0, ..., 0, x] : 0 <= x <= 1 }` on \p setSpace: moves by at most one
-/// element along the last dimension.
-isl::set unitStepMoves(const isl::space &setSpace);
+/// `{ [0, ..., 0, x] : 0 <= x <= maxStep }` on \p setSpace: moves by at most
+/// \p maxStep elements along the last dimension.
+isl::set unitStepMoves(const isl::space &setSpace, int64_t maxStep = 1);
 
 /// `{ x -> y : order(x) lexicographically before order(y) }`.
 isl::union_map lexBefore(const isl::union_map &order);

@@ -69,10 +69,11 @@ isl::union_map dropStillGathers(const isl::union_map &access,
 }
 
 /// Whether stepping \p iterator of \p stmtDomain by one moves every access
-/// of the statement by one element along the tensor's last (fastest) index,
-/// or not at all.
+/// of the statement by at most \p maxStep elements along the tensor's last
+/// (fastest) index, or not at all.
 bool stepsContiguously(const Scop &scop, unsigned stmt,
-                       const isl::set &stmtDomain, unsigned iterator) {
+                       const isl::set &stmtDomain, unsigned iterator,
+                       int64_t maxStep) {
   // { S[x] -> S[x + e_iterator] } within the domain.
   isl::multi_aff step = isl::multi_aff::identity_on_domain(stmtDomain.space());
   isl::aff next = step.at(iterator).add_constant(isl::val(step.ctx(), 1));
@@ -90,7 +91,8 @@ bool stepsContiguously(const Scop &scop, unsigned stmt,
         access.reverse().apply_range(shift).apply_range(access).deltas();
     bool contiguous = true;
     deltas.foreach_set([&](const isl::set &moves) {
-      contiguous = contiguous && moves.is_subset(unitStepMoves(moves.space()));
+      contiguous =
+          contiguous && moves.is_subset(unitStepMoves(moves.space(), maxStep));
     });
     if (!contiguous)
       return false;
@@ -151,7 +153,8 @@ void fillGroups(const ScheduleOptions &options, llvm::ArrayRef<int64_t> extent,
 
 bool comprehend::poly::runsAreContiguous(const Scop &scop,
                                          const isl::schedule_node_band &band,
-                                         unsigned member, bool onlyIterators) {
+                                         unsigned member, bool onlyIterators,
+                                         int64_t maxStep) {
   isl::union_map schedule =
       band.get_partial_schedule().at(member).as_union_map();
   for (unsigned stmt : scop.statementsAt(band)) {
@@ -160,7 +163,8 @@ bool comprehend::poly::runsAreContiguous(const Scop &scop,
         stmtDomain, schedule.intersect_domain(isl::union_set(stmtDomain)));
     if (!iterator && onlyIterators)
       continue;
-    if (!iterator || !stepsContiguously(scop, stmt, stmtDomain, *iterator))
+    if (!iterator ||
+        !stepsContiguously(scop, stmt, stmtDomain, *iterator, maxStep))
       return false;
   }
   return true;

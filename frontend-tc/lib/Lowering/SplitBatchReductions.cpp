@@ -20,8 +20,14 @@
 // points than twice the device's work-items (`tc.split_batch_reductions`,
 // LoweringOptions::splitBatchReductions), for the def's own
 // convolution-like `+=!` statements (lowered as gemms, isConvGemm) whose
-// partial sums take at most kMaxPartialBytes. This is the def-level pass
-// `split-batch-reductions` (DefPasses.h).
+// partial sums take at most kMaxPartialBytes. Other `+=!` statements of
+// that form (a bias gradient, `d_B(m) +=! d_O(n, m, h, w)`) are split by
+// default where their output has fewer points than the device's
+// work-items: the kernel that fused them with their neighbours starved the
+// device (64 groups, 1.04 ms of conv2d's 2.38 ms backward at 32 x 64 x
+// 56^2 on an H200), and split, the mapper's unfusion gives the partials a
+// kernel of their own (0.04 ms with the padding and the flip). This is the
+// def-level pass `split-batch-reductions` (DefPasses.h).
 //
 //===----------------------------------------------------------------------===//
 #include "DefPasses.h"
@@ -84,12 +90,19 @@ const IdentExpr *findIndexExpr(const Expr &expr, llvm::StringRef var) {
 /// an empty name where it keeps its form.
 llvm::StringRef findSplit(DefLoweringState &state, const StmtContext &stmt) {
   const ComprehensionStmt &comp = stmt.stmt;
-  // Only statements lowered as gemms (in a launch of their own): split
-  // as loops, a column sum's partials and their sum fuse into one
-  // work-group (conv2d's d_B(m) +=! d_O(n, m, h, w): 4.6 ms instead of
-  // 3.8 on an H200, bench/results/gpu-cases.md).
   if (stmt.scope || hasLetsOrExists(comp) || !comp.hasInit() ||
-      comp.getReduction() != ReductionKind::Add || !isConvGemm(state, stmt))
+      comp.getReduction() != ReductionKind::Add)
+    return {};
+  // Statements lowered as loops are taken only where the mapper unfuses a
+  // kernel that starves the device (minParallelPoints, GPU cores): there
+  // the partials, with the points to fill it, get a kernel of their own.
+  // Without that rule the partials and their sum fused into one work-group
+  // (conv2d's d_B(m) +=! d_O(n, m, h, w): 4.6 ms instead of 3.8 on an
+  // H200); with it, see the file comment. The knob takes them anywhere.
+  const LoweringOptions &options = state.options;
+  bool gemm = isConvGemm(state, stmt);
+  if (!gemm && options.minParallelPoints <= 0 &&
+      !options.splitBatchReductions.value_or(false))
     return {};
   llvm::StringRef batch = findBatchReduction(comp);
   if (batch.empty() || extentOf(stmt, batch) < 2)
@@ -119,11 +132,12 @@ llvm::StringRef findSplit(DefLoweringState &state, const StmtContext &stmt) {
     return {};
   // By default below twice the device's work-items: at 8 x 128 x 28^2
   // (147 456 points, 1.09 times an H200's 135 168) the split ran in 2.33 ms
-  // against 3.34 (bench/results/gpu-cases.md).
-  const LoweringOptions &options = state.options;
-  bool byDefault =
-      options.gemmRowsPerLane &&
-      points < 2 * uint64_t(std::max<int64_t>(0, options.minParallelPoints));
+  // against 3.34 (bench/results/gpu-cases.md). Loops below them: a kernel
+  // that starves the device is what the split is for.
+  uint64_t deviceLimit =
+      uint64_t(std::max<int64_t>(0, options.minParallelPoints));
+  bool byDefault = options.gemmRowsPerLane &&
+                   points < (gemm ? 2 * deviceLimit : deviceLimit);
   def.knobsUsed.splitBatchReductions = true;
   def.knobsUsed.splitBatchReductionsDefault |= byDefault;
   return options.splitBatchReductions.value_or(byDefault) ? batch
