@@ -476,13 +476,19 @@ bool LowerCollectivePass::shouldPackA(ir::GemmInst inst, int64_t sizeM,
       ir::isDynamic(sizeN) || ir::isDynamic(blockK) || remK ||
       sizeN < 2 * tileN)
     return false;
-  if (inst.getTransposeA() != ir::Transpose::T) {
+  auto *aType = llvm::cast<ir::MemRefType>(inst.getA()->getType());
+  // Rows a stride apart (a strided convolution's view of its input, every
+  // second float): a tile would load its column of A element by element,
+  // for every column tile of C; copied, once per block.
+  bool stridedRows = inst.getTransposeA() != ir::Transpose::T &&
+                     aType->getStride(0) != 1 &&
+                     !ir::isDynamic(aType->getStride(0));
+  if (inst.getTransposeA() != ir::Transpose::T && !stridedRows) {
     // Steps a page apart, and enough of them to outnumber the L1 TLB's
     // entries (64 on x86 cores) and the L1 cache's ways: the panel of a
     // small block (a convolution's gemm over 16 channels) stays in L1
     // anyway, and its copy only costs.
     constexpr int64_t kPageBytes = 4096, kMinSteps = 64;
-    auto *aType = llvm::cast<ir::MemRefType>(inst.getA()->getType());
     int64_t columnStride = aType->getStride(1);
     if (sizeM % tileM != 0 || blockK < kMinSteps || aType->getStride(0) != 1 ||
         ir::isDynamic(columnStride) ||
@@ -616,11 +622,13 @@ void LowerCollectivePass::emitPackA(ir::GemmInst inst, LoweringBuilder &b,
     emitPackTransposedA(inst, b, kLower, depth);
     return;
   }
-  // A's rows are contiguous: a work-item per tile and step copies the
-  // tile's rows in a `simd` loop, on vectors (shouldPackA: no partial tile).
+  // A's rows in order: a work-item per tile and step copies the tile's
+  // rows in a `simd` loop, on vectors where they are contiguous. A partial
+  // last tile (only with strided rows, shouldPackA) repeats row M - 1 past
+  // M; those rows only reach rows of C that are not stored.
   auto copy = b.create<ir::ForeachInst>(
       loc, llvm::ArrayRef<ir::Value *>{zero, zero},
-      llvm::ArrayRef<ir::Value *>{b.index(sizeM / tileM), depth});
+      llvm::ArrayRef<ir::Value *>{b.index(ceilDiv(sizeM, tileM)), depth});
   LoweringBuilder body(*ctx, loc);
   body.setInsertionPointToEnd(copy.getBody());
   ir::Value *panel = copy.getBody().getParameter(0);
@@ -633,7 +641,10 @@ void LowerCollectivePass::emitPackA(ir::GemmInst inst, LoweringBuilder &b,
   LoweringBuilder row(*ctx, loc);
   row.setInsertionPointToEnd(rows.getBody());
   ir::Value *r = rows.getBody().getParameter(0);
-  ir::Value *value = row.load(inst.getA(), {row.add(first, r), step});
+  ir::Value *i = row.add(first, r);
+  if (sizeM % tileM != 0)
+    i = row.create<ir::MinInst>(loc, i, row.index(sizeM - 1)).getResult();
+  ir::Value *value = row.load(inst.getA(), {i, step});
   store(row, value, r, panel, k);
 }
 

@@ -13,6 +13,9 @@
 //
 // An outer reduction index may carry a constant coefficient, as the taps of
 // a dilated convolution do (`I(n, c, t + 2 * k)`): it only moves the views.
+// So may a batch index or a gemm index, as a strided convolution's output
+// pixels do (`I(n, c, 2 * h + kh, 2 * w + kw)`): the view of I then steps
+// by two along w (ConvEmitter::everyStep).
 //
 // The gemm's output columns `j` are the last LHS index (contiguous in O and,
 // shifted, in I), its rows `i` an LHS index that only the other operand
@@ -155,17 +158,6 @@ bool coresOnce(const ConvForm &form) {
   return true;
 }
 
-/// Every index with a coefficient is an outer reduction index: the views
-/// step by the gemm indices' strides and start at the others' values.
-bool scalesOnlyOuter(const ConvForm &form) {
-  for (const ConvRead &read : form.reads)
-    for (const Subscript &subscript : read.subscripts)
-      for (auto [var, scale] : llvm::zip(subscript.vars, subscript.scales))
-        if (scale != 1 && !llvm::is_contained(form.outer, var))
-          return false;
-  return true;
-}
-
 /// The form with output columns \p j and reduction \p k (empty: the first
 /// reduction index both reads hold as a whole subscript).
 std::optional<ConvForm> assignRoles(const ComprehensionStmt &comp,
@@ -196,8 +188,7 @@ std::optional<ConvForm> assignRoles(const ComprehensionStmt &comp,
     if (var != form.k)
       form.outer.push_back(var);
   // A shift is what makes it a convolution; a plain product is lowerAsBlas'.
-  if (!q.isShifted() || form.batch.size() > 3 || !coresOnce(form) ||
-      !scalesOnlyOuter(form))
+  if (!q.isShifted() || form.batch.size() > 3 || !coresOnce(form))
     return std::nullopt;
   return form;
 }
@@ -251,6 +242,11 @@ private:
   /// gemm's indices range and every other index is fixed at its value.
   ir::Value *view(const TensorBinding &tensor,
                   llvm::ArrayRef<Subscript> subscripts);
+  /// \p view with its mode \p mode, of step x n points, narrowed to every
+  /// \p step-th point from the first: expanded into (step, n) with the
+  /// first of the step kept. The spec's subview has no step; its last
+  /// step - 1 points lie past what the gemm reads.
+  ir::Value *everyStep(ir::Value *view, unsigned mode, int64_t step);
   /// Whether the TC dimensions holding \p first and \p second come in that
   /// order.
   static bool inOrder(llvm::ArrayRef<Subscript> subscripts,
@@ -276,6 +272,7 @@ ir::Value *ConvEmitter::view(const TensorBinding &tensor,
   llvm::SmallVector<int64_t, 4> staticOffsets(order, ir::kDynamic),
       staticSizes(order), shape, stride;
   llvm::SmallVector<ir::Value *, 4> offsets;
+  llvm::SmallVector<std::pair<unsigned, int64_t>, 2> steps; // (mode, step)
   for (unsigned mode = 0; mode < order; ++mode) {
     unsigned dim = order - 1 - mode;
     const Subscript &subscript = subscripts[dim];
@@ -283,12 +280,13 @@ ir::Value *ConvEmitter::view(const TensorBinding &tensor,
     // relative to where the tensor's storage starts.
     int64_t start = -tensor.lowerBounds[dim];
     ir::Value *offset = nullptr;
-    int64_t extent = 0;
+    int64_t extent = 0, step = 1;
     for (auto [var, scale] : llvm::zip(subscript.vars, subscript.scales)) {
       if (var == form.i || var == form.j || var == form.k) {
         const IndexRange *range = stmt.lookup(var);
-        start += range->lo;
+        start += scale * range->lo;
         extent = range->hi - range->lo;
+        step = scale;
         continue;
       }
       ir::Value *term = values.lookup(var);
@@ -298,18 +296,57 @@ ir::Value *ConvEmitter::view(const TensorBinding &tensor,
     }
     offset = offset ? add(offset, start) : index(start);
     offsets.push_back(offset);
-    staticSizes[mode] = extent;
+    // A gemm index with a coefficient (a strided convolution's `2 * w +
+    // kw`) first spans step x extent points, narrowed below.
+    staticSizes[mode] = step * extent;
     if (extent == 0)
       continue;
-    shape.push_back(extent);
+    if (step > 1)
+      steps.push_back({unsigned(shape.size()), step});
+    shape.push_back(step * extent);
     stride.push_back(type->getStride(mode));
   }
   const auto *resultType =
       ir::MemRefType::get(ctx, type->getElementKind(), shape, stride);
+  ir::Value *result =
+      b.create<ir::SubviewInst>(loc, resultType, tensor.memref, offsets,
+                                llvm::ArrayRef<ir::Value *>{}, staticOffsets,
+                                staticSizes)
+          ->getResult(0);
+  for (auto [mode, step] : steps)
+    result = everyStep(result, mode, step);
+  return result;
+}
+
+ir::Value *ConvEmitter::everyStep(ir::Value *view, unsigned mode,
+                                  int64_t step) {
+  ir::Context &ctx = b.getContext();
+  const auto *type = llvm::cast<ir::MemRefType>(view->getType());
+  int64_t points = type->getShape(mode) / step;
+  llvm::SmallVector<int64_t, 5> shape(type->getShape().begin(),
+                                      type->getShape().end()),
+      stride(type->getStride().begin(), type->getStride().end());
+  shape[mode] = step;
+  shape.insert(shape.begin() + mode + 1, points);
+  stride.insert(stride.begin() + mode + 1, step * stride[mode]);
+  const auto *expandedType = ir::MemRefType::get(
+      ctx, type->getElementKind(), shape, stride, type->getAddressSpace());
+  ir::Value *expanded =
+      b.create<ir::ExpandInst>(loc, expandedType, view,
+                               llvm::ArrayRef<ir::Value *>{}, mode,
+                               llvm::ArrayRef<int64_t>{step, points})
+          .getResult();
+  // The first of each step's points: mode `mode` at 0, removed.
+  llvm::SmallVector<int64_t, 5> offsets(shape.size(), 0), sizes(shape);
+  sizes[mode] = 0;
+  shape.erase(shape.begin() + mode);
+  stride.erase(stride.begin() + mode);
+  const auto *resultType = ir::MemRefType::get(
+      ctx, type->getElementKind(), shape, stride, type->getAddressSpace());
   return b
-      .create<ir::SubviewInst>(loc, resultType, tensor.memref, offsets,
-                               llvm::ArrayRef<ir::Value *>{}, staticOffsets,
-                               staticSizes)
+      .create<ir::SubviewInst>(loc, resultType, expanded,
+                               llvm::ArrayRef<ir::Value *>{},
+                               llvm::ArrayRef<ir::Value *>{}, offsets, sizes)
       ->getResult(0);
 }
 
