@@ -60,7 +60,7 @@ isl::map comprehend::poly::selectDims(const isl::space &setSpace,
   return functionsMap(setSpace, outputs);
 }
 
-isl::set comprehend::poly::unitStepMoves(const isl::space &setSpace,
+isl::set comprehend::poly::stepMovesUpTo(const isl::space &setSpace,
                                          int64_t maxStep) {
   isl_set *allowed = isl_set_universe(setSpace.copy());
   unsigned dims = isl_space_dim(setSpace.get(), isl_dim_set);

@@ -54,7 +54,7 @@ isl::map selectDims(const isl::space &setSpace, llvm::ArrayRef<unsigned> dims);
 
 /// `{ [0, ..., 0, x] : 0 <= x <= maxStep }` on \p setSpace: moves by at most
 /// \p maxStep elements along the last dimension.
-isl::set unitStepMoves(const isl::space &setSpace, int64_t maxStep = 1);
+isl::set stepMovesUpTo(const isl::space &setSpace, int64_t maxStep = 1);
 
 /// `{ x -> y : order(x) lexicographically before order(y) }`.
 isl::union_map lexBefore(const isl::union_map &order);

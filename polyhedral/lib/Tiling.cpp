@@ -92,7 +92,7 @@ bool stepsContiguously(const Scop &scop, unsigned stmt,
     bool contiguous = true;
     deltas.foreach_set([&](const isl::set &moves) {
       contiguous =
-          contiguous && moves.is_subset(unitStepMoves(moves.space(), maxStep));
+          contiguous && moves.is_subset(stepMovesUpTo(moves.space(), maxStep));
     });
     if (!contiguous)
       return false;
