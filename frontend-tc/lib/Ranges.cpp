@@ -279,7 +279,7 @@ IndexExpr Converter::visitBinary(const BinaryExpr &binary) {
 
 /// Collects the tensor reads of an expression; below a branch of `?:` or
 /// the right operand of `&&` / `||` (or with the conditional argument set)
-/// as conditional reads.
+/// as conditional reads, with the comparisons that hold there as guards.
 class AccessCollector : public ConstExprVisitor<AccessCollector, void, bool> {
 public:
   AccessCollector(Converter &converter,
@@ -295,15 +295,19 @@ public:
       visit(ident.getLet()->getValue(), conditional);
   }
   void visitBinary(const BinaryExpr &binary, bool conditional) {
-    bool shortCircuit =
-        binary.getOp() == BinaryOp::And || binary.getOp() == BinaryOp::Or;
+    bool isAnd = binary.getOp() == BinaryOp::And;
+    bool shortCircuit = isAnd || binary.getOp() == BinaryOp::Or;
     visit(binary.getLhs(), conditional);
-    visit(binary.getRhs(), conditional || shortCircuit);
+    if (!shortCircuit) {
+      visit(binary.getRhs(), conditional);
+      return;
+    }
+    visitGuarded(binary.getRhs(), binary.getLhs(), /*holds=*/isAnd);
   }
   void visitTernary(const TernaryExpr &ternary, bool conditional) {
     visit(ternary.getCond(), conditional);
-    visit(ternary.getTrueValue(), /*conditional=*/true);
-    visit(ternary.getFalseValue(), /*conditional=*/true);
+    visitGuarded(ternary.getTrueValue(), ternary.getCond(), /*holds=*/true);
+    visitGuarded(ternary.getFalseValue(), ternary.getCond(), /*holds=*/false);
   }
   void visitApply(const ApplyExpr &apply, bool conditional) {
     if (apply.isTensorRead() && !apply.getArgs().empty()) {
@@ -311,6 +315,7 @@ public:
       access.tensor = apply.getCallee().name.str();
       access.loc = apply.getLoc();
       access.conditional = conditional;
+      access.guards.assign(guards.begin(), guards.end());
       for (const ExprPtr &arg : apply.getArgs()) {
         access.subscripts.push_back(converter.visit(*arg));
         access.subscriptLocs.push_back(arg->getLoc());
@@ -321,8 +326,72 @@ public:
   }
 
 private:
+  /// Visits \p expr, conditionally, where \p condition holds (or, without
+  /// \p holds, does not).
+  void visitGuarded(const Expr &expr, const Expr &condition, bool holds) {
+    size_t depth = guards.size();
+    addImplied(condition, holds);
+    visit(expr, /*conditional=*/true);
+    guards.resize(depth);
+  }
+  /// Adds to the guards the comparisons that \p condition being \p holds
+  /// implies: each of a conjunction's that hold, each of a disjunction's
+  /// that fail, a comparison itself or its negation (none for `!=`, or
+  /// `==` failing, which no single comparison states).
+  void addImplied(const Expr &condition, bool holds) {
+    if (const auto *unary = llvm::dyn_cast<UnaryExpr>(&condition)) {
+      if (unary->getOp() == UnaryOp::Not)
+        addImplied(unary->getOperand(), !holds);
+      return;
+    }
+    const auto *binary = llvm::dyn_cast<BinaryExpr>(&condition);
+    if (!binary)
+      return;
+    if (binary->getOp() == (holds ? BinaryOp::And : BinaryOp::Or)) {
+      addImplied(binary->getLhs(), holds);
+      addImplied(binary->getRhs(), holds);
+      return;
+    }
+    using Kind = poly::IndexComparison::Kind;
+    // As `lhs op rhs` with op one of <, <=, ==, sides swapped for > and >=.
+    std::optional<std::pair<Kind, bool>> form;
+    switch (binary->getOp()) {
+    case BinaryOp::Less:
+      form = holds ? std::pair(Kind::Less, false)
+                   : std::pair(Kind::LessEqual, true);
+      break;
+    case BinaryOp::LessEqual:
+      form = holds ? std::pair(Kind::LessEqual, false)
+                   : std::pair(Kind::Less, true);
+      break;
+    case BinaryOp::Greater:
+      form = holds ? std::pair(Kind::Less, true)
+                   : std::pair(Kind::LessEqual, false);
+      break;
+    case BinaryOp::GreaterEqual:
+      form = holds ? std::pair(Kind::LessEqual, true)
+                   : std::pair(Kind::Less, false);
+      break;
+    case BinaryOp::Equal:
+      if (holds)
+        form = std::pair(Kind::Equal, false);
+      break;
+    default:
+      break;
+    }
+    if (!form)
+      return;
+    IndexExpr lhs = converter.visit(binary->getLhs());
+    IndexExpr rhs = converter.visit(binary->getRhs());
+    if (form->second)
+      std::swap(lhs, rhs);
+    guards.push_back({std::move(lhs), std::move(rhs), form->first});
+  }
+
   Converter &converter;
   llvm::SmallVectorImpl<poly::TensorAccess> &accesses;
+  /// The comparisons that hold where the visit is.
+  llvm::SmallVector<poly::IndexComparison, 4> guards;
 };
 
 void Converter::collectAccesses(

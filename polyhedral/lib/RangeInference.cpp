@@ -138,6 +138,10 @@ struct Constraint {
   bool done = false;
   /// From TensorAccess::conditional.
   bool conditional = false;
+  /// `set` or where the read's guards fail (TensorAccess::guards): the
+  /// points where the read stays in bounds or does not run; none without
+  /// affine guards.
+  std::optional<isl::set> guarded;
 };
 
 /// The inferred inclusive range [lo, max] of one variable.
@@ -155,6 +159,9 @@ public:
 private:
   void collectVariables();
   void addConstraints(const TensorAccess &access);
+  /// Where the affine ones of \p guards hold, in the statement space; none
+  /// where none is affine.
+  std::optional<isl::set> guardSet(llvm::ArrayRef<IndexComparison> guards);
   LogicalResult applyWheres();
   /// One round; fails after reporting an error.
   LogicalResult solveRound(llvm::SmallVectorImpl<unsigned> &unsolved);
@@ -276,8 +283,32 @@ void StatementSolver::addConstraints(const TensorAccess &access) {
       constraint.solvable = value->solvable;
     }
     constraint.conditional = access.conditional;
+    if (constraint.set)
+      if (std::optional<isl::set> guard = guardSet(access.guards))
+        constraint.guarded =
+            constraint.set->unite(universeSet(space).subtract(*guard));
     constraints.push_back(std::move(constraint));
   }
+}
+
+std::optional<isl::set>
+StatementSolver::guardSet(llvm::ArrayRef<IndexComparison> guards) {
+  std::optional<isl::set> result;
+  for (const IndexComparison &guard : guards) {
+    std::optional<AffineExpr> lhs =
+        toAffine(guard.lhs, space, impl.params, vars);
+    std::optional<AffineExpr> rhs =
+        toAffine(guard.rhs, space, impl.params, vars);
+    if (!lhs || !rhs)
+      continue;
+    isl::set holds = guard.kind == IndexComparison::Kind::Less
+                         ? lhs->value.lt_set(rhs->value)
+                     : guard.kind == IndexComparison::Kind::LessEqual
+                         ? lhs->value.le_set(rhs->value)
+                         : lhs->value.eq_set(rhs->value);
+    result = result ? result->intersect(holds) : holds;
+  }
+  return result;
 }
 
 void StatementSolver::markSolved(unsigned dim, Solution solution) {
@@ -292,6 +323,9 @@ void StatementSolver::finish(Constraint &constraint) {
   constraint.done = true;
   if (constraint.set && concreteContext.is_subset(*constraint.set))
     return;
+  // Out of bounds only where the read does not run.
+  if (constraint.guarded && concreteContext.is_subset(*constraint.guarded))
+    return;
   preconditions.push_back(&constraint);
 }
 
@@ -303,6 +337,8 @@ void StatementSolver::eliminate(llvm::ArrayRef<unsigned> dims) {
       continue;
     if (constraint.set)
       constraint.set = forallOver(*constraint.set, solvedRange, dims);
+    if (constraint.guarded)
+      constraint.guarded = forallOver(*constraint.guarded, solvedRange, dims);
     llvm::erase_if(constraint.vars,
                    [&](unsigned dim) { return llvm::is_contained(dims, dim); });
     if (constraint.vars.empty())

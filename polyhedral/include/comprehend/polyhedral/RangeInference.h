@@ -31,6 +31,13 @@
 
 namespace comprehend::poly {
 
+/// `lhs < rhs`, `lhs <= rhs` or `lhs == rhs` over index expressions.
+struct IndexComparison {
+  enum class Kind { Less, LessEqual, Equal };
+  IndexExpr lhs, rhs;
+  Kind kind = Kind::Less;
+};
+
 /// A tensor read `T(e_1, ..., e_n)` of a statement (also reads nested inside
 /// subscripts and reads of `exists` clauses).
 struct TensorAccess {
@@ -42,6 +49,11 @@ struct TensorAccess {
   /// operand of `&&` or `||`): at given sizes a precondition it violates
   /// stays a warning, since those paths may never be taken.
   bool conditional = false;
+  /// Comparisons that hold wherever the read runs: those the condition of
+  /// its `?:` branch implies, or the left operand of its `&&` (`||`: the
+  /// negation). A precondition they imply is no warning: the padded read
+  /// `h >= 1 && h - 1 < H ? I(h - 1) : 0` never leaves I.
+  llvm::SmallVector<IndexComparison, 2> guards;
 };
 
 /// `var in lo:hi` (hi exclusive).
