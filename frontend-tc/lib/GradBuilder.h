@@ -106,6 +106,7 @@ private:
   Inversion invert(unsigned index, const Expr &read, Rewriter &rewriter);
   // GradConv.cpp: a stride-1 convolution's data gradient.
   bool addTransposedConv(unsigned index, const Expr &target);
+  bool windowsFit(unsigned index, const ShiftedRead &shifted);
   std::string padAdjoint(unsigned index, const ShiftedRead &shifted);
   std::string flipOperand(const ApplyExpr &operand, const ShiftedRead &shifted,
                           const std::string &version);

@@ -1,4 +1,4 @@
-//===- GradConv.cpp - The data gradient of a stride-1 convolution ---------===//
+//===- GradConv.cpp - The data gradient of a convolution ------------------===//
 //
 // The generic inversion (GradInvert.cpp) writes the adjoint of
 // `O(n, m, h, w) +=! I(n, c, h + kh, w + kw) * W1(m, c, kh, kw)` with
@@ -15,6 +15,17 @@
 // padded copy and the flipped operand are two cheap elementwise passes.
 // The padded extent is I's own plus the window less one, so the reduction
 // covers every point of I, as the mask did.
+//
+// A strided convolution, `I(n, c, 2 * h + kh, 2 * w + kw)`, is the same
+// with d_O's points spread `2` apart in the padded copy, zeros between them
+// (a transposed convolution's zero insertion):
+//
+//   d_O_pad(n, m, h, w) = (KH - 1) <= h && (h - (KH - 1)) % 2 == 0 &&
+//       (h - (KH - 1)) / 2 < O_h && ... ? d_O(n, m, (h - (KH - 1)) / 2, ...)
+//
+// The convolution then multiplies zeros three times in four, but as gemms;
+// the mask of the generic inversion skipped them one point at a time, at
+// 80 times the time (examples/strided_conv.tc, 8 x 32 x 56^2, PoCL).
 //
 //===----------------------------------------------------------------------===//
 #include "GradBuilder.h"
@@ -33,6 +44,8 @@ struct BackwardBuilder::ShiftedRead {
   struct Shift {
     std::string lhsVar, reductionVar;
     unsigned targetDim, operandDim;
+    /// The LHS index's coefficient in the target's subscript: the stride.
+    int64_t stride = 1;
   };
   const ApplyExpr *target = nullptr, *operand = nullptr;
   std::string targetVersion, operandVersion;
@@ -51,12 +64,38 @@ struct BackwardBuilder::ShiftedRead {
 
 namespace {
 
-/// The index variables of `v` or `v + u`; false for anything else.
-bool subscriptVars(const Expr &expr, llvm::SmallVectorImpl<std::string> &vars) {
+/// An index variable of a subscript and its coefficient.
+struct ScaledVar {
+  std::string name;
+  int64_t scale = 1;
+};
+
+/// The index variable of `v`, `s * v` or `v * s` (s a positive literal).
+std::optional<ScaledVar> scaledVar(const Expr &expr) {
   if (const auto *ident = llvm::dyn_cast<IdentExpr>(&expr)) {
     if (ident->getRef() != IdentExpr::Ref::Index)
-      return false;
-    vars.push_back(ident->getName().str());
+      return std::nullopt;
+    return ScaledVar{ident->getName().str(), 1};
+  }
+  const auto *product = llvm::dyn_cast<BinaryExpr>(&expr);
+  if (!product || product->getOp() != BinaryOp::Mul)
+    return std::nullopt;
+  const Expr *factor = &product->getLhs(), *var = &product->getRhs();
+  if (!llvm::isa<IntLitExpr>(factor))
+    std::swap(factor, var);
+  const auto *literal = llvm::dyn_cast<IntLitExpr>(factor);
+  std::optional<ScaledVar> result = scaledVar(*var);
+  if (!literal || literal->getValue() <= 0 || !result || result->scale != 1)
+    return std::nullopt;
+  result->scale = literal->getValue();
+  return result;
+}
+
+/// The index variables of `v` or `a + b`, each of those as scaledVar
+/// takes it; false for anything else.
+bool subscriptVars(const Expr &expr, llvm::SmallVectorImpl<ScaledVar> &vars) {
+  if (std::optional<ScaledVar> var = scaledVar(expr)) {
+    vars.push_back(*var);
     return true;
   }
   const auto *sum = llvm::dyn_cast<BinaryExpr>(&expr);
@@ -94,8 +133,9 @@ bool matchProduct(const ComprehensionStmt &stmt, const Expr &target,
   return true;
 }
 
-/// Fills \p out's shifts and indices; false unless the read is a stride-1
-/// convolution's input.
+/// Fills \p out's shifts and indices; false unless the read is a
+/// convolution's input: each subscript an index, or an LHS index (times its
+/// stride) plus a reduction index that the other factor reads whole.
 bool matchShifts(const ComprehensionStmt &stmt,
                  BackwardBuilder::ShiftedRead &out) {
   auto isLhs = [&](llvm::StringRef var) {
@@ -105,29 +145,33 @@ bool matchShifts(const ComprehensionStmt &stmt,
   llvm::StringSet<> seen;
   for (unsigned d = 0; d < out.target->getArgs().size(); ++d) {
     const Expr &subscript = *out.target->getArgs()[d];
-    llvm::SmallVector<std::string, 2> vars;
+    llvm::SmallVector<ScaledVar, 2> vars;
     if (!subscriptVars(subscript, vars))
       return false;
-    if (vars.size() == 2 && !isLhs(vars[0]))
+    if (vars.size() == 2 && !isLhs(vars[0].name))
       std::swap(vars[0], vars[1]);
-    if (vars.size() == 2 && (!isLhs(vars[0]) || isLhs(vars[1])))
+    if (vars.size() == 2 &&
+        (!isLhs(vars[0].name) || isLhs(vars[1].name) || vars[1].scale != 1))
       return false;
-    for (const std::string &var : vars)
-      if (!seen.insert(var).second)
+    if (vars.size() == 1 && vars[0].scale != 1)
+      return false;
+    for (const ScaledVar &var : vars)
+      if (!seen.insert(var.name).second)
         return false;
-    out.targetIndices.push_back(vars[0]);
+    out.targetIndices.push_back(vars[0].name);
     if (vars.size() == 2)
-      out.shifts.push_back({vars[0], vars[1], d, 0});
+      out.shifts.push_back({vars[0].name, vars[1].name, d, 0, vars[0].scale});
   }
   for (unsigned d = 0; d < out.operand->getArgs().size(); ++d) {
-    llvm::SmallVector<std::string, 2> vars;
-    if (!subscriptVars(*out.operand->getArgs()[d], vars) || vars.size() != 1)
+    llvm::SmallVector<ScaledVar, 2> vars;
+    if (!subscriptVars(*out.operand->getArgs()[d], vars) || vars.size() != 1 ||
+        vars[0].scale != 1)
       return false;
-    out.operandIndices.push_back(vars[0]);
+    out.operandIndices.push_back(vars[0].name);
     for (BackwardBuilder::ShiftedRead::Shift &shift : out.shifts) {
-      if (vars[0] == shift.lhsVar)
+      if (vars[0].name == shift.lhsVar)
         return false;
-      if (vars[0] == shift.reductionVar)
+      if (vars[0].name == shift.reductionVar)
         shift.operandDim = d;
     }
   }
@@ -148,23 +192,9 @@ bool BackwardBuilder::addTransposedConv(unsigned index, const Expr &target) {
   names.tensorNames = readVersions[index];
   shifted.targetVersion = names.tensorName(shifted.target->getCallee().name);
   shifted.operandVersion = names.tensorName(shifted.operand->getCallee().name);
+  if (!windowsFit(index, shifted))
+    return false;
   const std::vector<DimRange> &targetDims = dims[shifted.targetVersion];
-  const std::vector<DimRange> &operandDims = dims[shifted.operandVersion];
-  const std::vector<DimRange> &outputDims = dims[written[index]];
-  // Each window index spans its operand's dimension and each shifted index
-  // its output's, as in a convolution without padding.
-  for (const ShiftedRead::Shift &shift : shifted.shifts) {
-    unsigned lhsDim = llvm::find_if(stmt.getIndices(),
-                                    [&](const Ident &id) {
-                                      return id.name == shift.lhsVar;
-                                    }) -
-                      stmt.getIndices().begin();
-    if (targetDims[shift.targetDim].first != "0" ||
-        operandDims[shift.operandDim].first != "0" ||
-        varRange(index, shift.reductionVar) != operandDims[shift.operandDim] ||
-        varRange(index, shift.lhsVar) != outputDims[lhsDim])
-      return false;
-  }
   std::string pad = padAdjoint(index, shifted);
   std::string flip =
       flipOperand(*shifted.operand, shifted, shifted.operandVersion);
@@ -197,8 +227,40 @@ bool BackwardBuilder::addTransposedConv(unsigned index, const Expr &target) {
   return true;
 }
 
+/// Whether each window index of \p shifted spans its operand's dimension
+/// and each shifted index its output's, as in a convolution without
+/// padding, and each window is wider than its stride.
+bool BackwardBuilder::windowsFit(unsigned index, const ShiftedRead &shifted) {
+  const ComprehensionStmt &stmt = *stmts[index];
+  const std::vector<DimRange> &targetDims = dims[shifted.targetVersion];
+  const std::vector<DimRange> &operandDims = dims[shifted.operandVersion];
+  const std::vector<DimRange> &outputDims = dims[written[index]];
+  for (const ShiftedRead::Shift &shift : shifted.shifts) {
+    unsigned lhsDim = llvm::find_if(stmt.getIndices(),
+                                    [&](const Ident &id) {
+                                      return id.name == shift.lhsVar;
+                                    }) -
+                      stmt.getIndices().begin();
+    if (targetDims[shift.targetDim].first != "0" ||
+        operandDims[shift.operandDim].first != "0" ||
+        varRange(index, shift.reductionVar) != operandDims[shift.operandDim] ||
+        varRange(index, shift.lhsVar) != outputDims[lhsDim])
+      return false;
+    // A window no wider than its stride (2 x 2 pooling weights) splits
+    // I's index into a quotient and a remainder without a reduction
+    // (GradInvert.cpp): cheaper than a convolution over zeros.
+    int64_t window;
+    if (shift.stride > 1 &&
+        !llvm::StringRef(operandDims[shift.operandDim].second)
+             .getAsInteger(10, window) &&
+        window <= shift.stride)
+      return false;
+  }
+  return true;
+}
+
 /// The output's adjoint with `K - 1` zeros on both sides of each shifted
-/// dimension.
+/// dimension, and `stride - 1` zeros between its points.
 std::string BackwardBuilder::padAdjoint(unsigned index,
                                         const ShiftedRead &shifted) {
   const ComprehensionStmt &stmt = *stmts[index];
@@ -220,6 +282,12 @@ std::string BackwardBuilder::padAdjoint(unsigned index,
           dims[shifted.targetVersion][shift->targetDim].second + " + " + before;
       subscripts.back() = var + " - " + before;
       conditions.push_back(before + " <= " + var);
+      if (shift->stride != 1) {
+        std::string stride = std::to_string(shift->stride);
+        conditions.push_back("(" + subscripts.back() + ") % " + stride +
+                             " == 0");
+        subscripts.back() = "(" + subscripts.back() + ") / " + stride;
+      }
       conditions.push_back(subscripts.back() + " < " + range.second);
     }
     wheres.push_back(var + " in 0:" + padDims.back().second);
