@@ -25,7 +25,9 @@
 //
 // The convolution then multiplies zeros three times in four, but as gemms;
 // the mask of the generic inversion skipped them one point at a time, at
-// 80 times the time (examples/strided_conv.tc, 8 x 32 x 56^2, PoCL).
+// 80 times the time (examples/strided_conv.tc, 8 x 32 x 56^2, PoCL). A
+// dilated window, `I(n, c, t + 2 * k)`, pads by 2 * (K - 1) and reads
+// `d_O_pad(n, f, t + 2 * k)`, a dilated convolution.
 //
 //===----------------------------------------------------------------------===//
 #include "GradBuilder.h"
@@ -44,8 +46,9 @@ struct BackwardBuilder::ShiftedRead {
   struct Shift {
     std::string lhsVar, reductionVar;
     unsigned targetDim, operandDim;
-    /// The LHS index's coefficient in the target's subscript: the stride.
-    int64_t stride = 1;
+    /// The coefficients in the target's subscript: the LHS index's (the
+    /// stride) and the reduction index's (the dilation).
+    int64_t stride = 1, dilation = 1;
   };
   const ApplyExpr *target = nullptr, *operand = nullptr;
   std::string targetVersion, operandVersion;
@@ -112,6 +115,16 @@ std::string minusOne(const std::string &extent) {
   return "(" + extent + " - 1)";
 }
 
+/// `factor * term` as text: `term` for 1, folded for a constant term.
+std::string scaled(int64_t factor, const std::string &term) {
+  int64_t value;
+  if (factor == 1)
+    return term;
+  if (!llvm::StringRef(term).getAsInteger(10, value))
+    return std::to_string(factor * value);
+  return std::to_string(factor) + " * " + term;
+}
+
 /// Matches the target and the other factor of `O(...) +=! X(...) * Y(...)`.
 bool matchProduct(const ComprehensionStmt &stmt, const Expr &target,
                   BackwardBuilder::ShiftedRead &out) {
@@ -150,8 +163,7 @@ bool matchShifts(const ComprehensionStmt &stmt,
       return false;
     if (vars.size() == 2 && !isLhs(vars[0].name))
       std::swap(vars[0], vars[1]);
-    if (vars.size() == 2 &&
-        (!isLhs(vars[0].name) || isLhs(vars[1].name) || vars[1].scale != 1))
+    if (vars.size() == 2 && (!isLhs(vars[0].name) || isLhs(vars[1].name)))
       return false;
     if (vars.size() == 1 && vars[0].scale != 1)
       return false;
@@ -160,7 +172,8 @@ bool matchShifts(const ComprehensionStmt &stmt,
         return false;
     out.targetIndices.push_back(vars[0].name);
     if (vars.size() == 2)
-      out.shifts.push_back({vars[0].name, vars[1].name, d, 0, vars[0].scale});
+      out.shifts.push_back(
+          {vars[0].name, vars[1].name, d, 0, vars[0].scale, vars[1].scale});
   }
   for (unsigned d = 0; d < out.operand->getArgs().size(); ++d) {
     llvm::SmallVector<ScaledVar, 2> vars;
@@ -201,8 +214,10 @@ bool BackwardBuilder::addTransposedConv(unsigned index, const Expr &target) {
   std::vector<std::string> padSubscripts;
   for (const Ident &lhs : stmt.getIndices()) {
     const ShiftedRead::Shift *shift = shifted.shiftOf(lhs.name);
-    padSubscripts.push_back(shift ? shift->lhsVar + " + " + shift->reductionVar
-                                  : lhs.name.str());
+    padSubscripts.push_back(
+        shift ? shift->lhsVar + " + " +
+                    scaled(shift->dilation, shift->reductionVar)
+              : lhs.name.str());
   }
   std::vector<std::string> wheres;
   for (auto [var, range] : llvm::zip(shifted.targetIndices, targetDims)) {
@@ -250,7 +265,7 @@ bool BackwardBuilder::windowsFit(unsigned index, const ShiftedRead &shifted) {
     // I's index into a quotient and a remainder without a reduction
     // (GradInvert.cpp): cheaper than a convolution over zeros.
     int64_t window;
-    if (shift.stride > 1 &&
+    if (shift.stride > 1 && shift.dilation == 1 &&
         !llvm::StringRef(operandDims[shift.operandDim].second)
              .getAsInteger(10, window) &&
         window <= shift.stride)
@@ -276,8 +291,9 @@ std::string BackwardBuilder::padAdjoint(unsigned index,
     padDims.push_back(range);
     subscripts.push_back(var);
     if (const ShiftedRead::Shift *shift = shifted.shiftOf(lhs.name)) {
-      std::string before =
-          minusOne(dims[shifted.operandVersion][shift->operandDim].second);
+      std::string before = scaled(
+          shift->dilation,
+          minusOne(dims[shifted.operandVersion][shift->operandDim].second));
       padDims.back().second =
           dims[shifted.targetVersion][shift->targetDim].second + " + " + before;
       subscripts.back() = var + " - " + before;
