@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Forward + backward of comprehend defs inside PyTorch's autograd, beside
 the same computation written with PyTorch ops (its own autograd), on the
-same shapes: softmax, layer norm, matmul, batched matmul, conv2d, max-pool,
-each at a small shape (launches and the host's share dominate) and at one
-whose tensors outgrow the caches.
+same shapes: softmax, layer norm, matmul, batched matmul, conv2d, max-pool
+and a stride-2 convolution, each at a small shape (launches and the host's
+share dominate) and at one whose tensors outgrow the caches.
 
 Each case runs `y = f(*inputs); y.backward(g)` with every floating-point
 input requiring grad, once to compile (and check the gradients against
@@ -66,6 +66,8 @@ KINDS = [
      [(8, 32, 56, 56), (32, 32, 3, 3), (32,)]),
     ("max_pool", "max_pool", lambda x: F.max_pool2d(x, 2),
      [(8, 16, 64, 64)], [(32, 64, 112, 112)]),
+    ("strided_conv", "strided_conv", lambda x, w: F.conv2d(x, w, stride=2),
+     [(4, 16, 32, 32), (16, 16, 3, 3)], [(8, 32, 56, 56), (32, 32, 3, 3)]),
 ]
 
 # name, example file, input shapes, the same computation in PyTorch: the
