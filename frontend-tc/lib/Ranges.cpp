@@ -277,6 +277,33 @@ IndexExpr Converter::visitBinary(const BinaryExpr &binary) {
   return opaqueOf({&lhs, &rhs});
 }
 
+/// A comparison as poly::IndexComparison states it: `lhs op rhs` with op
+/// one of <, <=, ==, the sides swapped for > and >=.
+struct OrientedKind {
+  poly::IndexComparison::Kind kind;
+  bool swapSides;
+};
+
+/// Each comparison operator, as the comparison that holds where it holds
+/// and where it fails (none for `==` failing, or `!=`).
+struct ComparisonForm {
+  BinaryOp op;
+  std::optional<OrientedKind> holds, fails;
+};
+
+using ComparisonKind = poly::IndexComparison::Kind;
+const ComparisonForm kComparisonForms[] = {
+    {BinaryOp::Less, OrientedKind{ComparisonKind::Less, false},
+     OrientedKind{ComparisonKind::LessEqual, true}},
+    {BinaryOp::LessEqual, OrientedKind{ComparisonKind::LessEqual, false},
+     OrientedKind{ComparisonKind::Less, true}},
+    {BinaryOp::Greater, OrientedKind{ComparisonKind::Less, true},
+     OrientedKind{ComparisonKind::LessEqual, false}},
+    {BinaryOp::GreaterEqual, OrientedKind{ComparisonKind::LessEqual, true},
+     OrientedKind{ComparisonKind::Less, false}},
+    {BinaryOp::Equal, OrientedKind{ComparisonKind::Equal, false}, std::nullopt},
+};
+
 /// Collects the tensor reads of an expression; below a branch of `?:` or
 /// the right operand of `&&` / `||` (or with the conditional argument set)
 /// as conditional reads, with the comparisons that hold there as guards.
@@ -352,40 +379,21 @@ private:
       addImplied(binary->getRhs(), holds);
       return;
     }
-    using Kind = poly::IndexComparison::Kind;
-    // As `lhs op rhs` with op one of <, <=, ==, sides swapped for > and >=.
-    std::optional<std::pair<Kind, bool>> form;
-    switch (binary->getOp()) {
-    case BinaryOp::Less:
-      form = holds ? std::pair(Kind::Less, false)
-                   : std::pair(Kind::LessEqual, true);
-      break;
-    case BinaryOp::LessEqual:
-      form = holds ? std::pair(Kind::LessEqual, false)
-                   : std::pair(Kind::Less, true);
-      break;
-    case BinaryOp::Greater:
-      form = holds ? std::pair(Kind::Less, true)
-                   : std::pair(Kind::LessEqual, false);
-      break;
-    case BinaryOp::GreaterEqual:
-      form = holds ? std::pair(Kind::LessEqual, true)
-                   : std::pair(Kind::Less, false);
-      break;
-    case BinaryOp::Equal:
-      if (holds)
-        form = std::pair(Kind::Equal, false);
-      break;
-    default:
-      break;
-    }
+    const ComparisonForm *entry =
+        llvm::find_if(kComparisonForms, [&](const ComparisonForm &candidate) {
+          return candidate.op == binary->getOp();
+        });
+    if (entry == std::end(kComparisonForms))
+      return;
+    const std::optional<OrientedKind> &form =
+        holds ? entry->holds : entry->fails;
     if (!form)
       return;
     IndexExpr lhs = converter.visit(binary->getLhs());
     IndexExpr rhs = converter.visit(binary->getRhs());
-    if (form->second)
+    if (form->swapSides)
       std::swap(lhs, rhs);
-    guards.push_back({std::move(lhs), std::move(rhs), form->first});
+    guards.push_back({std::move(lhs), std::move(rhs), form->kind});
   }
 
   Converter &converter;
