@@ -471,8 +471,12 @@ ExprPtr Parser::parsePrimary() {
   case TokenKind::LParen: {
     consume();
     ExprPtr inner = parseExpr();
-    if (!inner || failed(expect(TokenKind::RParen)))
+    if (!inner)
       return nullptr;
+    Location close = tok().getLoc();
+    if (failed(expect(TokenKind::RParen)))
+      return nullptr;
+    inner->setLoc(joinLocs(start, close));
     return inner;
   }
   case TokenKind::KwMin:

@@ -269,8 +269,12 @@ void StatementSolver::addConstraints(const TensorAccess &access) {
                      : access.loc.isValid() ? access.loc
                                             : stmt.loc;
     std::string subscriptText = subscript.str();
-    if (containsOpaque(subscript) && !sourceText(subscriptLoc).empty())
-      subscriptText = sourceText(subscriptLoc).str();
+    llvm::StringRef source = sourceText(subscriptLoc);
+    if (containsOpaque(subscript) && !source.empty())
+      subscriptText = source.str();
+    // A comparison, logic or `?:` binds no tighter than the bounds' `<=`.
+    if (source.find_first_of("<>=!&|?") != llvm::StringRef::npos)
+      subscriptText = "(" + subscriptText + ")";
     constraint.text =
         loTexts[index] + " <= " + subscriptText + " < " + hiTexts[index];
 

@@ -19,6 +19,11 @@ ir::Value *ExprLowerer::constant(Location loc, ScalarType type, double value) {
   return b.createConstant(loc, static_cast<int64_t>(value), irType);
 }
 
+/// The type arithmetic on \p type runs in: a bool's number is an int32.
+static ScalarType arithmeticType(ScalarType type) {
+  return type == ScalarType::Bool ? ScalarType::Int32 : type;
+}
+
 ir::Value *ExprLowerer::convert(ir::Value *value, ScalarType from,
                                 ScalarType to, Location loc) {
   if (!value)
@@ -27,6 +32,16 @@ ir::Value *ExprLowerer::convert(ir::Value *value, ScalarType from,
   std::optional<ir::ScalarKind> toKind = toIrScalarKind(to);
   if (fromKind == toKind)
     return value;
+  // TC's bool is an unsigned one-bit integer (tc-frontend-notes.md, section
+  // 5): true is 1 as a number, and a number is true where it is not 0, as
+  // the reference evaluator converts (Evaluator.cpp, convertTo).
+  if (from == ScalarType::Bool && toKind)
+    return b
+        .create<ir::SelectInst>(loc, value, constant(loc, to, 1),
+                                constant(loc, to, 0))
+        ->getResult(0);
+  if (to == ScalarType::Bool && fromKind)
+    return create<ir::NotEqualInst>(loc, value, constant(loc, from, 0));
   if (!fromKind || !toKind)
     return fail(loc, "conversion between '" + getSpelling(from) + "' and '" +
                          getSpelling(to) + "' cannot be lowered yet");
@@ -88,12 +103,12 @@ ir::Value *ExprLowerer::lowerIndex(const Expr &expr) {
   }
   // Anything else (a tensor read in a subscript, a cast, ...) is computed
   // as a value and converted.
-  ir::Value *value = lowerValue(expr);
-  if (!value)
-    return nullptr;
-  if (!isIntegral(expr.getType()) || expr.getType() == ScalarType::Bool)
+  if (!isIntegral(expr.getType()))
     return fail(loc, "subscript of type '" + getSpelling(expr.getType()) +
                          "' cannot be lowered; subscripts are integers");
+  ir::Value *value = lowerValueAs(expr, arithmeticType(expr.getType()));
+  if (!value)
+    return nullptr;
   return b.create<ir::CastInst>(loc, b.getIndexType(), value)->getResult(0);
 }
 
@@ -222,11 +237,17 @@ ir::Value *ExprLowerer::lowerDimAccess(const DimAccessExpr &access) {
 
 ir::Value *ExprLowerer::lowerUnary(const UnaryExpr &unary) {
   Location loc = unary.getLoc();
-  ir::Value *operand = lowerValueAs(unary.getOperand(), unary.getType());
+  if (unary.getOp() == UnaryOp::Not) {
+    ir::Value *operand = lowerValueAs(unary.getOperand(), ScalarType::Bool);
+    return operand ? create<ir::NotInst>(loc, operand) : nullptr;
+  }
+  // The negation of a bool is computed on its number and converted back:
+  // -true is -1, which is true.
+  ScalarType type = arithmeticType(unary.getType());
+  ir::Value *operand = lowerValueAs(unary.getOperand(), type);
   if (!operand)
     return nullptr;
-  return unary.getOp() == UnaryOp::Neg ? create<ir::NegInst>(loc, operand)
-                                       : create<ir::NotInst>(loc, operand);
+  return convert(create<ir::NegInst>(loc, operand), type, unary.getType(), loc);
 }
 
 ir::Value *ExprLowerer::createBinary(BinaryOp op, Location loc, ir::Value *lhs,
@@ -274,16 +295,24 @@ ir::Value *ExprLowerer::lowerBinary(const BinaryExpr &expr) {
   bool isComparison = op >= BinaryOp::Less && op <= BinaryOp::NotEqual;
   // Operands are computed in the promoted type: the result type for
   // arithmetic, the common operand type for comparisons.
+  // Arithmetic and comparisons on bools run on their numbers (the IR's
+  // arithmetic and comparisons take numbers only); `&&` and `||` on bools.
+  bool isLogical = op == BinaryOp::And || op == BinaryOp::Or;
   ScalarType operandType =
       isComparison ? promote(expr.getLhs().getType(), expr.getRhs().getType())
                    : expr.getType();
+  if (!isLogical)
+    operandType = arithmeticType(operandType);
   ir::Value *lhs = lowerValueAs(expr.getLhs(), operandType);
   ir::Value *rhs = lowerValueAs(expr.getRhs(), operandType);
   if (!lhs || !rhs)
     return nullptr;
-  if (ir::Value *result = createBinary(op, loc, lhs, rhs))
-    return result;
-  return fail(loc, "operator cannot be lowered");
+  ir::Value *result = createBinary(op, loc, lhs, rhs);
+  if (!result)
+    return fail(loc, "operator cannot be lowered");
+  return isComparison || isLogical
+             ? result
+             : convert(result, operandType, expr.getType(), loc);
 }
 
 ir::Value *ExprLowerer::lowerTernary(const TernaryExpr &expr) {

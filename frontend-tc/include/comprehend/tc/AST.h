@@ -70,6 +70,9 @@ public:
   virtual ~Expr() = default;
   Kind getKind() const { return kind; }
   Location getLoc() const { return loc; }
+  /// A parenthesized expression's location takes in its parentheses, so
+  /// that an enclosing expression's source text is whole.
+  void setLoc(Location newLoc) { loc = newLoc; }
   /// The type Sema computed (meaningless before Sema).
   ScalarType getType() const { return type; }
   void setType(ScalarType newType) { type = newType; }
