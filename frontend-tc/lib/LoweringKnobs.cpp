@@ -27,6 +27,8 @@ constexpr llvm::StringLiteral kConvGemm = "tc.conv_gemm";
 constexpr llvm::StringLiteral kGemmTransposeCopy = "tc.gemm_transpose_copy";
 constexpr llvm::StringLiteral kSplitBatchReductions =
     "tc.split_batch_reductions";
+constexpr llvm::StringLiteral kTransposeWeightGradients =
+    "tc.transpose_weight_gradients";
 constexpr llvm::StringLiteral kSplitColumnReductions =
     "tc.split_column_reductions";
 constexpr llvm::StringLiteral kVectorRun = "tc.vector_run";
@@ -95,6 +97,12 @@ constexpr KnobSpec kKnobs[] = {
      "temporary, then sums those (1), or reduces in one statement (0)",
      "1 on cores with subgroups (GPUs) where the output has fewer points "
      "than twice the device's work-items, else 0"},
+    {kTransposeWeightGradients, 0, 1,
+     "a convolution's weight gradient copies the output gradient with its "
+     "channels last and computes a temporary with them last, a gemm per "
+     "tap over views (1), or multiplies panels of the input's windows "
+     "(0)",
+     "1 on cores without subgroups (CPUs), else 0"},
     {kSplitColumnReductions, 0, 1,
      "a `+=!`, `max=!` or `min=!` statement over rows whose reads run along "
      "the output's columns (a reduction index no read subscripts last) "
@@ -157,6 +165,10 @@ tc::getLoweringKnobDomains(const LoweringKnobUse &use,
   if (use.splitBatchReductions)
     domains.push_back(
         {kSplitBatchReductions, {0, 1}, use.splitBatchReductionsDefault});
+  if (use.transposeWeightGradients)
+    domains.push_back({kTransposeWeightGradients,
+                       {0, 1},
+                       use.transposeWeightGradientsDefault});
   if (use.splitColumnReductions)
     domains.push_back(
         {kSplitColumnReductions, {0, 1}, use.splitColumnReductionsDefault});
@@ -232,6 +244,9 @@ void tc::applyLoweringKnobs(const KnobValues &values, bool dedicatedLocalMemory,
   if (contains(values, kSplitBatchReductions))
     options.splitBatchReductions =
         lookupOr(values, kSplitBatchReductions, 0) != 0;
+  if (contains(values, kTransposeWeightGradients))
+    options.transposeWeightGradients =
+        lookupOr(values, kTransposeWeightGradients, 0) != 0;
   if (contains(values, kSplitColumnReductions))
     options.splitColumnReductions =
         lookupOr(values, kSplitColumnReductions, 0) != 0;

@@ -54,7 +54,7 @@ Domains collectDomains(const backend::CoreInfo &core) {
   use.blocks = use.groupWork = use.localTemporaries = true;
   use.convGemm = use.schedule = use.vectorRun = true;
   use.gemmTransposeCopy = use.splitBatchReductions = true;
-  use.splitColumnReductions = true;
+  use.splitColumnReductions = use.transposeWeightGradients = true;
   llvm::Expected<api::CompilationOptions> options =
       api::configureCompilation(core, {}, {});
   if (options) {
@@ -62,6 +62,7 @@ Domains collectDomains(const backend::CoreInfo &core) {
     // The defaults of a large gemm and a small weight gradient.
     use.gemmTransposeCopyDefault = options->lowering.gemmRowsPerLane ? 2 : 0;
     use.splitBatchReductionsDefault = options->lowering.gemmRowsPerLane;
+    use.transposeWeightGradientsDefault = !options->lowering.gemmRowsPerLane;
     use.splitColumnReductionsDefault = options->lowering.mapInnermostMembers;
   } else
     llvm::consumeError(options.takeError());

@@ -83,6 +83,19 @@ void emitAccumulation(ir::Builder &b, Location loc, int64_t points,
 bool lowerAsPanelGemm(DefContext &def, const StmtContext &stmt,
                       const ConvOperands &operands, bool dryRun);
 
+/// What lowerAsPanelGemm reads of a weight-gradient-like statement: the
+/// plain read P (an index into ConvOperands::reads, d_O) and the LHS index
+/// `i` that it holds and the shifted read does not (m).
+struct PanelRoles {
+  unsigned p = 0;
+  llvm::StringRef i;
+};
+
+/// The roles of \p stmt where lowerAsPanelGemm takes it, else std::nullopt.
+std::optional<PanelRoles> matchPanelRoles(const DefContext &def,
+                                          const StmtContext &stmt,
+                                          const ConvOperands &operands);
+
 } // namespace comprehend::tc::lowering::conv
 
 #endif // COMPREHEND_TC_LIB_LOWERING_CONVASGEMM_H

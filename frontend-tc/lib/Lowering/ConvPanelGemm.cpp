@@ -460,3 +460,12 @@ bool conv::lowerAsPanelGemm(DefContext &def, const StmtContext &stmt,
   PanelEmitter(def, stmt, operands, *form).emit();
   return true;
 }
+
+std::optional<conv::PanelRoles>
+conv::matchPanelRoles(const DefContext &def, const StmtContext &stmt,
+                      const ConvOperands &operands) {
+  std::optional<PanelForm> form = matchPanel(def, stmt, operands);
+  if (!form)
+    return std::nullopt;
+  return PanelRoles{form->p, form->i};
+}

@@ -222,6 +222,26 @@ llvm::StringRef declareTemporary(DefContext &def, RewrittenStatements &created,
                                  LoweredDef &lowered, const llvm::Twine &base,
                                  TensorBinding binding);
 
+/// Undeclares the temporary \p name that declareTemporary declared and no
+/// statement of the def's reads or writes.
+void forgetTemporary(DefContext &def, LoweredDef &lowered,
+                     llvm::StringRef name);
+
+/// An occurrence of index variable \p var in \p expr, or null.
+const IdentExpr *findIndexExpr(const Expr &expr, llvm::StringRef var);
+
+/// Copies \p read, a read subscripted by plain indices, into a temporary
+/// `<tensor>_t` subscripted by the same indices in the order \p order:
+/// appends the copy `T(order) = read`, over \p consumer's ranges of those
+/// indices, to \p result and returns the read `T(order)` that replaces
+/// \p read in \p consumer.
+ExprPtr copyToPermutedTemporary(DefContext &def, RewrittenStatements &created,
+                                LoweredDef &lowered,
+                                const StmtContext &consumer,
+                                const ApplyExpr &read,
+                                llvm::ArrayRef<const IdentExpr *> order,
+                                llvm::SmallVectorImpl<StmtContext> &result);
+
 /// Whether \p stmt has `where` lets or `exists` clauses, which rewriteRhs
 /// does not copy (its `in` ranges are in the statement's ranges already).
 bool hasLetsOrExists(const ComprehensionStmt &stmt);

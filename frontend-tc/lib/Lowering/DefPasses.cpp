@@ -30,6 +30,10 @@ llvm::ArrayRef<DefPass> lowering::getDefPasses() {
        "sums a convolution's weight gradient per image into a temporary "
        "first (GPU cores)",
        splitBatchReductions},
+      {"transpose-weight-gradients",
+       "computes a convolution's weight gradient with its channels last, "
+       "from a copy of the output gradient with them last (CPU cores)",
+       transposeWeightGradients},
       {"split-column-reductions",
        "sums a reduction over rows whose reads run along the output's "
        "columns per block of rows into a temporary first (GPU cores)",

@@ -11,6 +11,7 @@
 //   hoist-to-temporaries  HoistToTemporaries.cpp
 //   transpose-gemm-operands TransposeGemmOperands.cpp
 //   split-batch-reductions SplitBatchReductions.cpp
+//   transpose-weight-gradients TransposeWeightGradients.cpp
 //   split-column-reductions SplitColumnReductions.cpp
 //   segment               SegmentStatements.cpp
 //   share-output-storage  ShareOutputStorage.cpp
@@ -118,6 +119,7 @@ LogicalResult snapshotSelfReads(DefLoweringState &state);
 LogicalResult hoistToTemporaries(DefLoweringState &state);
 LogicalResult transposeGemmOperands(DefLoweringState &state);
 LogicalResult splitBatchReductions(DefLoweringState &state);
+LogicalResult transposeWeightGradients(DefLoweringState &state);
 LogicalResult splitColumnReductions(DefLoweringState &state);
 LogicalResult segmentStatements(DefLoweringState &state);
 LogicalResult shareOutputStorage(DefLoweringState &state);

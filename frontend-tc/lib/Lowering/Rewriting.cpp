@@ -133,6 +133,57 @@ llvm::StringRef lowering::declareTemporary(DefContext &def,
   return name;
 }
 
+ExprPtr lowering::copyToPermutedTemporary(
+    DefContext &def, RewrittenStatements &created, LoweredDef &lowered,
+    const StmtContext &consumer, const ApplyExpr &read,
+    llvm::ArrayRef<const IdentExpr *> order,
+    llvm::SmallVectorImpl<StmtContext> &result) {
+  const TensorBinding &source = *def.lookup(read.getCallee().name);
+  TensorBinding binding;
+  binding.type = source.type;
+  binding.kind = source.kind;
+  llvm::SmallVector<Ident, 4> indices;
+  llvm::SmallVector<std::string, 4> vars;
+  llvm::SmallVector<IndexRange, 4> ranges;
+  for (const IdentExpr *index : order) {
+    const IndexRange &range = *consumer.lookup(index->getName());
+    binding.shape.push_back(range.hi - range.lo);
+    binding.lowerBounds.push_back(range.lo);
+    indices.push_back(Ident{index->getName(), index->getLoc()});
+    vars.push_back(index->getName().str());
+    ranges.push_back(range);
+  }
+  llvm::StringRef name = declareTemporary(
+      def, created, lowered, read.getCallee().name + "_t", std::move(binding));
+  auto &copy = created.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
+      read.getLoc(), Ident{name, read.getLoc()}, indices, ReductionKind::None,
+      /*init=*/false, read.getLoc(), cloneExpr(read),
+      std::vector<WhereClause>{}));
+  copy->setIndexVars(vars);
+  result.push_back(StmtContext{*copy, ranges, nullptr});
+  return makeTensorRead(name, order, read);
+}
+
+void lowering::forgetTemporary(DefContext &def, LoweredDef &lowered,
+                               llvm::StringRef name) {
+  llvm::erase_if(lowered.tensors, [&](const LoweredTensor &tensor) {
+    return tensor.name == name;
+  });
+  def.tensors.erase(name);
+}
+
+const IdentExpr *lowering::findIndexExpr(const Expr &expr,
+                                         llvm::StringRef var) {
+  const IdentExpr *found = nullptr;
+  walk<IdentExpr>(expr, [&](const IdentExpr &ident) {
+    if (ident.getRef() != IdentExpr::Ref::Index || ident.getName() != var)
+      return WalkResult::advance();
+    found = &ident;
+    return WalkResult::interrupt();
+  });
+  return found;
+}
+
 bool lowering::hasLetsOrExists(const ComprehensionStmt &stmt) {
   return llvm::any_of(stmt.getWheres(), [](const WhereClause &where) {
     return where.getKind() != WhereClause::Kind::Range;

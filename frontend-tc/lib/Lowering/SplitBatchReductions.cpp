@@ -74,18 +74,6 @@ llvm::StringRef findBatchReduction(const ComprehensionStmt &stmt) {
   return {};
 }
 
-/// An occurrence of index variable \p var in \p expr, or null.
-const IdentExpr *findIndexExpr(const Expr &expr, llvm::StringRef var) {
-  const IdentExpr *found = nullptr;
-  walk<IdentExpr>(expr, [&](const IdentExpr &ident) {
-    if (ident.getRef() != IdentExpr::Ref::Index || ident.getName() != var)
-      return WalkResult::advance();
-    found = &ident;
-    return WalkResult::interrupt();
-  });
-  return found;
-}
-
 /// The batch index over which \p stmt is split (see the file comment), or
 /// an empty name where it keeps its form.
 llvm::StringRef findSplit(DefLoweringState &state, const StmtContext &stmt) {

@@ -66,27 +66,6 @@ int64_t getDefaultCopies(const StmtContext &stmt) {
   return work >= uint64_t(kMinCopiedWorkB) ? 2 : 1;
 }
 
-/// The statement `name(swapped) = read` that copies the transposed
-/// operand, with the ranges of \p consumer's indices.
-StmtContext createCopy(const StmtContext &consumer, llvm::StringRef name,
-                       llvm::ArrayRef<const IdentExpr *> swapped,
-                       const ApplyExpr &read, RewrittenStatements &created) {
-  llvm::SmallVector<Ident, 4> indices;
-  llvm::SmallVector<std::string, 4> vars;
-  llvm::SmallVector<IndexRange, 4> ranges;
-  for (const IdentExpr *index : swapped) {
-    indices.push_back(Ident{index->getName(), index->getLoc()});
-    vars.push_back(index->getName().str());
-    ranges.push_back(*consumer.lookup(index->getName()));
-  }
-  auto &copy = created.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
-      read.getLoc(), Ident{name, read.getLoc()}, indices, ReductionKind::None,
-      /*init=*/false, read.getLoc(), cloneExpr(read),
-      std::vector<WhereClause>{}));
-  copy->setIndexVars(vars);
-  return StmtContext{*copy, ranges, nullptr};
-}
-
 /// Copies the operand \p operand of \p stmt reads into a temporary with its
 /// two modes swapped, appending the copy to \p result; returns the read
 /// of the temporary that replaces it.
@@ -94,24 +73,12 @@ ExprPtr copyOperand(DefLoweringState &state, const StmtContext &stmt,
                     const TransposedGemmRead &operand,
                     llvm::SmallVectorImpl<StmtContext> &result) {
   const ApplyExpr &read = *operand.read;
-  const TensorBinding &source = *state.context.lookup(read.getCallee().name);
   llvm::SmallVector<const IdentExpr *, 4> swapped;
   for (const ExprPtr &arg : read.getArgs())
     swapped.push_back(llvm::cast<IdentExpr>(arg.get()));
   std::swap(swapped[operand.modes[0]], swapped[operand.modes[1]]);
-  TensorBinding binding;
-  binding.type = source.type;
-  binding.kind = source.kind;
-  for (const IdentExpr *index : swapped) {
-    const IndexRange &range = *stmt.lookup(index->getName());
-    binding.shape.push_back(range.hi - range.lo);
-    binding.lowerBounds.push_back(range.lo);
-  }
-  llvm::StringRef name =
-      declareTemporary(state.context, state.rewritten, state.result,
-                       read.getCallee().name + "_t", std::move(binding));
-  result.push_back(createCopy(stmt, name, swapped, read, state.rewritten));
-  return makeTensorRead(name, swapped, read);
+  return copyToPermutedTemporary(state.context, state.rewritten, state.result,
+                                 stmt, read, swapped, result);
 }
 
 /// Rewrites \p stmt into the copies and the gemm that reads them (see the

@@ -98,6 +98,10 @@ struct LoweringKnobUse {
   /// (tc.split_batch_reductions), and whether the default splits it.
   bool splitBatchReductions = false;
   bool splitBatchReductionsDefault = false;
+  /// A weight gradient that may be computed with its channels last
+  /// (tc.transpose_weight_gradients), and whether the default does.
+  bool transposeWeightGradients = false;
+  bool transposeWeightGradientsDefault = false;
   /// A statement whose reduction over rows may be split into blocks
   /// (tc.split_column_reductions), and whether the default splits it.
   bool splitColumnReductions = false;
@@ -179,6 +183,12 @@ struct LoweringOptions {
   /// (docs/nvidia.md, "Weight gradients"; `tc.split_batch_reductions`).
   /// Unset: on GPU cores (gemmRowsPerLane).
   std::optional<bool> splitBatchReductions;
+  /// A convolution's weight gradient of the form ConvPanelGemm.cpp takes
+  /// copies the output gradient with its channels last and writes a
+  /// temporary with them last, which a gemm per tap over views of the
+  /// operands computes (TransposeWeightGradients.cpp;
+  /// `tc.transpose_weight_gradients`). Unset: on cores without subgroups.
+  std::optional<bool> transposeWeightGradients;
   /// A `+=!`, `max=!` or `min=!` statement with fewer output points than
   /// minParallelPoints, a reduction index that no read subscripts last and
   /// a read that subscripts an output index last (a column sum) reduces
