@@ -222,6 +222,22 @@ llvm::StringRef declareTemporary(DefContext &def, RewrittenStatements &created,
                                  LoweredDef &lowered, const llvm::Twine &base,
                                  TensorBinding binding);
 
+/// Declares (declareTemporary) a temporary of the element type of \p stmt's
+/// LHS whose dimensions are \p stmt's ranges of \p indices, named \p base.
+llvm::StringRef
+declareLhsTemporary(DefContext &def, RewrittenStatements &created,
+                    LoweredDef &lowered, const StmtContext &stmt,
+                    llvm::ArrayRef<Ident> indices, const llvm::Twine &base);
+
+/// Appends to \p result the statement `lhs(indices) op rhs` that writes
+/// \p stmt's LHS at its own indices: reduction \p reduction (`!` where
+/// \p init), index variables the LHS indices and then \p reductionVars,
+/// over \p stmt's ranges of them; the statement is kept in \p created.
+void appendLhsStatement(RewrittenStatements &created, const StmtContext &stmt,
+                        ReductionKind reduction, bool init, ExprPtr rhs,
+                        llvm::ArrayRef<llvm::StringRef> reductionVars,
+                        llvm::SmallVectorImpl<StmtContext> &result);
+
 /// Undeclares the temporary \p name that declareTemporary declared and no
 /// statement of the def's reads or writes.
 void forgetTemporary(DefContext &def, LoweredDef &lowered,

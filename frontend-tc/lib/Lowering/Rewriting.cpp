@@ -164,6 +164,50 @@ ExprPtr lowering::copyToPermutedTemporary(
   return makeTensorRead(name, order, read);
 }
 
+llvm::StringRef lowering::declareLhsTemporary(DefContext &def,
+                                              RewrittenStatements &created,
+                                              LoweredDef &lowered,
+                                              const StmtContext &stmt,
+                                              llvm::ArrayRef<Ident> indices,
+                                              const llvm::Twine &base) {
+  const TensorBinding &lhs = *def.lookup(stmt.stmt.getLhs().name);
+  TensorBinding binding;
+  binding.type = lhs.type;
+  binding.kind = lhs.kind;
+  for (const Ident &index : indices) {
+    const IndexRange &range = *stmt.lookup(index.name);
+    binding.shape.push_back(range.hi - range.lo);
+    binding.lowerBounds.push_back(range.lo);
+  }
+  return declareTemporary(def, created, lowered, base, std::move(binding));
+}
+
+void lowering::appendLhsStatement(RewrittenStatements &created,
+                                  const StmtContext &stmt,
+                                  ReductionKind reduction, bool init,
+                                  ExprPtr rhs,
+                                  llvm::ArrayRef<llvm::StringRef> reductionVars,
+                                  llvm::SmallVectorImpl<StmtContext> &result) {
+  const ComprehensionStmt &comp = stmt.stmt;
+  llvm::SmallVector<std::string, 4> vars;
+  for (const Ident &index : comp.getIndices())
+    vars.push_back(index.name.str());
+  for (llvm::StringRef var : reductionVars)
+    vars.push_back(var.str());
+  llvm::SmallVector<IndexRange, 4> ranges;
+  for (const std::string &var : vars)
+    ranges.push_back(*stmt.lookup(var));
+  auto &written =
+      created.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
+          comp.getLoc(), comp.getLhs(),
+          llvm::SmallVector<Ident, 4>(comp.getIndices().begin(),
+                                      comp.getIndices().end()),
+          reduction, init, comp.getOpLoc(), std::move(rhs),
+          std::vector<WhereClause>{}));
+  written->setIndexVars(vars);
+  result.push_back(StmtContext{*written, ranges, nullptr});
+}
+
 void lowering::forgetTemporary(DefContext &def, LoweredDef &lowered,
                                llvm::StringRef name) {
   llvm::erase_if(lowered.tensors, [&](const LoweredTensor &tensor) {

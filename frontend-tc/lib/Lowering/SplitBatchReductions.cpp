@@ -139,22 +139,13 @@ llvm::StringRef emitPartials(DefLoweringState &state, const StmtContext &stmt,
                              llvm::StringRef batch,
                              llvm::SmallVectorImpl<StmtContext> &result) {
   const ComprehensionStmt &comp = stmt.stmt;
-  const TensorBinding &lhs = *state.context.lookup(comp.getLhs().name);
-  TensorBinding binding;
-  binding.type = lhs.type;
-  binding.kind = lhs.kind;
   llvm::SmallVector<Ident, 4> indices = {Ident{batch, comp.getLoc()}};
   indices.append(comp.getIndices().begin(), comp.getIndices().end());
   llvm::SmallVector<std::string, 4> vars;
   llvm::SmallVector<IndexRange, 4> ranges;
-  for (const Ident &index : indices) {
-    const IndexRange &range = *stmt.lookup(index.name);
-    binding.shape.push_back(range.hi - range.lo);
-    binding.lowerBounds.push_back(range.lo);
-  }
   llvm::StringRef name =
-      declareTemporary(state.context, state.rewritten, state.result,
-                       comp.getLhs().name + "_part", std::move(binding));
+      declareLhsTemporary(state.context, state.rewritten, state.result, stmt,
+                          indices, comp.getLhs().name + "_part");
   // Its indices, then the other reduction indices.
   for (const Ident &index : indices)
     vars.push_back(index.name.str());
@@ -181,25 +172,11 @@ void emitSum(DefLoweringState &state, const StmtContext &stmt,
   const ComprehensionStmt &comp = stmt.stmt;
   llvm::SmallVector<const IdentExpr *, 4> subscripts = {
       findIndexExpr(comp.getRhs(), batch)};
-  llvm::SmallVector<std::string, 4> vars;
-  llvm::SmallVector<IndexRange, 4> ranges;
-  for (const Ident &index : comp.getIndices()) {
+  for (const Ident &index : comp.getIndices())
     subscripts.push_back(findIndexExpr(comp.getRhs(), index.name));
-    vars.push_back(index.name.str());
-    ranges.push_back(*stmt.lookup(index.name));
-  }
-  vars.push_back(batch.str());
-  ranges.push_back(*stmt.lookup(batch));
-  auto &sum =
-      state.rewritten.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
-          comp.getLoc(), comp.getLhs(),
-          llvm::SmallVector<Ident, 4>(comp.getIndices().begin(),
-                                      comp.getIndices().end()),
-          ReductionKind::Add, /*init=*/true, comp.getOpLoc(),
-          makeTensorRead(name, subscripts, comp.getRhs()),
-          std::vector<WhereClause>{}));
-  sum->setIndexVars(vars);
-  result.push_back(StmtContext{*sum, ranges, nullptr});
+  appendLhsStatement(state.rewritten, stmt, ReductionKind::Add, /*init=*/true,
+                     makeTensorRead(name, subscripts, comp.getRhs()), {batch},
+                     result);
 }
 
 } // namespace

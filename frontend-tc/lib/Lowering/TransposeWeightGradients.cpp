@@ -126,28 +126,20 @@ llvm::StringRef emitTransposedGemm(DefLoweringState &state,
                                    const Transposed &transposed, ExprPtr pCopy,
                                    llvm::SmallVectorImpl<StmtContext> &result) {
   const ComprehensionStmt &comp = stmt.stmt;
-  const TensorBinding &lhs = *state.context.lookup(comp.getLhs().name);
   llvm::SmallVector<Ident, 4> indices =
       withLast<Ident>(comp.getIndices(), transposed.i,
                       [](const Ident &index) { return index.name; });
-  TensorBinding binding;
-  binding.type = lhs.type;
-  binding.kind = lhs.kind;
   llvm::SmallVector<std::string, 4> vars;
-  llvm::SmallVector<IndexRange, 4> ranges;
-  for (const Ident &index : indices) {
-    const IndexRange &range = *stmt.lookup(index.name);
-    binding.shape.push_back(range.hi - range.lo);
-    binding.lowerBounds.push_back(range.lo);
+  for (const Ident &index : indices)
     vars.push_back(index.name.str());
-  }
   for (const std::string &var : comp.getReductionVars())
     vars.push_back(var);
+  llvm::SmallVector<IndexRange, 4> ranges;
   for (const std::string &var : vars)
     ranges.push_back(*stmt.lookup(var));
   llvm::StringRef name =
-      declareTemporary(state.context, state.rewritten, state.result,
-                       comp.getLhs().name + "_t", std::move(binding));
+      declareLhsTemporary(state.context, state.rewritten, state.result, stmt,
+                          indices, comp.getLhs().name + "_t");
   ExprPtr rhs = cloneExpr(comp.getRhs(), [&](const Expr &old) -> ExprPtr {
     return &old == transposed.read ? std::move(pCopy) : nullptr;
   });
@@ -167,26 +159,15 @@ void emitCopyBack(DefLoweringState &state, const StmtContext &stmt,
                   llvm::SmallVectorImpl<StmtContext> &result) {
   const ComprehensionStmt &comp = stmt.stmt;
   llvm::SmallVector<const IdentExpr *, 4> subscripts;
-  llvm::SmallVector<std::string, 4> vars;
-  llvm::SmallVector<IndexRange, 4> ranges;
-  for (const Ident &index : comp.getIndices()) {
+  for (const Ident &index : comp.getIndices())
     subscripts.push_back(findIndexExpr(comp.getRhs(), index.name));
-    vars.push_back(index.name.str());
-    ranges.push_back(*stmt.lookup(index.name));
-  }
   subscripts = withLast<const IdentExpr *>(
       subscripts, transposed.i,
       [](const IdentExpr *ident) { return ident->getName(); });
-  auto &copy =
-      state.rewritten.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
-          comp.getLoc(), comp.getLhs(),
-          llvm::SmallVector<Ident, 4>(comp.getIndices().begin(),
-                                      comp.getIndices().end()),
-          ReductionKind::None, /*init=*/false, comp.getOpLoc(),
-          makeTensorRead(name, subscripts, comp.getRhs()),
-          std::vector<WhereClause>{}));
-  copy->setIndexVars(vars);
-  result.push_back(StmtContext{*copy, ranges, nullptr});
+  appendLhsStatement(state.rewritten, stmt, ReductionKind::None,
+                     /*init=*/false,
+                     makeTensorRead(name, subscripts, comp.getRhs()), {},
+                     result);
 }
 
 /// Rewrites \p stmt into the copy of P, the gemm into a temporary and the
