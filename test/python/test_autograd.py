@@ -150,6 +150,27 @@ def test_gradcheck_def(entry, rng, cache):
     check_gradients(function, sizes, rng, **options)
 
 
+def test_gradcheck_conv2d_whose_weight_gradient_has_its_channels_last(
+        rng, cache):
+    """At EXAMPLE_SIZES' conv2d the weight gradient's reductions are too
+    short for gemms over views and keep the panel; from 8 output columns a
+    CPU computes it with its channels last (TransposeWeightGradients.cpp:
+    a copy of d_O, `d_O_t`, then gemms per tap)."""
+    path = os.path.join(EXAMPLES, "conv2d.tc")
+    function = comprehend.define(as_double(open(path).read()), cache=cache)
+    sizes = dict(N=1, C=3, H=10, W=11, M=2, KH=3, KW=3)
+    inputs = make_inputs(function, sizes, rng)
+    output = function(*inputs)
+    device = next(d for d in comprehend.devices()
+                  if d["name"] == function.device)
+    if device["type"] == "cpu":
+        arrays = [t.detach() for t in inputs]
+        ir = function.backward_function().ir(
+            *arrays, output.detach(), torch.ones_like(output))
+        assert "d_O_t" in ir
+    check_gradients(function, sizes, rng)
+
+
 MATMUL = """
 def mm(double(M, K) A, double(K, N) B) -> (C) {
   C(m, n) +=! A(m, k) * B(k, n)
