@@ -371,28 +371,27 @@ void ConvEmitter::emitGemm(double beta) {
   const ConvRead &p = form.reads[form.p], &q = form.reads[form.q];
   // Column-major C' (J x I) = op(Q') (J x K) * op(P') (K x I), as in
   // BlasPatterns.cpp: Q(k, j) and P(i, k) need no transpose. Where the LHS
-  // holds j before i (a weight gradient's `d_W1_t(kh, kw, c, m)` with m the
-  // rows), C' is (I x J) = op(P') (I x K) * op(Q') (K x J) instead.
+  // holds j before i (a weight gradient's `d_W1_t(c, kh, kw, m)` with m the
+  // rows), C' is (I x J) = op(P') (I x K) * op(Q') (K x J) instead: the
+  // first operand is the read holding C's mode 0, the LHS's later index.
   ir::Value *c = view(*lhs, lhsSubscripts);
   ir::Value *qView = view(*q.binding, q.subscripts);
   ir::Value *pView = view(*p.binding, p.subscripts);
+  bool jLast = inOrder(lhsSubscripts, form.i, form.j);
+  llvm::StringRef rows = jLast ? form.j : form.i,
+                  cols = jLast ? form.i : form.j;
+  const ConvRead &first = jLast ? q : p, &second = jLast ? p : q;
   auto transpose = [](bool inOrder) {
     return inOrder ? ir::Transpose::N : ir::Transpose::T;
   };
   const ir::Type *elementType = getIrType(b.getContext(), lhs->type);
   ir::Value *alphaValue = b.createConstant(loc, form.alpha, elementType);
   ir::Value *betaValue = b.createConstant(loc, beta, elementType);
-  if (inOrder(lhsSubscripts, form.i, form.j)) {
-    b.create<ir::GemmInst>(loc, alphaValue, qView, pView, betaValue, c,
-                           /*atomic=*/false,
-                           transpose(inOrder(q.subscripts, form.k, form.j)),
-                           transpose(inOrder(p.subscripts, form.i, form.k)));
-    return;
-  }
-  b.create<ir::GemmInst>(loc, alphaValue, pView, qView, betaValue, c,
+  b.create<ir::GemmInst>(loc, alphaValue, jLast ? qView : pView,
+                         jLast ? pView : qView, betaValue, c,
                          /*atomic=*/false,
-                         transpose(inOrder(p.subscripts, form.k, form.i)),
-                         transpose(inOrder(q.subscripts, form.j, form.k)));
+                         transpose(inOrder(first.subscripts, form.k, rows)),
+                         transpose(inOrder(second.subscripts, cols, form.k)));
 }
 
 void ConvEmitter::emit() {
