@@ -3,6 +3,7 @@
 #include "comprehend/runtime/Error.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/TimeProfiler.h"
 
@@ -269,23 +270,107 @@ Expected<DeviceInfo> runtime::queryDeviceInfo(cl_platform_id platform,
   return info;
 }
 
-/// PoCL's CPU device leaves its worker threads to the OS scheduler, which on
-/// a 2-core machine often runs both on one core for short kernels: softmax
-/// 256x1024 took 0.15-0.25 ms unpinned against 0.08-0.11 ms pinned, long
-/// kernels the same either way. PoCL reads POCL_AFFINITY when its devices
-/// are first listed, so it is set before ours are; a value in the environment
-/// wins.
-static void setPoclDefaults() {
-  static const bool once = [] {
+namespace {
+/// What the runtime asked of PoCL before PoCL listed its devices.
+struct PoclSetup {
+  /// POCL_DEVICES was ours: PoCL lists `basic` beside `pthread`.
+  bool askedForBasic = false;
+};
+} // namespace
+
+/// PoCL reads its environment once, when its devices are first listed, so
+/// the runtime sets it before its own first listing; a value already in the
+/// environment wins.
+///
+/// POCL_AFFINITY: PoCL's CPU device leaves its worker threads to the OS
+/// scheduler, which on a 2-core machine often runs both on one core for short
+/// kernels: softmax 256x1024 took 0.15-0.25 ms unpinned against
+/// 0.08-0.11 ms pinned, long kernels the same either way.
+///
+/// POCL_DEVICES: PoCL's `pthread` device hands each launch to its worker
+/// threads and is woken by them when it is done, 26-65 us per launch and
+/// wait on a 2-core machine, far more than a small kernel runs; its `basic`
+/// device runs the kernel on the thread that queues it, in about 1 us, on one
+/// core (bench/results/call-overhead.md). With "pthread basic" one context
+/// holds both over the same memory, and the runtime runs each call where it
+/// measures faster (CallPlacement.h). PoCL itself then lists `basic` first;
+/// the runtime lists it nowhere, as the caller-thread device of `pthread`
+/// (pairCallerThreadDevices). The variable is removed again once PoCL has
+/// read it, so that child processes start from the user's environment.
+static const PoclSetup &setPoclDefaults() {
+  static const PoclSetup setup = [] {
     ::setenv("POCL_AFFINITY", "1", /*overwrite=*/0);
+    PoclSetup result;
+    if (!std::getenv("POCL_DEVICES")) {
+      ::setenv("POCL_DEVICES", "pthread basic", /*overwrite=*/1);
+      result.askedForBasic = true;
+    }
+    return result;
+  }();
+  return setup;
+}
+
+/// Undoes setPoclDefaults' POCL_DEVICES after the first listing.
+static void restorePoclDevices(const PoclSetup &setup) {
+  static const bool once = [&] {
+    if (setup.askedForBasic)
+      ::unsetenv("POCL_DEVICES");
     return true;
   }();
   (void)once;
 }
 
+/// The platform name PoCL reports (CL_PLATFORM_NAME).
+constexpr StringRef kPoclPlatformName = "Portable Computing Language";
+
+/// Where the runtime asked PoCL for its `basic` device, hides it from
+/// `devices` (the devices of one platform) and makes it the caller-thread
+/// device of PoCL's `pthread` device; nothing where either is missing.
+static void pairCallerThreadDevices(const PoclSetup &setup,
+                                    std::vector<Device> &devices) {
+  if (!setup.askedForBasic || devices.empty() ||
+      devices.front().getInfo().platformName != kPoclPlatformName)
+    return;
+  auto named = [&](StringRef prefix) {
+    return llvm::find_if(devices, [&](const Device &device) {
+      return StringRef(device.getInfo().name).startswith(prefix);
+    });
+  };
+  auto basic = named("basic-"), pthread = named("pthread-");
+  if (basic == devices.end() || pthread == devices.end())
+    return;
+  pthread->setCallerThreadDevice(basic->getCLDevice());
+  devices.erase(basic);
+}
+
+/// The devices of one OpenCL platform, queried.
+static Expected<std::vector<Device>>
+listPlatformDevices(cl_platform_id platform) {
+  std::vector<Device> devices;
+  cl_uint numDevices = 0;
+  cl_int err =
+      clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &numDevices);
+  if (err == CL_DEVICE_NOT_FOUND || numDevices == 0)
+    return devices;
+  if (err)
+    return makeCLError("clGetDeviceIDs", err);
+  std::vector<cl_device_id> ids(numDevices);
+  if ((err = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, numDevices,
+                            ids.data(), nullptr)))
+    return makeCLError("clGetDeviceIDs", err);
+  for (cl_device_id id : ids) {
+    auto info = queryDeviceInfo(platform, id);
+    if (!info)
+      return info.takeError();
+    devices.emplace_back(platform, id, std::move(*info));
+  }
+  return devices;
+}
+
 Expected<std::vector<Device>> runtime::listOpenCLDevices() {
   llvm::TimeTraceScope scope("list OpenCL devices");
-  setPoclDefaults();
+  const PoclSetup &setup = setPoclDefaults();
+  auto restore = llvm::make_scope_exit([&] { restorePoclDevices(setup); });
   cl_uint numPlatforms = 0;
   cl_int err = clGetPlatformIDs(0, nullptr, &numPlatforms);
   if (err == CL_PLATFORM_NOT_FOUND_KHR || (err == CL_SUCCESS && !numPlatforms))
@@ -300,22 +385,14 @@ Expected<std::vector<Device>> runtime::listOpenCLDevices() {
 
   std::vector<Device> devices;
   for (cl_platform_id platform : platforms) {
-    cl_uint numDevices = 0;
-    err = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &numDevices);
-    if (err == CL_DEVICE_NOT_FOUND || numDevices == 0)
-      continue;
-    if (err)
-      return makeCLError("clGetDeviceIDs", err);
-    std::vector<cl_device_id> ids(numDevices);
-    if ((err = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, numDevices,
-                              ids.data(), nullptr)))
-      return makeCLError("clGetDeviceIDs", err);
-    for (cl_device_id id : ids) {
-      auto info = queryDeviceInfo(platform, id);
-      if (!info)
-        return info.takeError();
-      info->index = info->platformIndex = devices.size();
-      devices.emplace_back(platform, id, std::move(*info));
+    auto found = listPlatformDevices(platform);
+    if (!found)
+      return found.takeError();
+    pairCallerThreadDevices(setup, *found);
+    for (Device &device : *found) {
+      device.setIndex(devices.size());
+      device.setPlatformIndex(devices.size());
+      devices.push_back(std::move(device));
     }
   }
   return devices;

@@ -31,17 +31,10 @@ static cl_mem toMem(uint64_t handle) {
   return reinterpret_cast<cl_mem>(static_cast<uintptr_t>(handle));
 }
 
-Expected<std::shared_ptr<OpenCLPlatform>>
-OpenCLPlatform::create(const Device &device, std::string programCacheDir) {
+/// An in-order queue with profiling on `id`.
+static Expected<cl_command_queue> createQueue(cl_context context,
+                                              cl_device_id id) {
   cl_int err = CL_SUCCESS;
-  cl_device_id id = device.getCLDevice();
-  cl_context_properties properties[] = {
-      CL_CONTEXT_PLATFORM,
-      reinterpret_cast<cl_context_properties>(device.getCLPlatform()), 0};
-  cl_context context =
-      clCreateContext(properties, 1, &id, nullptr, nullptr, &err);
-  if (err)
-    return makeCLError("clCreateContext", err);
   cl_queue_properties queueProperties[] = {CL_QUEUE_PROPERTIES,
                                            CL_QUEUE_PROFILING_ENABLE, 0};
   cl_command_queue queue =
@@ -53,13 +46,43 @@ OpenCLPlatform::create(const Device &device, std::string programCacheDir) {
     queue = clCreateCommandQueue(context, id, CL_QUEUE_PROFILING_ENABLE, &err);
 #pragma GCC diagnostic pop
   }
-  if (err) {
-    clReleaseContext(context);
+  if (err)
     return makeCLError("clCreateCommandQueue", err);
+  return queue;
+}
+
+Expected<std::shared_ptr<OpenCLPlatform>>
+OpenCLPlatform::create(const Device &device, std::string programCacheDir) {
+  cl_int err = CL_SUCCESS;
+  llvm::SmallVector<cl_device_id, 2> ids = {device.getCLDevice()};
+  if (cl_device_id callerThread = device.getCallerThreadDevice())
+    ids.push_back(callerThread);
+  cl_context_properties properties[] = {
+      CL_CONTEXT_PLATFORM,
+      reinterpret_cast<cl_context_properties>(device.getCLPlatform()), 0};
+  cl_context context =
+      clCreateContext(properties, static_cast<cl_uint>(ids.size()), ids.data(),
+                      nullptr, nullptr, &err);
+  if (err)
+    return makeCLError("clCreateContext", err);
+  auto queue = createQueue(context, ids.front());
+  if (!queue) {
+    clReleaseContext(context);
+    return queue.takeError();
   }
-  auto platform = std::shared_ptr<OpenCLPlatform>(
-      new OpenCLPlatform(device, context, queue, std::move(programCacheDir)));
-  platform->queryHostMemory(id);
+  cl_command_queue callerQueue = nullptr;
+  if (ids.size() > 1) {
+    auto created = createQueue(context, ids.back());
+    if (!created) {
+      clReleaseCommandQueue(*queue);
+      clReleaseContext(context);
+      return created.takeError();
+    }
+    callerQueue = *created;
+  }
+  auto platform = std::shared_ptr<OpenCLPlatform>(new OpenCLPlatform(
+      device, context, *queue, callerQueue, std::move(programCacheDir)));
+  platform->queryHostMemory(ids.front());
   return platform;
 }
 
@@ -87,18 +110,19 @@ void OpenCLPlatform::queryHostMemory(cl_device_id id) {
       clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof(type), &type, nullptr))
     return;
   if (unified && (type & CL_DEVICE_TYPE_CPU))
-    hostAlignment =
-        std::clamp<size_t>(alignBits / 8, 1, kMaxInPlaceAlignment);
+    hostAlignment = std::clamp<size_t>(alignBits / 8, 1, kMaxInPlaceAlignment);
 }
 
 OpenCLPlatform::~OpenCLPlatform() {
-  if (queue)
-    clFinish(queue);
+  for (cl_command_queue each : {queue, callerQueue})
+    if (each)
+      clFinish(each);
   if (addressResult)
     clReleaseMemObject(addressResult);
   addressProgram.reset();
-  if (queue)
-    clReleaseCommandQueue(queue);
+  for (cl_command_queue each : {queue, callerQueue})
+    if (each)
+      clReleaseCommandQueue(each);
   if (context)
     clReleaseContext(context);
 }
@@ -124,22 +148,22 @@ void OpenCLPlatform::release(uint64_t handle) {
 
 llvm::Error OpenCLPlatform::write(uint64_t handle, const void *data,
                                   size_t bytes, size_t offset) {
-  return checkCL(clEnqueueWriteBuffer(queue, toMem(handle), CL_TRUE, offset,
-                                      bytes, data, 0, nullptr, nullptr),
+  return checkCL(clEnqueueWriteBuffer(activeQueue, toMem(handle), CL_TRUE,
+                                      offset, bytes, data, 0, nullptr, nullptr),
                  "clEnqueueWriteBuffer");
 }
 
 llvm::Error OpenCLPlatform::read(uint64_t handle, void *data, size_t bytes,
                                  size_t offset) {
-  return checkCL(clEnqueueReadBuffer(queue, toMem(handle), CL_TRUE, offset,
-                                     bytes, data, 0, nullptr, nullptr),
+  return checkCL(clEnqueueReadBuffer(activeQueue, toMem(handle), CL_TRUE,
+                                     offset, bytes, data, 0, nullptr, nullptr),
                  "clEnqueueReadBuffer");
 }
 
 llvm::Error OpenCLPlatform::fill(uint64_t handle, uint8_t byte, size_t bytes) {
   if (llvm::Error err =
-          checkCL(clEnqueueFillBuffer(queue, toMem(handle), &byte, 1, 0, bytes,
-                                      0, nullptr, nullptr),
+          checkCL(clEnqueueFillBuffer(activeQueue, toMem(handle), &byte, 1, 0,
+                                      bytes, 0, nullptr, nullptr),
                   "clEnqueueFillBuffer"))
     return err;
   return finish();
@@ -147,15 +171,15 @@ llvm::Error OpenCLPlatform::fill(uint64_t handle, uint8_t byte, size_t bytes) {
 
 llvm::Error OpenCLPlatform::enqueueWrite(uint64_t handle, const void *data,
                                          size_t bytes, size_t offset) {
-  return checkCL(clEnqueueWriteBuffer(queue, toMem(handle), CL_FALSE, offset,
-                                      bytes, data, 0, nullptr, nullptr),
+  return checkCL(clEnqueueWriteBuffer(activeQueue, toMem(handle), CL_FALSE,
+                                      offset, bytes, data, 0, nullptr, nullptr),
                  "clEnqueueWriteBuffer");
 }
 
 llvm::Error OpenCLPlatform::enqueueRead(uint64_t handle, void *data,
                                         size_t bytes, size_t offset) {
-  return checkCL(clEnqueueReadBuffer(queue, toMem(handle), CL_FALSE, offset,
-                                     bytes, data, 0, nullptr, nullptr),
+  return checkCL(clEnqueueReadBuffer(activeQueue, toMem(handle), CL_FALSE,
+                                     offset, bytes, data, 0, nullptr, nullptr),
                  "clEnqueueReadBuffer");
 }
 
@@ -276,9 +300,13 @@ Expected<uint64_t> OpenCLPlatform::getDeviceAddress(const Buffer &buffer) {
                                  &one, 0, nullptr, nullptr),
           "clEnqueueNDRangeKernel"))
     return err;
+  // On the device's own queue whichever queue calls use: the address kernel
+  // is built for that device alone.
   uint64_t address = 0;
-  if (llvm::Error err =
-          read(toHandle(addressResult), &address, sizeof(address), 0))
+  if (llvm::Error err = checkCL(
+          clEnqueueReadBuffer(queue, addressResult, CL_TRUE, 0, sizeof(address),
+                              &address, 0, nullptr, nullptr),
+          "clEnqueueReadBuffer"))
     return err;
   return address;
 }
@@ -296,10 +324,21 @@ OpenCLPlatform::buildProgram(llvm::ArrayRef<uint32_t> spirv,
   return std::unique_ptr<Program>(std::move(*program));
 }
 
+/// The `cl_kernel` of `kernel` for `queue`: its own, or the one built for
+/// the caller-thread device when `queue` is that device's.
+static Expected<cl_kernel> getKernelFor(Kernel &kernel, bool callerThread) {
+  auto &opencl = static_cast<OpenCLKernel &>(kernel);
+  if (!callerThread)
+    return opencl.get();
+  return opencl.getCallerThreadKernel();
+}
+
 llvm::Error OpenCLPlatform::setArgument(Kernel &kernel, unsigned index,
                                         size_t size, const void *data) {
-  cl_int err = clSetKernelArg(static_cast<OpenCLKernel &>(kernel).get(), index,
-                              size, data);
+  auto handle = getKernelFor(kernel, activeQueue != queue);
+  if (!handle)
+    return handle.takeError();
+  cl_int err = clSetKernelArg(*handle, index, size, data);
   if (err == CL_SUCCESS) // the message is built on failure only: calls are hot
     return llvm::Error::success();
   return makeCLError(
@@ -331,9 +370,12 @@ llvm::Error OpenCLPlatform::enqueueKernel(Kernel &kernel,
   std::array<size_t, 3> global;
   for (unsigned i = 0; i < 3; ++i)
     global[i] = config.grid[i] * config.workGroupSize[i];
-  cl_int err = clEnqueueNDRangeKernel(
-      queue, static_cast<OpenCLKernel &>(kernel).get(), 3, nullptr,
-      global.data(), config.workGroupSize.data(), 0, nullptr, event);
+  auto handle = getKernelFor(kernel, activeQueue != queue);
+  if (!handle)
+    return handle.takeError();
+  cl_int err =
+      clEnqueueNDRangeKernel(activeQueue, *handle, 3, nullptr, global.data(),
+                             config.workGroupSize.data(), 0, nullptr, event);
   if (err == CL_SUCCESS)
     return llvm::Error::success();
   return makeCLError(("clEnqueueNDRangeKernel(" + kernel.getName() + ")").str(),
@@ -362,5 +404,16 @@ Expected<double> OpenCLPlatform::launch(Kernel &kernel,
 }
 
 llvm::Error OpenCLPlatform::finish() {
-  return checkCL(clFinish(queue), "clFinish");
+  return checkCL(clFinish(activeQueue), "clFinish");
+}
+
+llvm::Error OpenCLPlatform::setCallerThread(bool callerThread) {
+  cl_command_queue next = callerThread && callerQueue ? callerQueue : queue;
+  if (next == activeQueue)
+    return llvm::Error::success();
+  // The queues are independent: what the one holds must be done before the
+  // other's commands touch the same buffers.
+  llvm::Error finished = finish();
+  activeQueue = next;
+  return finished;
 }

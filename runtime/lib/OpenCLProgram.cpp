@@ -17,12 +17,36 @@ using llvm::Expected;
 using llvm::StringRef;
 
 OpenCLKernel::~OpenCLKernel() {
+  if (callerThreadKernel)
+    clReleaseKernel(callerThreadKernel);
   if (kernel)
     clReleaseKernel(kernel);
 }
 
+Expected<cl_kernel> OpenCLKernel::getCallerThreadKernel() {
+  if (callerThreadKernel)
+    return callerThreadKernel;
+  if (!program)
+    return makeDeviceError("kernel '" + getName() +
+                           "' was not made from a program of the runtime: "
+                           "it cannot run on the calling thread");
+  auto built = program->getCallerThreadProgram();
+  if (!built)
+    return built.takeError();
+  cl_int err = CL_SUCCESS;
+  std::string name = getName().str();
+  callerThreadKernel = clCreateKernel(*built, name.c_str(), &err);
+  if (err) {
+    callerThreadKernel = nullptr;
+    return makeCLError("clCreateKernel('" + name + "')", err);
+  }
+  return callerThreadKernel;
+}
+
 OpenCLProgram::~OpenCLProgram() {
-  clearKernels(); // kernels before their program
+  clearKernels(); // kernels before their programs
+  if (callerThreadProgram)
+    clReleaseProgram(callerThreadProgram);
   if (program)
     clReleaseProgram(program);
 }
@@ -59,7 +83,7 @@ Expected<std::unique_ptr<Kernel>> OpenCLProgram::createKernel(StringRef name) {
     clReleaseKernel(kernel);
     return makeCLError("clGetKernelInfo(CL_KERNEL_NUM_ARGS)", err);
   }
-  return std::make_unique<OpenCLKernel>(kernel, nameText, numArgs);
+  return std::make_unique<OpenCLKernel>(kernel, nameText, numArgs, this);
 }
 
 //===----------------------------------------------------------------------===//
@@ -78,15 +102,20 @@ static std::string getBuildLog(cl_program program, cl_device_id device) {
   return StringRef(log.c_str()).trim().str();
 }
 
-/// clBuildProgram with the build log in the error.
-static llvm::Error build(cl_program program, cl_device_id device,
+/// clBuildProgram for `devices` with the build log in the error.
+static llvm::Error build(cl_program program,
+                         llvm::ArrayRef<cl_device_id> devices,
                          const std::string &options) {
   llvm::TimeTraceScope scope("clBuildProgram");
   cl_int err =
-      clBuildProgram(program, 1, &device, options.c_str(), nullptr, nullptr);
+      clBuildProgram(program, static_cast<cl_uint>(devices.size()),
+                     devices.data(), options.c_str(), nullptr, nullptr);
   if (err == CL_SUCCESS)
     return llvm::Error::success();
-  std::string log = getBuildLog(program, device);
+  std::string log;
+  for (cl_device_id device : devices)
+    if (log.empty())
+      log = getBuildLog(program, device);
   return makeCLError("clBuildProgram", err,
                      log.empty() ? llvm::Twine("(the build log is empty)")
                                  : llvm::Twine("build log:\n") + log);
@@ -113,18 +142,22 @@ static Expected<cl_program> createFromIL(cl_context context,
   return program;
 }
 
+/// A program from the same `binary` for each of `devices`.
 static Expected<cl_program>
-createFromBinary(cl_context context, const Device &device, StringRef binary) {
+createFromBinary(cl_context context, llvm::ArrayRef<cl_device_id> devices,
+                 StringRef binary) {
   llvm::TimeTraceScope scope("clCreateProgramWithBinary");
-  cl_device_id id = device.getCLDevice();
-  const size_t length = binary.size();
-  const auto *bytes = reinterpret_cast<const unsigned char *>(binary.data());
-  cl_int binaryStatus = CL_SUCCESS;
+  llvm::SmallVector<size_t, 2> lengths(devices.size(), binary.size());
+  llvm::SmallVector<const unsigned char *, 2> bytes(
+      devices.size(), reinterpret_cast<const unsigned char *>(binary.data()));
+  llvm::SmallVector<cl_int, 2> binaryStatus(devices.size(), CL_SUCCESS);
   cl_int err = CL_SUCCESS;
-  cl_program program = clCreateProgramWithBinary(context, 1, &id, &length,
-                                                 &bytes, &binaryStatus, &err);
-  if (err == CL_SUCCESS && binaryStatus != CL_SUCCESS)
-    err = binaryStatus;
+  cl_program program = clCreateProgramWithBinary(
+      context, static_cast<cl_uint>(devices.size()), devices.data(),
+      lengths.data(), bytes.data(), binaryStatus.data(), &err);
+  for (cl_int status : binaryStatus)
+    if (err == CL_SUCCESS && status != CL_SUCCESS)
+      err = status;
   if (err) {
     if (program)
       clReleaseProgram(program);
@@ -141,7 +174,7 @@ loadCachedBinary(cl_context context, const Device &device,
   std::optional<std::string> binary = readProgramCacheEntry(path);
   if (!binary)
     return nullptr;
-  auto program = createFromBinary(context, device, *binary);
+  auto program = createFromBinary(context, device.getCLDevice(), *binary);
   if (!program) {
     llvm::consumeError(program.takeError());
     return nullptr;
@@ -196,17 +229,21 @@ buildFromSpirv(cl_context context, const Device &device,
   return std::make_unique<OpenCLProgram>(*program, ProgramOrigin::Built);
 }
 
+/// clBuildProgram's options for SPIR 1.2 bitcode.
+static std::string getSpir12BuildOptions(const ProgramOptions &options) {
+  return std::string(kSpir12BuildOptions) +
+         (options.buildOptions.empty() ? "" : " " + options.buildOptions);
+}
+
 /// The SPIR 1.2 bitcode built into a program.
 static Expected<cl_program> buildSpir12(cl_context context,
                                         const Device &device, StringRef bitcode,
                                         const ProgramOptions &options) {
-  auto program = createFromBinary(context, device, bitcode);
+  auto program = createFromBinary(context, device.getCLDevice(), bitcode);
   if (!program)
     return program.takeError();
-  std::string buildOptions =
-      std::string(kSpir12BuildOptions) +
-      (options.buildOptions.empty() ? "" : " " + options.buildOptions);
-  if (llvm::Error err = build(*program, device.getCLDevice(), buildOptions)) {
+  if (llvm::Error err = build(*program, device.getCLDevice(),
+                              getSpir12BuildOptions(options))) {
     clReleaseProgram(*program);
     return std::move(err);
   }
@@ -225,12 +262,20 @@ buildFromSpir12(cl_context context, const Device &device,
                 StringRef key) {
   std::string path =
       key.empty() ? "" : getProgramCachePath(options.cacheDir, key, "spir12");
+  auto made = [&](cl_program program, ProgramOrigin origin,
+                  std::string bitcode) {
+    auto result = std::make_unique<OpenCLProgram>(program, origin);
+    if (cl_device_id callerThread = device.getCallerThreadDevice())
+      result->setCallerThreadBuild({context, callerThread, /*isSpirv=*/false,
+                                    std::move(bitcode),
+                                    getSpir12BuildOptions(options)});
+    return result;
+  };
   if (std::optional<std::string> cached =
           path.empty() ? std::nullopt : readProgramCacheEntry(path)) {
     auto program = buildSpir12(context, device, *cached, options);
     if (program)
-      return std::make_unique<OpenCLProgram>(*program,
-                                             ProgramOrigin::DiskCache);
+      return made(*program, ProgramOrigin::DiskCache, std::move(*cached));
     // Checked but unusable: translate again and replace it.
     llvm::consumeError(program.takeError());
   }
@@ -242,7 +287,40 @@ buildFromSpir12(cl_context context, const Device &device,
   auto program = buildSpir12(context, device, *bitcode, options);
   if (!program)
     return program.takeError();
-  return std::make_unique<OpenCLProgram>(*program, ProgramOrigin::Built);
+  return made(*program, ProgramOrigin::Built, std::move(*bitcode));
+}
+
+/// The program of `recipe`, not built yet.
+static Expected<cl_program> createFromRecipe(const CallerThreadBuild &recipe) {
+  if (!recipe.isSpirv)
+    return createFromBinary(recipe.context, recipe.device, recipe.module);
+  cl_int err = CL_SUCCESS;
+  cl_program program = clCreateProgramWithIL(
+      recipe.context, recipe.module.data(), recipe.module.size(), &err);
+  if (err)
+    return makeCLError("clCreateProgramWithIL", err);
+  return program;
+}
+
+Expected<cl_program> OpenCLProgram::getCallerThreadProgram() {
+  if (callerThreadProgram)
+    return callerThreadProgram;
+  CallerThreadBuild &recipe = callerThreadBuild;
+  if (!recipe.device)
+    return makeDeviceError("the device has no caller-thread device to build "
+                           "the program for");
+  llvm::TimeTraceScope scope("build for the caller-thread device");
+  Expected<cl_program> created = createFromRecipe(recipe);
+  if (!created)
+    return created.takeError();
+  if (llvm::Error err = build(*created, recipe.device, recipe.buildOptions)) {
+    clReleaseProgram(*created);
+    return std::move(err);
+  }
+  callerThreadProgram = *created;
+  recipe.module.clear(); // built: nothing to keep
+  recipe.module.shrink_to_fit();
+  return callerThreadProgram;
 }
 
 Expected<std::unique_ptr<OpenCLProgram>>
@@ -255,8 +333,16 @@ comprehend::runtime::buildOpenCLProgram(cl_context context,
   if (!options.cacheDir.empty())
     key = getProgramCacheKey(spirv, device);
   switch (info.format) {
-  case ModuleFormat::Spirv:
-    return buildFromSpirv(context, device, spirv, options, key);
+  case ModuleFormat::Spirv: {
+    auto program = buildFromSpirv(context, device, spirv, options, key);
+    if (program && device.getCallerThreadDevice())
+      (*program)->setCallerThreadBuild(
+          {context, device.getCallerThreadDevice(), /*isSpirv=*/true,
+           std::string(reinterpret_cast<const char *>(spirv.data()),
+                       spirv.size() * sizeof(uint32_t)),
+           options.buildOptions});
+    return program;
+  }
   case ModuleFormat::Spir12:
     return buildFromSpir12(context, device, spirv, options, key);
   case ModuleFormat::Ptx:

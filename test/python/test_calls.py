@@ -257,3 +257,33 @@ def test_torch_tensors_on_the_fast_path(rng, cache):
     with torch.no_grad():
         assert_close(mm(needs_grad, torch.from_numpy(b)), a @ b)
     assert len(mm._calls) == 1
+
+
+@pytest.mark.parametrize("placement", ["workers", "caller-thread", "measured"])
+def test_calls_on_each_placement(rng, cache, placement):
+    """On the device's workers, on the calling thread (PoCL's `basic` device
+    beside `pthread`; the workers elsewhere) and wherever calls measure
+    faster: the same results, call after call, through a measured decision."""
+    chain = comprehend.define(CHAIN, cache=cache)
+    x, w, bias = (random(rng, (8, 12)), random(rng, (16, 12)),
+                  random(rng, (16,)))
+    chain(x, w, bias)
+    kernel = chain._last
+    kernel.call_placement = placement
+    assert kernel.call_placement in (placement, "measuring")
+    for _ in range(12):
+        x = random(rng, (8, 12))
+        y, s = chain(x, w, bias)
+        want = np.maximum(x @ w.T + bias, 0)
+        assert_close(y, want)
+        assert_close(s, want.sum(axis=1))
+    if placement == "measured" and chain.device.startswith("pthread-"):
+        # PoCL's CPU device: both places measured, one kept.
+        assert kernel.call_placement.startswith("measured: ")
+
+
+def test_call_placement_names_its_modes(cache):
+    mm = comprehend.define(MATMUL, cache=cache)
+    mm(np.ones((2, 2), np.float32), np.ones((2, 2), np.float32))
+    with pytest.raises(ValueError, match="'measured', 'workers' or"):
+        mm._last.call_placement = "gpu"

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <tuple>
 
 using namespace comprehend;
 using namespace comprehend::api;
@@ -285,20 +286,32 @@ void expectNear(float got, double want, const char *what, int i) {
       << what << "[" << i << "]";
 }
 
+using Placement = runtime::CallPlacement::Mode;
+
 /// TcKernel::call, the fast path of a call at a compiled shape: inputs
 /// aligned for the device (read in place on a CPU device) and misaligned
 /// (copied), changed between calls; several launches with a temporary, and
-/// incoming values beside those that `write` keeps for `run`.
-class TcCallTest : public ::testing::TestWithParam<size_t> {};
+/// incoming values beside those that `write` keeps for `run`; on the
+/// device's workers, on the calling thread (where the device has a queue
+/// there: PoCL) and wherever the calls measure faster.
+class TcCallTest
+    : public ::testing::TestWithParam<std::tuple<size_t, Placement>> {
+protected:
+  size_t getOffset() const { return std::get<0>(GetParam()); }
+  Placement getPlacement() const { return std::get<1>(GetParam()); }
+};
 
 TEST_P(TcCallTest, RepeatedCallsSeeNewInputs) {
   const int m = 33, k = 20, n = 17;
   auto kernel = TcKernel::compileText(getRuntime(), kMatmul, "matmul",
                                       {{"M", m}, {"K", k}, {"N", n}});
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
-  Floats a(m * k, GetParam()), b(k * n, GetParam()), c(m * n, GetParam());
-  std::mt19937 rng(GetParam());
-  for (int call = 0; call < 4; ++call) {
+  (*kernel)->setCallPlacement(getPlacement());
+  Floats a(m * k, getOffset()), b(k * n, getOffset()), c(m * n, getOffset());
+  std::mt19937 rng(static_cast<unsigned>(getOffset()));
+  // A measured placement runs both places, then the faster.
+  int calls = getPlacement() == Placement::Measured ? 12 : 4;
+  for (int call = 0; call < calls; ++call) {
     // New values in the same memory: an in-place input is read afresh.
     a.randomize(rng);
     b.randomize(rng);
@@ -316,8 +329,10 @@ TEST_P(TcCallTest, SeveralLaunchesAndIncomingValues) {
                                       {{"M", m}, {"K", k}, {"N", n}});
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
   ASSERT_TRUE((*kernel)->takesIncomingValue("C"));
-  Floats a(m * k, GetParam()), b(k * n, GetParam()), c(m * n, GetParam()),
-      r(m, GetParam()), start(m * n, 0);
+  (*kernel)->setCallPlacement(getPlacement());
+  size_t offset = getOffset();
+  Floats a(m * k, offset), b(k * n, offset), c(m * n, offset), r(m, offset),
+      start(m * n, 0);
   std::mt19937 rng(7);
   start.randomize(rng);
   // What `write` keeps for `run`: zeros.
@@ -349,8 +364,47 @@ TEST_P(TcCallTest, SeveralLaunchesAndIncomingValues) {
     expectNear(c[i], std::fmax(product(a, b, k, n, i / n, i % n), 0.0), "C", i);
 }
 
-INSTANTIATE_TEST_SUITE_P(Offsets, TcCallTest,
-                         ::testing::Values(size_t(0), size_t(4), size_t(16)));
+INSTANTIATE_TEST_SUITE_P(
+    OffsetsAndPlaces, TcCallTest,
+    ::testing::Combine(::testing::Values(size_t(0), size_t(4), size_t(16)),
+                       ::testing::Values(Placement::Workers,
+                                         Placement::CallerThread,
+                                         Placement::Measured)));
+
+/// The runtime pairs PoCL's `pthread` device with its `basic` one as the
+/// caller-thread queue (OpenCLDevice.cpp), unless POCL_DEVICES was set.
+TEST(TcCallPlacement, PoclCpuDeviceHasACallerThreadQueue) {
+  runtime::Runtime &rt = getRuntime();
+  const runtime::DeviceInfo &info = rt.getDevice().getInfo();
+  if (info.platformName != "Portable Computing Language" ||
+      !llvm::StringRef(info.name).startswith("pthread-") ||
+      std::getenv("POCL_DEVICES"))
+    GTEST_SKIP() << "not PoCL's pthread device as the runtime lists it";
+  EXPECT_TRUE(rt.hasCallerThreadQueue());
+  EXPECT_NE(rt.getDevice().getCallerThreadDevice(), nullptr);
+}
+
+/// A measured placement decides after its trial calls, and keeps computing
+/// the same results before and after.
+TEST(TcCallPlacement, MeasuredPlacementDecides) {
+  if (!getRuntime().hasCallerThreadQueue())
+    GTEST_SKIP() << "the device has no caller-thread queue";
+  const int m = 8, k = 8, n = 8;
+  auto kernel = TcKernel::compileText(getRuntime(), kMatmul, "matmul",
+                                      {{"M", m}, {"K", k}, {"N", n}});
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  Floats a(m * k, 0), b(k * n, 0), c(m * n, 0);
+  std::mt19937 rng(3);
+  for (int call = 0; call < 12; ++call) {
+    a.randomize(rng);
+    b.randomize(rng);
+    c.poison();
+    ASSERT_FALSE(bool((*kernel)->call({a.data(), b.data()}, {c.data()})));
+    for (int i = 0; i < m * n; ++i)
+      expectNear(c[i], product(a, b, k, n, i / n, i % n), "C", i);
+  }
+  EXPECT_TRUE((*kernel)->getCallPlacement().getDecision().has_value());
+}
 
 TEST(TcCallErrors, WrongNumberOfArraysIsAnInputError) {
   auto kernel = TcKernel::compileText(getRuntime(), kMatmul, "matmul",

@@ -56,6 +56,40 @@ TEST(DeviceTest, ListingDevicesPinsPoclThreadsUnlessTheEnvironmentSetsIt) {
   EXPECT_EQ(std::string(value), initialPoclAffinity.value_or("1"));
 }
 
+/// POCL_DEVICES as the process started.
+const std::optional<std::string> initialPoclDevices =
+    []() -> std::optional<std::string> {
+  if (const char *value = std::getenv("POCL_DEVICES"))
+    return std::string(value);
+  return std::nullopt;
+}();
+
+// Where the environment names no PoCL devices, the runtime asks PoCL for
+// `basic` beside `pthread`, lists `basic` nowhere but as the caller-thread
+// device of `pthread`, and leaves the environment as it found it; ctest
+// runs this test once more with POCL_DEVICES=pthread, which gives no
+// caller-thread device.
+TEST(DeviceTest, PoclBasicIsTheCallerThreadDeviceOfPthread) {
+  auto devices = listDevices();
+  ASSERT_TRUE(bool(devices)) << llvm::toString(devices.takeError());
+  const char *value = std::getenv("POCL_DEVICES");
+  EXPECT_EQ(value ? std::optional<std::string>(value) : std::nullopt,
+            initialPoclDevices);
+  for (const Device &device : *devices) {
+    const DeviceInfo &info = device.getInfo();
+    if (info.platformName != "Portable Computing Language")
+      continue;
+    llvm::StringRef name = info.name;
+    if (!initialPoclDevices) {
+      EXPECT_FALSE(name.startswith("basic-")) << name.str();
+      if (name.startswith("pthread-"))
+        EXPECT_NE(device.getCallerThreadDevice(), nullptr) << name.str();
+    } else {
+      EXPECT_EQ(device.getCallerThreadDevice(), nullptr) << name.str();
+    }
+  }
+}
+
 TEST(DeviceTest, ListsAtLeastOneRunnableDevice) {
   auto devices = listDevices();
   ASSERT_TRUE(bool(devices)) << llvm::toString(devices.takeError());

@@ -176,6 +176,40 @@ py::list callFresh(TcKernelHandle &handle, const py::list &inputs) {
   return results;
 }
 
+/// Where `call` runs the kernels (runtime/CallPlacement.h): "measured",
+/// "workers" or "caller-thread" as set; reading it gives what a measured
+/// placement decided, or "measuring".
+std::string getCallPlacement(const TcKernelHandle &handle) {
+  using Mode = runtime::CallPlacement::Mode;
+  const runtime::CallPlacement &placement = handle.kernel->getCallPlacement();
+  switch (placement.getMode()) {
+  case Mode::Workers:
+    return "workers";
+  case Mode::CallerThread:
+    return "caller-thread";
+  case Mode::Measured:
+    break;
+  }
+  if (std::optional<bool> decision = placement.getDecision())
+    return *decision ? "measured: caller-thread" : "measured: workers";
+  return "measuring";
+}
+
+void setCallPlacement(TcKernelHandle &handle, const std::string &mode) {
+  using Mode = runtime::CallPlacement::Mode;
+  std::optional<Mode> parsed = mode == "measured"  ? Mode::Measured
+                               : mode == "workers" ? Mode::Workers
+                               : mode == "caller-thread"
+                                   ? Mode::CallerThread
+                                   : std::optional<Mode>();
+  if (!parsed)
+    throw py::value_error("call_placement is 'measured', 'workers' or "
+                          "'caller-thread', not '" +
+                          mode + "'");
+  std::lock_guard<std::mutex> lock(handle.device->mutex);
+  handle.kernel->setCallPlacement(*parsed);
+}
+
 /// `call` on device memory another library owns (PyTorch CUDA tensors):
 /// device addresses, in place, on `stream`, not waited for.
 void callKernelOnDevice(TcKernelHandle &handle,
@@ -308,6 +342,7 @@ void python::bindTcKernel(py::module_ &m) {
       .def("run", &run, py::arg("repeat") = 1)
       .def("call", &callKernel, py::arg("inputs"), py::arg("outputs"))
       .def("call_fresh", &callFresh, py::arg("inputs"))
+      .def_property("call_placement", &getCallPlacement, &setCallPlacement)
       .def("call_on_device", &callKernelOnDevice, py::arg("inputs"),
            py::arg("outputs"), py::arg("stream") = 0)
       .def("ir", &printIr)

@@ -42,6 +42,7 @@
 #include "comprehend/ir/Context.h"
 #include "comprehend/ir/Program.h"
 #include "comprehend/runtime/Buffer.h"
+#include "comprehend/runtime/CallPlacement.h"
 #include "comprehend/runtime/DType.h"
 #include "comprehend/runtime/Executable.h"
 #include "comprehend/runtime/Runtime.h"
@@ -142,6 +143,13 @@ public:
   /// `write` stored for `run` are kept.
   llvm::Error call(llvm::ArrayRef<const void *> inputs,
                    llvm::ArrayRef<void *> outputs);
+  /// Where `call` runs the kernels on a device that can run them on the
+  /// calling thread too (runtime/CallPlacement.h): by default, wherever a
+  /// few calls measure faster.
+  void setCallPlacement(runtime::CallPlacement::Mode mode) {
+    placement.setMode(mode);
+  }
+  const runtime::CallPlacement &getCallPlacement() const { return placement; }
   /// `call` on tensors that live in the device's memory, owned by another
   /// library (PyTorch CUDA tensors): `inputs[i]` and `outputs[j]` are device
   /// addresses of row-major data (runtime::Runtime::wrapDeviceMemory checks
@@ -219,6 +227,9 @@ private:
   /// buffer its kernels use) and `wrapped` (arrays used in place) must stay
   /// until the queue is finished; `outputsInPlace[j]` says whether output j
   /// is written in place.
+  /// `call` after prepareCall, on the queue in use.
+  llvm::Error callOnQueue(llvm::ArrayRef<const void *> inputs,
+                          llvm::ArrayRef<void *> outputs);
   llvm::Error enqueueCall(llvm::ArrayRef<const void *> inputs,
                           llvm::ArrayRef<void *> outputs,
                           llvm::MutableArrayRef<const runtime::Buffer *> bound,
@@ -247,6 +258,8 @@ private:
   /// The tensors `call` takes, and its launches (planned on first use).
   std::vector<size_t> inputIndices, outputIndices;
   std::vector<runtime::LaunchPlan> plans;
+  /// Where `call` runs the kernels, and what it measured to decide.
+  runtime::CallPlacement placement;
   /// The stream of the last callOnDevice.
   uint64_t lastStream = 0;
   /// callOnDevice's views of the caller's memory, per buffer, with the

@@ -94,19 +94,31 @@ public:
   cl_device_id getCLDevice() const { return clDevice; }
   /// The CUdevice ordinal; -1 for devices of other platforms.
   int getCudaOrdinal() const { return cudaOrdinal; }
+  /// A second OpenCL device of the same platform and memory that runs each
+  /// kernel on the thread that queues it (PoCL's `basic` beside its
+  /// `pthread`, see listOpenCLDevices); null where there is none. Calls of
+  /// small kernels run there, without the hand-off to worker threads
+  /// (OpenCLPlatform, CallPlacement.h).
+  cl_device_id getCallerThreadDevice() const { return callerThreadDevice; }
+  void setCallerThreadDevice(cl_device_id id) { callerThreadDevice = id; }
   const DeviceInfo &getInfo() const { return info; }
   const backend::CoreInfo &getCoreInfo() const { return info.core; }
   /// Sets DeviceInfo::index (the position in listDevices()).
   void setIndex(unsigned index) { info.index = index; }
+  /// Sets DeviceInfo::platformIndex (the N of `opencl:N`, `cuda:N`).
+  void setPlatformIndex(unsigned index) { info.platformIndex = index; }
 
 private:
   cl_platform_id clPlatform = nullptr;
   cl_device_id clDevice = nullptr;
+  cl_device_id callerThreadDevice = nullptr;
   int cudaOrdinal = -1;
   DeviceInfo info;
 };
 
-/// Every device of every platform: the OpenCL devices in ICD order, then the
+/// Every device of every platform: the OpenCL devices in ICD order (PoCL's
+/// `basic` device hidden behind its `pthread` one where the runtime asked
+/// PoCL for it, as the caller-thread device of that one), then the
 /// CUDA devices when the NVIDIA driver is installed (none, silently, when it
 /// is not). An error (exit code 3) if there is neither an OpenCL platform nor
 /// a CUDA device; an empty list if the platforms have no devices.

@@ -1,11 +1,13 @@
 //===- OpenCLPlatform.h - Devices driven through OpenCL ---------*- C++ -*-===//
 //
 // The OpenCL platform: one context and one in-order, profiling command queue
-// per device. Programs are built from SPIR-V through clCreateProgramWithIL
-// where the device takes SPIR-V, through the in-process SPIR 1.2 bridge
-// otherwise (SpirBridge.h), and cached on disk as program binaries. Exposed
-// so that OpenCL libraries (CLBlast in bench/) can share the queue and
-// buffers of a Runtime on an OpenCL device.
+// per device, and a second queue on the device's caller-thread device where
+// it has one (Device.h), to which setCallerThread() sends a call's commands.
+// Programs are built from SPIR-V through clCreateProgramWithIL where the device
+// takes SPIR-V, through the in-process SPIR 1.2 bridge otherwise
+// (SpirBridge.h), and cached on disk as program binaries. Exposed so that
+// OpenCL libraries (CLBlast in bench/) can share the queue and buffers of a
+// Runtime on an OpenCL device.
 //
 //===----------------------------------------------------------------------===//
 #ifndef COMPREHEND_RUNTIME_OPENCLPLATFORM_H
@@ -19,17 +21,42 @@
 
 namespace comprehend::runtime {
 
-/// Owns one `cl_kernel`.
+class OpenCLProgram;
+
+/// Owns one `cl_kernel`, and the same kernel built for the device's
+/// caller-thread device once a launch there asks for it.
 class OpenCLKernel : public Kernel {
 public:
-  OpenCLKernel(cl_kernel kernel, std::string name, unsigned numArgs)
-      : Kernel(std::move(name), numArgs), kernel(kernel) {}
+  OpenCLKernel(cl_kernel kernel, std::string name, unsigned numArgs,
+               OpenCLProgram *program = nullptr)
+      : Kernel(std::move(name), numArgs), kernel(kernel), program(program) {}
   ~OpenCLKernel() override;
 
   cl_kernel get() const { return kernel; }
+  /// The kernel for the caller-thread device, built on the first call (its
+  /// program too: OpenCLProgram::getCallerThreadProgram).
+  llvm::Expected<cl_kernel> getCallerThreadKernel();
 
 private:
   cl_kernel kernel;
+  /// The program this kernel came from; null for kernels made elsewhere.
+  OpenCLProgram *program;
+  cl_kernel callerThreadKernel = nullptr;
+};
+
+/// What a program is built from, kept to build it again for the device's
+/// caller-thread device when a call first runs there (Device.h): building
+/// for both at once would double every new shape's build (PoCL links each
+/// device's program separately: 0.5 s more per program on the 2-core
+/// machine).
+struct CallerThreadBuild {
+  cl_context context = nullptr;
+  cl_device_id device = nullptr;
+  /// SPIR 1.2 bitcode (clCreateProgramWithBinary) or SPIR-V words as bytes
+  /// (clCreateProgramWithIL).
+  bool isSpirv = false;
+  std::string module;
+  std::string buildOptions;
 };
 
 /// Owns one built `cl_program` and the kernels created from it.
@@ -42,12 +69,22 @@ public:
   cl_program get() const { return program; }
   llvm::Expected<std::vector<std::string>> getKernelNames() const override;
 
+  /// Keeps what the program is built from, for getCallerThreadProgram.
+  void setCallerThreadBuild(CallerThreadBuild build) {
+    callerThreadBuild = std::move(build);
+  }
+  /// The program built for the caller-thread device (on the first call); a
+  /// device error where the device has none.
+  llvm::Expected<cl_program> getCallerThreadProgram();
+
 protected:
   llvm::Expected<std::unique_ptr<Kernel>>
   createKernel(llvm::StringRef name) override;
 
 private:
   cl_program program;
+  CallerThreadBuild callerThreadBuild;
+  cl_program callerThreadProgram = nullptr;
 };
 
 /// Builds `spirv` for `device` in `context`, using and filling the on-disk
@@ -103,11 +140,14 @@ public:
                                 const LaunchConfig &config) override;
   llvm::Error enqueue(Kernel &kernel, const LaunchConfig &config) override;
   llvm::Error finish() override;
+  bool hasCallerThreadQueue() const override { return callerQueue != nullptr; }
+  llvm::Error setCallerThread(bool callerThread) override;
 
 private:
   OpenCLPlatform(Device device, cl_context context, cl_command_queue queue,
-                 std::string programCacheDir)
+                 cl_command_queue callerQueue, std::string programCacheDir)
       : device(std::move(device)), context(context), queue(queue),
+        callerQueue(callerQueue), activeQueue(queue),
         programCacheDir(std::move(programCacheDir)) {}
   llvm::Error loadAddressKernel();
   void queryHostMemory(cl_device_id id);
@@ -116,7 +156,12 @@ private:
 
   Device device;
   cl_context context;
+  /// The device's own queue, and the caller-thread device's (null where
+  /// there is none).
   cl_command_queue queue;
+  cl_command_queue callerQueue;
+  /// The queue commands go to: `queue` unless setCallerThread(true).
+  cl_command_queue activeQueue;
   std::string programCacheDir;
   /// `comprehend_address_of`, built on the first getDeviceAddress.
   std::unique_ptr<OpenCLProgram> addressProgram;

@@ -131,6 +131,18 @@ public:
   virtual llvm::Error enqueue(Kernel &kernel, const LaunchConfig &config) = 0;
   /// Waits for every queued command.
   virtual llvm::Error finish() = 0;
+
+  /// Whether the device has a second queue whose commands run on the thread
+  /// that queues them (PoCL's `basic` device beside `pthread`): no hand-off
+  /// to worker threads and back, one core.
+  virtual bool hasCallerThreadQueue() const { return false; }
+  /// Sends later commands (copies, launches, finish) to the caller-thread
+  /// queue (true) or back to the device's own (false), after waiting for
+  /// what the other queue holds. Nothing where there is no such queue.
+  virtual llvm::Error setCallerThread(bool callerThread) {
+    (void)callerThread;
+    return llvm::Error::success();
+  }
 };
 
 } // namespace comprehend::runtime

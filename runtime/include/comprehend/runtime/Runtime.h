@@ -157,6 +157,12 @@ public:
   /// The queue later launches go to (Platform::setStream); 0 is the
   /// platform's own.
   void setStream(uint64_t stream) { platform->setStream(stream); }
+  /// Whether the device can run commands on the calling thread, and the
+  /// switch to that queue and back (Platform::setCallerThread).
+  bool hasCallerThreadQueue() const { return platform->hasCallerThreadQueue(); }
+  llvm::Error setCallerThread(bool callerThread) {
+    return platform->setCallerThread(callerThread);
+  }
   /// Fills the buffer with a repeated byte (e.g. poison before a launch).
   llvm::Error fill(const Buffer &buffer, uint8_t byte);
   /// The device address of the first byte of `buffer`, as kernels see it
