@@ -38,13 +38,17 @@ private:
   std::optional<std::string> saved;
 };
 
-/// POCL_AFFINITY as the process started, before any test listed devices.
-const std::optional<std::string> initialPoclAffinity =
-    []() -> std::optional<std::string> {
-  if (const char *value = std::getenv("POCL_AFFINITY"))
+/// Environment variable `name` now; nullopt where it is unset.
+std::optional<std::string> getEnv(const char *name) {
+  if (const char *value = std::getenv(name))
     return std::string(value);
   return std::nullopt;
-}();
+}
+
+/// POCL_AFFINITY and POCL_DEVICES as the process started, before any test
+/// listed devices.
+const std::optional<std::string> initialPoclAffinity = getEnv("POCL_AFFINITY");
+const std::optional<std::string> initialPoclDevices = getEnv("POCL_DEVICES");
 
 // The runtime pins PoCL's worker threads unless the environment decides;
 // ctest runs this test once more with POCL_AFFINITY=0, which must stay.
@@ -56,14 +60,6 @@ TEST(DeviceTest, ListingDevicesPinsPoclThreadsUnlessTheEnvironmentSetsIt) {
   EXPECT_EQ(std::string(value), initialPoclAffinity.value_or("1"));
 }
 
-/// POCL_DEVICES as the process started.
-const std::optional<std::string> initialPoclDevices =
-    []() -> std::optional<std::string> {
-  if (const char *value = std::getenv("POCL_DEVICES"))
-    return std::string(value);
-  return std::nullopt;
-}();
-
 // Where the environment names no PoCL devices, the runtime asks PoCL for
 // `basic` beside `pthread`, lists `basic` nowhere but as the caller-thread
 // device of `pthread`, and leaves the environment as it found it; ctest
@@ -72,9 +68,7 @@ const std::optional<std::string> initialPoclDevices =
 TEST(DeviceTest, PoclBasicIsTheCallerThreadDeviceOfPthread) {
   auto devices = listDevices();
   ASSERT_TRUE(bool(devices)) << llvm::toString(devices.takeError());
-  const char *value = std::getenv("POCL_DEVICES");
-  EXPECT_EQ(value ? std::optional<std::string>(value) : std::nullopt,
-            initialPoclDevices);
+  EXPECT_EQ(getEnv("POCL_DEVICES"), initialPoclDevices);
   for (const Device &device : *devices) {
     const DeviceInfo &info = device.getInfo();
     if (info.platformName != "Portable Computing Language")
