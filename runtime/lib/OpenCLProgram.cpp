@@ -102,20 +102,15 @@ static std::string getBuildLog(cl_program program, cl_device_id device) {
   return StringRef(log.c_str()).trim().str();
 }
 
-/// clBuildProgram for `devices` with the build log in the error.
-static llvm::Error build(cl_program program,
-                         llvm::ArrayRef<cl_device_id> devices,
+/// clBuildProgram with the build log in the error.
+static llvm::Error build(cl_program program, cl_device_id device,
                          const std::string &options) {
   llvm::TimeTraceScope scope("clBuildProgram");
   cl_int err =
-      clBuildProgram(program, static_cast<cl_uint>(devices.size()),
-                     devices.data(), options.c_str(), nullptr, nullptr);
+      clBuildProgram(program, 1, &device, options.c_str(), nullptr, nullptr);
   if (err == CL_SUCCESS)
     return llvm::Error::success();
-  std::string log;
-  for (cl_device_id device : devices)
-    if (log.empty())
-      log = getBuildLog(program, device);
+  std::string log = getBuildLog(program, device);
   return makeCLError("clBuildProgram", err,
                      log.empty() ? llvm::Twine("(the build log is empty)")
                                  : llvm::Twine("build log:\n") + log);
@@ -142,22 +137,17 @@ static Expected<cl_program> createFromIL(cl_context context,
   return program;
 }
 
-/// A program from the same `binary` for each of `devices`.
 static Expected<cl_program>
-createFromBinary(cl_context context, llvm::ArrayRef<cl_device_id> devices,
-                 StringRef binary) {
+createFromBinary(cl_context context, cl_device_id id, StringRef binary) {
   llvm::TimeTraceScope scope("clCreateProgramWithBinary");
-  llvm::SmallVector<size_t, 2> lengths(devices.size(), binary.size());
-  llvm::SmallVector<const unsigned char *, 2> bytes(
-      devices.size(), reinterpret_cast<const unsigned char *>(binary.data()));
-  llvm::SmallVector<cl_int, 2> binaryStatus(devices.size(), CL_SUCCESS);
+  const size_t length = binary.size();
+  const auto *bytes = reinterpret_cast<const unsigned char *>(binary.data());
+  cl_int binaryStatus = CL_SUCCESS;
   cl_int err = CL_SUCCESS;
-  cl_program program = clCreateProgramWithBinary(
-      context, static_cast<cl_uint>(devices.size()), devices.data(),
-      lengths.data(), bytes.data(), binaryStatus.data(), &err);
-  for (cl_int status : binaryStatus)
-    if (err == CL_SUCCESS && status != CL_SUCCESS)
-      err = status;
+  cl_program program = clCreateProgramWithBinary(context, 1, &id, &length,
+                                                 &bytes, &binaryStatus, &err);
+  if (err == CL_SUCCESS && binaryStatus != CL_SUCCESS)
+    err = binaryStatus;
   if (err) {
     if (program)
       clReleaseProgram(program);
