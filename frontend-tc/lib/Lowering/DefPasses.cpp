@@ -14,6 +14,10 @@ llvm::ArrayRef<DefPass> lowering::getDefPasses() {
        "lists the def's statements with their ranges, the statements of "
        "each called def in place of the call",
        inlineCalls},
+      {"merge-pointwise-updates",
+       "folds a pointwise `T = a` and the pointwise `T += b` after it into "
+       "one statement `T = a + b` where that computes the same",
+       mergePointwiseUpdates},
       {"snapshot-self-reads",
        "points a statement's reads of its own LHS at other points than it "
        "writes to a copy made just before",

@@ -7,6 +7,7 @@
 // DefPasses.cpp:
 //
 //   inline-calls          InlineCalls.cpp
+//   merge-pointwise-updates MergePointwiseUpdates.cpp
 //   snapshot-self-reads   SnapshotSelfReads.cpp
 //   hoist-to-temporaries  HoistToTemporaries.cpp
 //   transpose-gemm-operands TransposeGemmOperands.cpp
@@ -115,6 +116,7 @@ void printDefState(const DefLoweringState &state, llvm::raw_ostream &os);
 
 // The passes, in pipeline order.
 LogicalResult inlineCalls(DefLoweringState &state);
+LogicalResult mergePointwiseUpdates(DefLoweringState &state);
 LogicalResult snapshotSelfReads(DefLoweringState &state);
 LogicalResult hoistToTemporaries(DefLoweringState &state);
 LogicalResult transposeGemmOperands(DefLoweringState &state);

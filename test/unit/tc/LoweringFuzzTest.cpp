@@ -233,7 +233,21 @@ void DefGenerator::statement() {
     for (unsigned v : all)
       if (!llvm::is_contained(w.vars, v))
         rest.push_back(v);
-    VarSet red = subset(rest, 1, 1);
+    // Sometimes pointwise, `T(vars) += expr(vars)`, which
+    // merge-pointwise-updates may fold into the statement that wrote T.
+    VarSet red = chance(30) ? VarSet{} : subset(rest, 1, 1);
+    if (red.empty() && !w.vars.empty()) {
+      VarSet covered;
+      std::string rhs = expr(w.vars, covered, 2);
+      VarSet missing;
+      for (unsigned v : w.vars)
+        if (!llvm::is_contained(covered, v))
+          missing.push_back(v);
+      if (!missing.empty())
+        rhs = "(" + rhs + ") + " + newRead(missing, covered);
+      body += "  " + w.name + subscripts(w.vars) + " += " + rhs + "\n";
+      return;
+    }
     if (!red.empty()) {
       VarSet vars = w.vars;
       vars.append(red.begin(), red.end());
