@@ -215,6 +215,24 @@ struct RewrittenStatements {
   std::deque<std::string> names;
 };
 
+/// The statement `lhs(indices) reduction rhs` (`!` where \p init) without
+/// where clauses, at \p loc with its operator at \p opLoc, whose index
+/// variables are \p vars (the LHS indices, then the reduction indices);
+/// kept in \p created.
+const ComprehensionStmt &
+createStatement(RewrittenStatements &created, Location loc, Location opLoc,
+                Ident lhs, llvm::ArrayRef<Ident> indices,
+                ReductionKind reduction, bool init, ExprPtr rhs,
+                llvm::ArrayRef<std::string> vars);
+
+/// \p like (its locations, LHS, indices and index variables) with
+/// reduction \p reduction, `!` where \p init, and right-hand side \p rhs;
+/// kept in \p created.
+const ComprehensionStmt &restateStatement(const ComprehensionStmt &like,
+                                          ReductionKind reduction, bool init,
+                                          ExprPtr rhs,
+                                          RewrittenStatements &created);
+
 /// Declares a temporary of \p binding's type and shape in \p def, named
 /// \p base (with underscores added while the def has that name), and
 /// appends it to the tensors of \p lowered; returns its name.

@@ -68,6 +68,19 @@ llvm::ArrayRef<DefPassDescription> tc::getDefPassDescriptions() {
   return descriptions;
 }
 
+void lowering::rewriteEachStatement(
+    DefLoweringState &state,
+    llvm::function_ref<bool(const StmtContext &,
+                            llvm::SmallVectorImpl<StmtContext> &)>
+        rewrite) {
+  llvm::SmallVector<StmtContext, 8> result;
+  for (const StmtContext &stmt : state.stmts)
+    if (!rewrite(stmt, result))
+      result.push_back(stmt);
+  // StmtContext holds a reference: the vector is rebuilt, not assigned.
+  state.stmts.assign(result.begin(), result.end());
+}
+
 LogicalResult lowering::runDefPasses(DefLoweringState &state) {
   for (const DefPass &pass : getDefPasses()) {
     llvm::TimeTraceScope scope("TC def pass", pass.name);

@@ -127,6 +127,15 @@ LogicalResult segmentStatements(DefLoweringState &state);
 LogicalResult shareOutputStorage(DefLoweringState &state);
 LogicalResult promoteTemporaries(DefLoweringState &state);
 
+/// The statements of \p state with each one that \p rewrite replaces (it
+/// appends the replacement to its second argument and returns true) in
+/// the replacement's place; the shared loop of the rewriting passes.
+void rewriteEachStatement(
+    DefLoweringState &state,
+    llvm::function_ref<bool(const StmtContext &,
+                            llvm::SmallVectorImpl<StmtContext> &)>
+        rewrite);
+
 /// Whether \p stmt is lowered to BLAS instructions in a kernel of its own
 /// (SegmentStatements.cpp).
 bool isBlasStatement(DefLoweringState &state, const StmtContext &stmt);

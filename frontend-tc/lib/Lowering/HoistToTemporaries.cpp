@@ -218,13 +218,11 @@ void hoistStatements(DefContext &def, llvm::SmallVectorImpl<StmtContext> &stmts,
       lowered.hoisted.push_back({name.str(), stmt.getLhs().name.str()});
 
       // `name(vars) = expr`, just before the statement.
-      auto &producer =
-          created.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
-              expr.getLoc(), Ident{name, expr.getLoc()}, indices,
-              ReductionKind::None, /*init=*/false, expr.getLoc(),
-              cloneExpr(expr), std::vector<WhereClause>{}));
-      producer->setIndexVars(hoist.vars);
-      result.push_back(StmtContext{*producer, ranges, nullptr});
+      const ComprehensionStmt &producer = createStatement(
+          created, expr.getLoc(), expr.getLoc(), Ident{name, expr.getLoc()},
+          indices, ReductionKind::None, /*init=*/false, cloneExpr(expr),
+          hoist.vars);
+      result.push_back(StmtContext{producer, ranges, nullptr});
 
       // In the statement, `name(vars)` instead of expr.
       replaced[&expr] = makeTensorRead(name, hoist.varExprs, expr);

@@ -101,16 +101,9 @@ StmtContext mergeParts(const StmtContext &first, const StmtContext &second,
                                           cloneExpr(first.stmt.getRhs()),
                                           cloneExpr(comp.getRhs()));
   sum->setType(type);
-  auto &merged = created.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
-      comp.getLoc(), comp.getLhs(),
-      llvm::SmallVector<Ident, 4>(comp.getIndices().begin(),
-                                  comp.getIndices().end()),
-      ReductionKind::None, /*init=*/false, comp.getOpLoc(), std::move(sum),
-      std::vector<WhereClause>{}));
-  llvm::ArrayRef<std::string> vars = comp.getIndexVars();
-  merged->setIndexVars(
-      llvm::SmallVector<std::string, 4>(vars.begin(), vars.end()));
-  return StmtContext{*merged, second.ranges, nullptr};
+  return StmtContext{restateStatement(comp, ReductionKind::None,
+                                      /*init=*/false, std::move(sum), created),
+                     second.ranges, nullptr};
 }
 
 /// Merges the first chain of two parts it finds in \p state's statements;
@@ -132,9 +125,7 @@ bool mergeOnePair(DefLoweringState &state) {
             mergeParts(stmts[first], stmts[k], lhs->type, state.rewritten));
       else if (k != first)
         merged.push_back(stmts[k]);
-    // StmtContext holds a reference: rebuilt, not assigned.
-    state.stmts.clear();
-    state.stmts.append(merged.begin(), merged.end());
+    state.stmts.assign(merged.begin(), merged.end());
     return true;
   }
   return false;

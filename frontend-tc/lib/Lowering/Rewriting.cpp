@@ -155,12 +155,10 @@ ExprPtr lowering::copyToPermutedTemporary(
   }
   llvm::StringRef name = declareTemporary(
       def, created, lowered, read.getCallee().name + "_t", std::move(binding));
-  auto &copy = created.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
-      read.getLoc(), Ident{name, read.getLoc()}, indices, ReductionKind::None,
-      /*init=*/false, read.getLoc(), cloneExpr(read),
-      std::vector<WhereClause>{}));
-  copy->setIndexVars(vars);
-  result.push_back(StmtContext{*copy, ranges, nullptr});
+  const ComprehensionStmt &copy = createStatement(
+      created, read.getLoc(), read.getLoc(), Ident{name, read.getLoc()},
+      indices, ReductionKind::None, /*init=*/false, cloneExpr(read), vars);
+  result.push_back(StmtContext{copy, ranges, nullptr});
   return makeTensorRead(name, order, read);
 }
 
@@ -197,15 +195,10 @@ void lowering::appendLhsStatement(RewrittenStatements &created,
   llvm::SmallVector<IndexRange, 4> ranges;
   for (const std::string &var : vars)
     ranges.push_back(*stmt.lookup(var));
-  auto &written =
-      created.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
-          comp.getLoc(), comp.getLhs(),
-          llvm::SmallVector<Ident, 4>(comp.getIndices().begin(),
-                                      comp.getIndices().end()),
-          reduction, init, comp.getOpLoc(), std::move(rhs),
-          std::vector<WhereClause>{}));
-  written->setIndexVars(vars);
-  result.push_back(StmtContext{*written, ranges, nullptr});
+  const ComprehensionStmt &written =
+      createStatement(created, comp.getLoc(), comp.getOpLoc(), comp.getLhs(),
+                      comp.getIndices(), reduction, init, std::move(rhs), vars);
+  result.push_back(StmtContext{written, ranges, nullptr});
 }
 
 void lowering::forgetTemporary(DefContext &def, LoweredDef &lowered,
@@ -234,18 +227,30 @@ bool lowering::hasLetsOrExists(const ComprehensionStmt &stmt) {
   });
 }
 
+const ComprehensionStmt &lowering::createStatement(
+    RewrittenStatements &created, Location loc, Location opLoc, Ident lhs,
+    llvm::ArrayRef<Ident> indices, ReductionKind reduction, bool init,
+    ExprPtr rhs, llvm::ArrayRef<std::string> vars) {
+  auto &stmt = created.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
+      loc, lhs, llvm::SmallVector<Ident, 4>(indices.begin(), indices.end()),
+      reduction, init, opLoc, std::move(rhs), std::vector<WhereClause>{}));
+  stmt->setIndexVars(
+      llvm::SmallVector<std::string, 4>(vars.begin(), vars.end()));
+  return *stmt;
+}
+
+const ComprehensionStmt &
+lowering::restateStatement(const ComprehensionStmt &like,
+                           ReductionKind reduction, bool init, ExprPtr rhs,
+                           RewrittenStatements &created) {
+  return createStatement(created, like.getLoc(), like.getOpLoc(), like.getLhs(),
+                         like.getIndices(), reduction, init, std::move(rhs),
+                         like.getIndexVars());
+}
+
 const ComprehensionStmt &lowering::rewriteRhs(const ComprehensionStmt &stmt,
                                               const ExprReplacer &replace,
                                               RewrittenStatements &created) {
-  auto &rewritten =
-      created.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
-          stmt.getLoc(), stmt.getLhs(),
-          llvm::SmallVector<Ident, 4>(stmt.getIndices().begin(),
-                                      stmt.getIndices().end()),
-          stmt.getReduction(), stmt.hasInit(), stmt.getOpLoc(),
-          cloneExpr(stmt.getRhs(), replace), std::vector<WhereClause>{}));
-  llvm::ArrayRef<std::string> vars = stmt.getIndexVars();
-  rewritten->setIndexVars(
-      llvm::SmallVector<std::string, 4>(vars.begin(), vars.end()));
-  return *rewritten;
+  return restateStatement(stmt, stmt.getReduction(), stmt.hasInit(),
+                          cloneExpr(stmt.getRhs(), replace), created);
 }

@@ -85,15 +85,11 @@ StmtContext makeCopyStatement(const StmtContext &stmtContext,
     ranges.push_back({index.name.str(), lo, lo + extent});
     vars.push_back(index.name.str());
   }
-  auto &copy = created.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
-      stmt.getLoc(), Ident{name, stmt.getLhs().loc},
-      llvm::SmallVector<Ident, 4>(stmt.getIndices().begin(),
-                                  stmt.getIndices().end()),
-      ReductionKind::None, /*init=*/false, stmt.getOpLoc(),
-      makeTensorRead(stmt.getLhs().name, indices, at),
-      std::vector<WhereClause>{}));
-  copy->setIndexVars(vars);
-  return StmtContext{*copy, ranges, stmtContext.scope};
+  const ComprehensionStmt &copy = createStatement(
+      created, stmt.getLoc(), stmt.getOpLoc(), Ident{name, stmt.getLhs().loc},
+      stmt.getIndices(), ReductionKind::None, /*init=*/false,
+      makeTensorRead(stmt.getLhs().name, indices, at), vars);
+  return StmtContext{copy, ranges, stmtContext.scope};
 }
 
 } // namespace

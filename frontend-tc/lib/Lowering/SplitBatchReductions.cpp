@@ -154,13 +154,11 @@ llvm::StringRef emitPartials(DefLoweringState &state, const StmtContext &stmt,
       vars.push_back(var);
   for (const std::string &var : vars)
     ranges.push_back(*stmt.lookup(var));
-  auto &partial =
-      state.rewritten.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
-          comp.getLoc(), Ident{name, comp.getLhs().loc}, indices,
-          ReductionKind::Add, /*init=*/true, comp.getOpLoc(),
-          cloneExpr(comp.getRhs()), std::vector<WhereClause>{}));
-  partial->setIndexVars(vars);
-  result.push_back(StmtContext{*partial, ranges, nullptr});
+  const ComprehensionStmt &partial = createStatement(
+      state.rewritten, comp.getLoc(), comp.getOpLoc(),
+      Ident{name, comp.getLhs().loc}, indices, ReductionKind::Add,
+      /*init=*/true, cloneExpr(comp.getRhs()), vars);
+  result.push_back(StmtContext{partial, ranges, nullptr});
   return name;
 }
 
@@ -184,16 +182,13 @@ void emitSum(DefLoweringState &state, const StmtContext &stmt,
 LogicalResult lowering::splitBatchReductions(DefLoweringState &state) {
   if (!state.options.matchBlas)
     return success();
-  llvm::SmallVector<StmtContext, 8> result;
-  for (const StmtContext &stmt : state.stmts) {
+  rewriteEachStatement(state, [&](const StmtContext &stmt, auto &result) {
     llvm::StringRef batch = findSplit(state, stmt);
-    if (batch.empty()) {
-      result.push_back(stmt);
-      continue;
-    }
+    if (batch.empty())
+      return false;
     llvm::StringRef name = emitPartials(state, stmt, batch, result);
     emitSum(state, stmt, batch, name, result);
-  }
-  state.stmts.assign(result.begin(), result.end());
+    return true;
+  });
   return success();
 }

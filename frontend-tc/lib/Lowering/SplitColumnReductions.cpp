@@ -261,13 +261,11 @@ emitPartials(DefLoweringState &state, const StmtContext &stmt,
       return nullptr;
     return makeRow(block, within, perBlock, rows.lo, ident->getLoc());
   });
-  auto &partial =
-      state.rewritten.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
-          comp.getLoc(), Ident{name, comp.getLhs().loc}, indices,
-          comp.getReduction(), /*init=*/true, comp.getOpLoc(), std::move(rhs),
-          std::vector<WhereClause>{}));
-  partial->setIndexVars(vars);
-  result.push_back(StmtContext{*partial, ranges, nullptr});
+  const ComprehensionStmt &partial = createStatement(
+      state.rewritten, comp.getLoc(), comp.getOpLoc(),
+      Ident{name, comp.getLhs().loc}, indices, comp.getReduction(),
+      /*init=*/true, std::move(rhs), vars);
+  result.push_back(StmtContext{partial, ranges, nullptr});
   return {name, block};
 }
 
@@ -294,15 +292,10 @@ void emitCombine(DefLoweringState &state, const StmtContext &stmt,
       std::make_unique<ApplyExpr>(loc, Ident{name, loc}, std::move(subscripts));
   read->setTarget(ApplyExpr::Target::Tensor);
   read->setType(comp.getRhs().getType());
-  auto &combine =
-      state.rewritten.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
-          loc, comp.getLhs(),
-          llvm::SmallVector<Ident, 4>(comp.getIndices().begin(),
-                                      comp.getIndices().end()),
-          comp.getReduction(), /*init=*/true, comp.getOpLoc(), std::move(read),
-          std::vector<WhereClause>{}));
-  combine->setIndexVars(vars);
-  result.push_back(StmtContext{*combine, ranges, nullptr});
+  const ComprehensionStmt &combine = createStatement(
+      state.rewritten, loc, comp.getOpLoc(), comp.getLhs(), comp.getIndices(),
+      comp.getReduction(), /*init=*/true, std::move(read), vars);
+  result.push_back(StmtContext{combine, ranges, nullptr});
 }
 
 /// The tensor \p stmt writes, by its name in the def.

@@ -122,10 +122,8 @@ LogicalResult lowering::transposeGemmOperands(DefLoweringState &state) {
   if (!state.options.matchBlas)
     return success();
   state.context.scope = nullptr;
-  llvm::SmallVector<StmtContext, 8> result;
-  for (const StmtContext &stmt : state.stmts)
-    if (!transposeOperands(state, stmt, result))
-      result.push_back(stmt);
-  state.stmts.assign(result.begin(), result.end());
+  rewriteEachStatement(state, [&](const StmtContext &stmt, auto &result) {
+    return transposeOperands(state, stmt, result);
+  });
   return success();
 }

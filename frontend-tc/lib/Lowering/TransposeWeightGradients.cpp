@@ -143,13 +143,11 @@ llvm::StringRef emitTransposedGemm(DefLoweringState &state,
   ExprPtr rhs = cloneExpr(comp.getRhs(), [&](const Expr &old) -> ExprPtr {
     return &old == transposed.read ? std::move(pCopy) : nullptr;
   });
-  auto &gemm =
-      state.rewritten.stmts.emplace_back(std::make_unique<ComprehensionStmt>(
-          comp.getLoc(), Ident{name, comp.getLhs().loc}, indices,
-          comp.getReduction(), /*init=*/true, comp.getOpLoc(), std::move(rhs),
-          std::vector<WhereClause>{}));
-  gemm->setIndexVars(vars);
-  result.push_back(StmtContext{*gemm, ranges, nullptr});
+  const ComprehensionStmt &gemm = createStatement(
+      state.rewritten, comp.getLoc(), comp.getOpLoc(),
+      Ident{name, comp.getLhs().loc}, indices, comp.getReduction(),
+      /*init=*/true, std::move(rhs), vars);
+  result.push_back(StmtContext{gemm, ranges, nullptr});
   return name;
 }
 
@@ -205,12 +203,9 @@ LogicalResult lowering::transposeWeightGradients(DefLoweringState &state) {
   if (!state.options.matchBlas)
     return success();
   state.context.scope = nullptr;
-  llvm::SmallVector<StmtContext, 8> result;
-  for (const StmtContext &stmt : state.stmts) {
+  rewriteEachStatement(state, [&](const StmtContext &stmt, auto &result) {
     std::optional<Transposed> transposed = findTransposed(state, stmt);
-    if (!transposed || !rewrite(state, stmt, *transposed, result))
-      result.push_back(stmt);
-  }
-  state.stmts.assign(result.begin(), result.end());
+    return transposed && rewrite(state, stmt, *transposed, result);
+  });
   return success();
 }
