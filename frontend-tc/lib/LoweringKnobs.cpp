@@ -89,7 +89,9 @@ constexpr KnobSpec kKnobs[] = {
      "place: 0 none, 1 a transposed A (its reduction index contiguous), 2 a "
      "transposed B too",
      "on cores with subgroups (GPUs) 1 where the gemm has at least 2^20 "
-     "multiply-adds and 32 rows, 2 from 2^30 multiply-adds; else 0",
+     "multiply-adds and 32 rows, 2 from 2^30 multiply-adds; on other "
+     "cores 2 where only B is transposed, its K steps lie 4 KB or more "
+     "apart and the gemm has at least 2^28 multiply-adds; else 0",
      "", "0 (none), 1 (A) or 2 (A and B)"},
     {kSplitBatchReductions, 0, 1,
      "a convolution-like `+=!` statement with few output points sums per "

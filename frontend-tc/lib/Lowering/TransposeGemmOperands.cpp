@@ -24,7 +24,9 @@
 // default on GPU cores where the gemm is large enough, kMinCopiedWork), and
 // only for the def's own statements without `where` lets or `exists`. A
 // transposed B operand (`gemm.n.t`: a tile every lane reads whole) is
-// copied too where the knob is 2, by default from 2^30 multiply-adds.
+// copied too where the knob is 2, by default from 2^30 multiply-adds. On a
+// vector CPU core the copy is for a transposed B alone, where its K steps
+// lie a page apart (kMinCopiedWorkCpu).
 // This is the def-level pass `transpose-gemm-operands` (DefPasses.h).
 //
 //===----------------------------------------------------------------------===//
@@ -66,6 +68,54 @@ int64_t getDefaultCopies(const StmtContext &stmt) {
   return work >= uint64_t(kMinCopiedWorkB) ? 2 : 1;
 }
 
+/// On a vector CPU core the backend packs a transposed A in the kernel
+/// (docs/lowering.md); a transposed B it reads in place, a few floats per K
+/// step, each step a row of B's tensor further on. Where those rows are a
+/// page or more long, every step of the K loop is a new page: measured on
+/// PoCL (Xeon, AVX-512, `comprehend run --repeat 10`, best run), the
+/// d_B gemm of a matrix product (`R(k, n) +=! P(m, n) * Q(m, k)`) at 1024^3
+/// took 11.0-11.4 ms in place and 7.7-8.4 ms with the copy, at 2048^3 107-112
+/// against 74-75 ms, at 4096 x 256 x 1024 (K x N x M) 14.6 against 10.7-11.2;
+/// at 512^3 (2^27 multiply-adds) both took 1.24-1.27 ms, at 256^3 the copy's
+/// launch cost 0.05 ms. Rows of 1 KB (1024 x 1024 x 256): no difference. Where
+/// A is transposed too, copying both (the knob's 2) did not pay (2048^3:
+/// 107-112 ms either way), so the default is kept at 0 there.
+constexpr int64_t kMinCopiedWorkCpu = int64_t(1) << 28;
+constexpr int64_t kPageBytes = 4096;
+
+/// The default of `tc.gemm_transpose_copy` on a vector CPU core for \p stmt,
+/// whose gemm reads \p operands transposed: 2 where only B is, its K steps
+/// lie a page or more apart, and the gemm is large (see kMinCopiedWorkCpu).
+int64_t getDefaultCpuCopies(const DefContext &def, const StmtContext &stmt,
+                            llvm::ArrayRef<TransposedGemmRead> operands) {
+  if (operands.size() != 1 || operands.front().isA)
+    return 0;
+  uint64_t work = 1;
+  for (const IndexRange &range : stmt.ranges)
+    work = llvm::SaturatingMultiply(work, uint64_t(range.hi - range.lo));
+  if (work < uint64_t(kMinCopiedWorkCpu))
+    return 0;
+  const ApplyExpr &read = *operands.front().read;
+  const TensorBinding *tensor = def.lookup(read.getCallee().name);
+  if (!tensor)
+    return 0;
+  // The K step of B is the read's subscript that no LHS index is.
+  auto isLhsIndex = [&](llvm::StringRef var) {
+    return llvm::any_of(stmt.stmt.getIndices(),
+                        [&](const Ident &lhs) { return lhs.name == var; });
+  };
+  for (unsigned position : operands.front().modes) {
+    const auto &var = llvm::cast<IdentExpr>(*read.getArgs()[position]);
+    if (isLhsIndex(var.getName()))
+      continue;
+    int64_t stepBytes = ir::getSizeInBytes(tensor->kind);
+    for (unsigned d = position + 1; d < tensor->shape.size(); ++d)
+      stepBytes *= tensor->shape[d];
+    return stepBytes >= kPageBytes ? 2 : 0;
+  }
+  return 0;
+}
+
 /// Copies the operand \p operand of \p stmt reads into a temporary with its
 /// two modes swapped, appending the copy to \p result; returns the read
 /// of the temporary that replaces it.
@@ -94,7 +144,9 @@ bool transposeOperands(DefLoweringState &state, const StmtContext &stmt,
   if (operands.empty())
     return false;
   const LoweringOptions &options = state.options;
-  int64_t byDefault = options.gemmRowsPerLane ? getDefaultCopies(stmt) : 0;
+  int64_t byDefault = options.gemmRowsPerLane
+                          ? getDefaultCopies(stmt)
+                          : getDefaultCpuCopies(def, stmt, operands);
   def.knobsUsed.gemmTransposeCopy = true;
   def.knobsUsed.gemmTransposeCopyDefault =
       std::max(def.knobsUsed.gemmTransposeCopyDefault, byDefault);

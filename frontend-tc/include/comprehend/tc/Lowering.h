@@ -175,7 +175,9 @@ struct LoweringOptions {
   /// temporary laid out as the gemm reads in place, in a launch before it
   /// (`tc.gemm_transpose_copy`): 0 none, 1 a transposed A (its reduction
   /// index contiguous, `gemm.t`), 2 a transposed B too. Unset: where
-  /// gemmRowsPerLane, 1 or 2 by the gemm's size, else 0.
+  /// gemmRowsPerLane, 1 or 2 by the gemm's size; on other cores 2 for a
+  /// large gemm whose B alone is transposed with K steps a page apart,
+  /// else 0 (TransposeGemmOperands.cpp).
   std::optional<int64_t> gemmTransposeCopy;
   /// A convolution-like `+=!` statement with fewer output points than twice
   /// minParallelPoints sums per point of a reduction index that every read
