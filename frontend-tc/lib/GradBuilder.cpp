@@ -336,9 +336,12 @@ LogicalResult BackwardBuilder::differentiate(unsigned index) {
     else
       it->second.push_back(read);
   }
-  for (auto &group : groups)
+  for (auto &group : groups) {
+    if (isCentredSquare(index, group.second))
+      continue;
     if (failed(addContribution(index, group.second)))
       return failure();
+  }
   // `O += e` passes its whole adjoint on to the version it adds to.
   if (std::optional<std::string> previous = updatedVersion(index);
       previous && active.contains(*previous))

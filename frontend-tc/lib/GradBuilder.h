@@ -79,6 +79,13 @@ private:
   void findNormalisedExps();
   void addNormalisedDot(unsigned expIndex);
   Term normalisedSeed(unsigned expIndex, Rewriter &rewriter);
+  // GradCentredSum.cpp: a variance's reads of its own mean.
+  /// Whether the reads \p targets of statement \p index are the mean of a
+  /// centred square whose sum's adjoint is zero.
+  bool isCentredSquare(unsigned index,
+                       llvm::ArrayRef<const Expr *> targets) const;
+  bool isMeanOf(unsigned index, const Expr &meanRead,
+                const ApplyExpr &xRead) const;
   /// What the rules differentiate of statement \p index: its right-hand
   /// side, or a normalised exp's argument.
   const Expr &differentiatedRhs(unsigned index) const;

@@ -291,34 +291,41 @@ Term grad::printIndexExpr(const poly::IndexExpr &expr,
   return zero();
 }
 
-bool grad::usesIndexVars(const Expr &expr) {
+bool grad::mentionsIndexVar(const Expr &expr,
+                            llvm::function_ref<bool(llvm::StringRef)> which) {
+  auto recurse = [&](const Expr &operand) {
+    return mentionsIndexVar(operand, which);
+  };
   switch (expr.getKind()) {
   case Expr::Kind::Ident: {
     const auto &ident = llvm::cast<IdentExpr>(expr);
     if (ident.getRef() == IdentExpr::Ref::Let)
-      return usesIndexVars(ident.getLet()->getValue());
-    return ident.getRef() == IdentExpr::Ref::Index;
+      return recurse(ident.getLet()->getValue());
+    return ident.getRef() == IdentExpr::Ref::Index && which(ident.getName());
   }
   case Expr::Kind::Unary:
-    return usesIndexVars(llvm::cast<UnaryExpr>(expr).getOperand());
+    return recurse(llvm::cast<UnaryExpr>(expr).getOperand());
   case Expr::Kind::Binary: {
     const auto &binary = llvm::cast<BinaryExpr>(expr);
-    return usesIndexVars(binary.getLhs()) || usesIndexVars(binary.getRhs());
+    return recurse(binary.getLhs()) || recurse(binary.getRhs());
   }
   case Expr::Kind::Ternary: {
     const auto &ternary = llvm::cast<TernaryExpr>(expr);
-    return usesIndexVars(ternary.getCond()) ||
-           usesIndexVars(ternary.getTrueValue()) ||
-           usesIndexVars(ternary.getFalseValue());
+    return recurse(ternary.getCond()) || recurse(ternary.getTrueValue()) ||
+           recurse(ternary.getFalseValue());
   }
   case Expr::Kind::Apply:
     return llvm::any_of(llvm::cast<ApplyExpr>(expr).getArgs(),
-                        [](const ExprPtr &arg) { return usesIndexVars(*arg); });
+                        [&](const ExprPtr &arg) { return recurse(*arg); });
   case Expr::Kind::Cast:
-    return usesIndexVars(llvm::cast<CastExpr>(expr).getOperand());
+    return recurse(llvm::cast<CastExpr>(expr).getOperand());
   default:
     return false;
   }
+}
+
+bool grad::usesIndexVars(const Expr &expr) {
+  return mentionsIndexVar(expr, [](llvm::StringRef) { return true; });
 }
 
 /// The value reads of \p expr: tensor reads outside subscripts and outside

@@ -14,6 +14,7 @@
 #include "comprehend/polyhedral/IndexExpr.h"
 #include "comprehend/tc/AST.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <string>
@@ -104,6 +105,10 @@ void collectValueReads(const Expr &expr,
 /// The tensor a read (ApplyExpr or 0-d IdentExpr) reads.
 llvm::StringRef readTensor(const Expr &read);
 
+/// Whether \p expr uses an index variable that \p which holds for (also
+/// through a let).
+bool mentionsIndexVar(const Expr &expr,
+                      llvm::function_ref<bool(llvm::StringRef)> which);
 /// Whether \p expr uses an index variable (also through a let).
 bool usesIndexVars(const Expr &expr);
 
