@@ -31,6 +31,7 @@ constexpr llvm::StringLiteral kTransposeWeightGradients =
     "tc.transpose_weight_gradients";
 constexpr llvm::StringLiteral kSplitColumnReductions =
     "tc.split_column_reductions";
+constexpr llvm::StringLiteral kGemmEpilogue = "tc.gemm_epilogue";
 constexpr llvm::StringLiteral kVectorRun = "tc.vector_run";
 constexpr llvm::StringLiteral kMapInnermost = "tc.map_innermost";
 /// Tile sizes of the outermost parallel band, outermost first; the search
@@ -112,6 +113,13 @@ constexpr KnobSpec kKnobs[] = {
      "or reduces in one statement (0)",
      "1 on cores with subgroups (GPUs) where the output has fewer points "
      "than the device's work-items, else 0"},
+    {kGemmEpilogue, 0, 1,
+     "a pointwise statement right after a gemm statement (or a convolution "
+     "lowered to gemms) that rewrites the gemm's output element by element, "
+     "such as a bias or an activation, runs in the gemm's launch, each "
+     "work-group over its own block after its gemms (1), or in a launch of "
+     "its own (0)",
+     "1 on cores without subgroups (CPUs), else 0"},
     {kVectorRun, 0, kNoMaximum,
      "on cores whose work-items run on vectors, consecutive points of a "
      "tiled band's innermost member that one work-item runs as one loop "
@@ -174,6 +182,8 @@ tc::getLoweringKnobDomains(const LoweringKnobUse &use,
   if (use.splitColumnReductions)
     domains.push_back(
         {kSplitColumnReductions, {0, 1}, use.splitColumnReductionsDefault});
+  if (use.gemmEpilogue)
+    domains.push_back({kGemmEpilogue, {0, 1}, use.gemmEpilogueDefault});
   if (use.groupWork)
     domains.push_back(
         {kGroupWork, {0, 16, 64, 256, 1024, 4096, 16384, 65536}, 0});
@@ -252,6 +262,8 @@ void tc::applyLoweringKnobs(const KnobValues &values, bool dedicatedLocalMemory,
   if (contains(values, kSplitColumnReductions))
     options.splitColumnReductions =
         lookupOr(values, kSplitColumnReductions, 0) != 0;
+  if (contains(values, kGemmEpilogue))
+    options.gemmEpilogue = lookupOr(values, kGemmEpilogue, 0) != 0;
   if (contains(values, kGemmTransposeCopy))
     options.gemmTransposeCopy = lookupOr(values, kGemmTransposeCopy, 0);
   static constexpr poly::FusionStrategy fusions[] = {

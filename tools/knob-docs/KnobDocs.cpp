@@ -55,6 +55,7 @@ Domains collectDomains(const backend::CoreInfo &core) {
   use.convGemm = use.schedule = use.vectorRun = true;
   use.gemmTransposeCopy = use.splitBatchReductions = true;
   use.splitColumnReductions = use.transposeWeightGradients = true;
+  use.gemmEpilogue = true;
   llvm::Expected<api::CompilationOptions> options =
       api::configureCompilation(core, {}, {});
   if (options) {
@@ -64,6 +65,7 @@ Domains collectDomains(const backend::CoreInfo &core) {
     use.splitBatchReductionsDefault = options->lowering.gemmRowsPerLane;
     use.transposeWeightGradientsDefault = !options->lowering.gemmRowsPerLane;
     use.splitColumnReductionsDefault = options->lowering.mapInnermostMembers;
+    use.gemmEpilogueDefault = !options->lowering.gemmRowsPerLane;
   } else
     llvm::consumeError(options.takeError());
   addDomains(domains,

@@ -543,8 +543,33 @@ lowering::findTransposedGemmReads(const DefContext &def,
   return result;
 }
 
+bool lowering::isGemmForm(const DefContext &def,
+                          const StmtContext &stmtContext) {
+  std::optional<BlasMatch> match = matchBlas(def, stmtContext);
+  return match && match->form.kind == BlasForm::Kind::Gemm;
+}
+
+/// The work-group's part of the output (GroupBlock) of \p groups, for an
+/// epilogue.
+GroupBlock getGroupBlock(ir::Builder &b, Location loc,
+                         const GroupMapping &groups) {
+  GroupBlock block;
+  for (auto [var, group] : llvm::zip(groups.batchVars, groups.batchGroups))
+    block.fixed[var] = group;
+  for (unsigned index = 0; index < groups.blockVars.size(); ++index) {
+    ir::Value *first = groups.blockOffsets[index];
+    ir::Value *size =
+        groups.blockSizes[index]
+            ? groups.blockSizes[index]
+            : b.createIndexConstant(loc, groups.blockStaticSizes[index]);
+    block.spans[groups.blockVars[index]] = {
+        first, b.create<ir::AddInst>(loc, first, size)->getResult(0)};
+  }
+  return block;
+}
+
 bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext,
-                           bool dryRun) {
+                           bool dryRun, const StmtContext *epilogue) {
   std::optional<BlasMatch> match = matchBlas(def, stmtContext);
   if (!match)
     return false;
@@ -567,5 +592,7 @@ bool lowering::lowerAsBlas(DefContext &def, const StmtContext &stmtContext,
   bool zeroBeta = stmt.hasInit() || stmt.getReduction() == ReductionKind::None;
   ir::Value *beta = b.createConstant(loc, zeroBeta ? 0.0 : 1.0, elementType);
   createBlasInst(b, loc, match->form, alpha, operands, beta, c);
+  if (epilogue)
+    emitGemmEpilogue(def, *epilogue, getGroupBlock(b, loc, groups));
   return true;
 }

@@ -228,7 +228,8 @@ public:
       : def(def), stmt(stmt), form(form), b(def.builder),
         loc(stmt.stmt.getLoc()) {}
 
-  void emit();
+  /// The gemms, then \p epilogue (if any) over the group's block.
+  void emit(const StmtContext *epilogue);
 
 private:
   ir::Value *index(int64_t value) { return b.createIndexConstant(loc, value); }
@@ -394,7 +395,7 @@ void ConvEmitter::emitGemm(double beta) {
                          transpose(inOrder(second.subscripts, cols, form.k)));
 }
 
-void ConvEmitter::emit() {
+void ConvEmitter::emit(const StmtContext *epilogue) {
   for (unsigned axis = 0; axis < form.batch.size(); ++axis) {
     llvm::StringRef var = form.batch[axis];
     const IndexRange *range = stmt.lookup(var);
@@ -426,6 +427,14 @@ void ConvEmitter::emit() {
                      bindOuter(point);
                      emitGemm(beta);
                    });
+  if (!epilogue)
+    return;
+  // The group's block: its batch indices fixed, the gemm's rows and
+  // columns whole.
+  GroupBlock block;
+  for (llvm::StringRef var : form.batch)
+    block.fixed[var] = values.lookup(var);
+  emitGemmEpilogue(def, *epilogue, block);
 }
 
 void conv::emitAccumulation(
@@ -448,14 +457,23 @@ void conv::emitAccumulation(
 }
 
 bool lowering::lowerAsConvGemm(DefContext &def, const StmtContext &stmt,
-                               bool dryRun, bool force) {
+                               bool dryRun, bool force,
+                               const StmtContext *epilogue) {
   std::optional<ConvOperands> operands = matchOperands(def, stmt);
-  if (operands && lowerAsPanelGemm(def, stmt, *operands, dryRun))
+  if (operands && lowerAsPanelGemm(def, stmt, *operands, dryRun)) {
+    assert(!epilogue && "panel gemms take no epilogue");
     return true;
+  }
   std::optional<ConvForm> form =
       operands ? match(stmt, *operands, force) : std::nullopt;
   if (!form || dryRun)
     return bool(form);
-  ConvEmitter(def, stmt, *form).emit();
+  ConvEmitter(def, stmt, *form).emit(epilogue);
   return true;
+}
+
+bool lowering::convGemmTakesEpilogue(DefContext &def, const StmtContext &stmt) {
+  std::optional<ConvOperands> operands = matchOperands(def, stmt);
+  return operands && !lowerAsPanelGemm(def, stmt, *operands, /*dryRun=*/true) &&
+         match(stmt, *operands, /*force=*/true);
 }

@@ -81,6 +81,9 @@ struct DefContext {
   /// About how many points one group gets where the mapper tiles by work
   /// (see LoweringOptions::groupWork; never 0 here).
   int64_t groupWork = kDefaultGroupWork;
+  /// Points of a contiguous run that one work-item walks as a vector loop
+  /// (LoweringOptions::vectorRun); 0 on cores without vector work-items.
+  int64_t vectorRun = 0;
   /// Whether a parallel reduction gives each work-item a chunk of
   /// consecutive iterations (cores whose work-items run their loops on
   /// vector lanes) rather than every work-group-size-th one (coalesced
@@ -322,11 +325,31 @@ void collectLaunchTensors(llvm::ArrayRef<StmtContext> stmts,
                           llvm::ArrayRef<unsigned> statements,
                           llvm::StringSet<> &tensors);
 
-/// Tries to lower \p stmt, alone in its kernel, to one collective BLAS
+/// The part of a gemm statement's output that one work-group computes:
+/// the LHS indices fixed at a value (a batch index on a group id), and
+/// those cut into blocks, each as the half-open range [first, last) the
+/// group spans; any other LHS index spans its whole range.
+struct GroupBlock {
+  llvm::StringMap<ir::Value *> fixed;
+  llvm::StringMap<std::pair<ir::Value *, ir::Value *>> spans;
+};
+
+/// Emits \p epilogue (a pointwise statement on a gemm's output, see
+/// isGemmEpilogue) over the work-group's \p block at the insertion point,
+/// after the group's gemms (GemmEpilogue.cpp).
+void emitGemmEpilogue(DefContext &def, const StmtContext &epilogue,
+                      const GroupBlock &block);
+
+/// Tries to lower \p stmt, alone in its kernel or with the pointwise
+/// \p epilogue after it (GemmEpilogue.cpp), to one collective BLAS
 /// instruction (with subviews, and `group_id` for batch indices and
 /// blocks). Returns false, emitting nothing, when the statement does not
 /// have such a form. With \p dryRun only answers whether it has one.
-bool lowerAsBlas(DefContext &def, const StmtContext &stmt, bool dryRun = false);
+bool lowerAsBlas(DefContext &def, const StmtContext &stmt, bool dryRun = false,
+                 const StmtContext *epilogue = nullptr);
+/// Whether lowerAsBlas lowers \p stmt to a gemm (the form that takes an
+/// epilogue).
+bool isGemmForm(const DefContext &def, const StmtContext &stmt);
 
 /// A read that a gemm statement (lowerAsBlas) takes as an operand
 /// transposed (`gemm.t` for A: the reduction index is its contiguous one),
@@ -352,10 +375,16 @@ bool foldLiteralFactor(const Expr &expr, double &alpha);
 /// a reduction index in one read) to gemms over views of its operands, one
 /// work-group per point of its batch indices (ConvAsGemm.cpp). Returns
 /// false, emitting nothing, when it has no such form; with \p dryRun only
-/// answers. The statement must be alone in its launch. Unless \p force,
-/// only where the gemms pay off (kMinConvGemmReduction).
+/// answers. The statement must be alone in its launch, or followed by the
+/// pointwise \p epilogue (GemmEpilogue.cpp) where convGemmTakesEpilogue.
+/// Unless \p force, only where the gemms pay off (kMinConvGemmReduction).
 bool lowerAsConvGemm(DefContext &def, const StmtContext &stmt,
-                     bool dryRun = false, bool force = false);
+                     bool dryRun = false, bool force = false,
+                     const StmtContext *epilogue = nullptr);
+/// Whether lowerAsConvGemm lowers \p stmt (forced) to gemms over views of
+/// its operands, a work-group per point of its batch indices: the form that
+/// takes an epilogue (not the panels of ConvPanelGemm.cpp).
+bool convGemmTakesEpilogue(DefContext &def, const StmtContext &stmt);
 
 /// The default lowers a convolution to gemms when their reduction (the
 /// input channels) has at least this many iterations. Measured on PoCL

@@ -141,6 +141,15 @@ void rewriteEachStatement(
 bool isBlasStatement(DefLoweringState &state, const StmtContext &stmt);
 /// Whether \p stmt is lowered to gemms over views (lowerAsConvGemm).
 bool isConvGemm(DefLoweringState &state, const StmtContext &stmt);
+/// The reads of the LHS of \p stmt in \p expr at a point other than the LHS
+/// point, or at any point with \p lhsPointToo (SnapshotSelfReads.cpp).
+void collectSelfReads(const Expr &expr, const ComprehensionStmt &stmt,
+                      bool lhsPointToo,
+                      llvm::SmallVectorImpl<const ApplyExpr *> &out);
+/// Whether \p next, the statement after the BLAS statement \p gemm, runs
+/// in the gemm's launch as its epilogue (GemmEpilogue.cpp).
+bool joinsGemmLaunch(DefLoweringState &state, const StmtContext &gemm,
+                     const StmtContext &next);
 
 /// The schedule of \p stmts (one run) with fusion strategy \p fusion
 /// (SegmentStatements.cpp). A reduction that reads its own LHS but is not

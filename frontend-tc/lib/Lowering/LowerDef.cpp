@@ -299,6 +299,7 @@ LogicalResult DefLowerer::checkOptions() {
   context.gemmRowsPerLane = options.gemmRowsPerLane;
   if (options.groupWork > 0)
     context.groupWork = options.groupWork;
+  context.vectorRun = options.vectorRun;
   return success(ok);
 }
 
@@ -325,13 +326,19 @@ std::string DefLowerer::kernelName(size_t numKernels) const {
 LogicalResult DefLowerer::lowerBlasSegment(const Segment &segment,
                                            size_t numKernels) {
   const StmtContext &stmt = segment.stmts.front();
-  createKernel({0}, segment.stmts, {}, kernelName(numKernels));
+  // A second statement is the gemm's epilogue (GemmEpilogue.cpp).
+  const StmtContext *epilogue =
+      segment.stmts.size() > 1 ? &segment.stmts[1] : nullptr;
+  llvm::SmallVector<unsigned, 2> statements = {0};
+  if (epilogue)
+    statements.push_back(1);
+  createKernel(statements, segment.stmts, {}, kernelName(numKernels));
   context.grid = {1, 1, 1};
   context.scope = stmt.scope;
-  if (!lowerAsBlas(context, stmt) &&
-      !(isConvGemm(state, stmt) && lowerAsConvGemm(context, stmt,
-                                                   /*dryRun=*/false,
-                                                   /*force=*/true)))
+  if (!lowerAsBlas(context, stmt, /*dryRun=*/false, epilogue) &&
+      !(isConvGemm(state, stmt) &&
+        lowerAsConvGemm(context, stmt, /*dryRun=*/false, /*force=*/true,
+                        epilogue)))
     return diags.emitError(stmt.stmt.getLoc())
            << "compiler bug: the statement of '" << stmt.stmt.getLhs().name
            << "' lost its BLAS form";

@@ -96,6 +96,8 @@ void printSegmentHeader(const Segment &segment, llvm::raw_ostream &os) {
     break;
   case Segment::Kind::Blas:
     os << "a kernel of BLAS instructions";
+    if (segment.stmts.size() > 1)
+      os << ", then the next statement over each work-group's block";
     break;
   case Segment::Kind::Mapped:
     os << "a run of statements: " << segment.getNumKernels()

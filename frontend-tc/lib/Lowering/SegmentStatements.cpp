@@ -3,7 +3,8 @@
 // The def-level pass `segment` splits the statements into segments, each
 // one source of kernels:
 //  - a statement with a BLAS form (a contraction of two tensors as gemm or
-//    gemv, or a convolution lowered to gemms) alone in its kernel;
+//    gemv, or a convolution lowered to gemms) alone in its kernel, or with
+//    the pointwise statement after it as its epilogue (GemmEpilogue.cpp);
 //  - before a `!` reduction whose ranges miss elements of its LHS, a kernel
 //    that fills the LHS with the reduction's identity;
 //  - every run of other statements between them, whose isl schedule
@@ -209,6 +210,13 @@ LogicalResult lowering::segmentStatements(DefLoweringState &state) {
       segments.emplace_back(Segment::Kind::IdentityFill, stmt);
     if (blas) {
       segments.emplace_back(Segment::Kind::Blas, stmt);
+      continue;
+    }
+    if (!fill && !segments.empty() &&
+        segments.back().kind == Segment::Kind::Blas &&
+        segments.back().stmts.size() == 1 &&
+        joinsGemmLaunch(state, segments.back().stmts.front(), stmt)) {
+      segments.back().stmts.push_back(stmt);
       continue;
     }
     if (segments.empty() || segments.back().kind != Segment::Kind::Mapped ||

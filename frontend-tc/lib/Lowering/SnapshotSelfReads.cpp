@@ -38,33 +38,6 @@ using namespace comprehend::tc::lowering;
 
 namespace {
 
-/// Whether \p read (of the statement's LHS tensor) reads the LHS point:
-/// its subscripts are the LHS indices, in order.
-bool readsLhsPoint(const ApplyExpr &read, const ComprehensionStmt &stmt) {
-  llvm::ArrayRef<Ident> indices = stmt.getIndices();
-  if (read.getArgs().size() != indices.size())
-    return false;
-  for (auto [arg, index] : llvm::zip(read.getArgs(), indices)) {
-    const auto *ident = llvm::dyn_cast<IdentExpr>(arg.get());
-    if (!ident || ident->getRef() != IdentExpr::Ref::Index ||
-        ident->getName() != index.name)
-      return false;
-  }
-  return true;
-}
-
-/// The reads of the LHS of \p stmt in \p expr at a point other than the LHS
-/// point, or at any point with \p lhsPointToo.
-void collectSelfReads(const Expr &expr, const ComprehensionStmt &stmt,
-                      bool lhsPointToo,
-                      llvm::SmallVectorImpl<const ApplyExpr *> &out) {
-  walk<ApplyExpr>(expr, [&](const ApplyExpr &apply) {
-    if (apply.isTensorRead() && apply.getCallee().name == stmt.getLhs().name &&
-        (lhsPointToo || !readsLhsPoint(apply, stmt)))
-      out.push_back(&apply);
-  });
-}
-
 /// `name(i, j) = lhs(i, j)` over the whole of \p binding, the LHS's
 /// copy, with the LHS's names for its indices, at the location of \p at.
 StmtContext makeCopyStatement(const StmtContext &stmtContext,
@@ -93,6 +66,34 @@ StmtContext makeCopyStatement(const StmtContext &stmtContext,
 }
 
 } // namespace
+
+/// Whether \p read (of the statement's LHS tensor) reads the LHS point:
+/// its subscripts are the LHS indices, in order.
+static bool readsLhsPoint(const ApplyExpr &read,
+                          const ComprehensionStmt &stmt) {
+  llvm::ArrayRef<Ident> indices = stmt.getIndices();
+  if (read.getArgs().size() != indices.size())
+    return false;
+  for (auto [arg, index] : llvm::zip(read.getArgs(), indices)) {
+    const auto *ident = llvm::dyn_cast<IdentExpr>(arg.get());
+    if (!ident || ident->getRef() != IdentExpr::Ref::Index ||
+        ident->getName() != index.name)
+      return false;
+  }
+  return true;
+}
+
+/// The reads of the LHS of \p stmt in \p expr at a point other than the LHS
+/// point, or at any point with \p lhsPointToo.
+void lowering::collectSelfReads(const Expr &expr, const ComprehensionStmt &stmt,
+                                bool lhsPointToo,
+                                llvm::SmallVectorImpl<const ApplyExpr *> &out) {
+  walk<ApplyExpr>(expr, [&](const ApplyExpr &apply) {
+    if (apply.isTensorRead() && apply.getCallee().name == stmt.getLhs().name &&
+        (lhsPointToo || !readsLhsPoint(apply, stmt)))
+      out.push_back(&apply);
+  });
+}
 
 LogicalResult lowering::snapshotSelfReads(
     DefContext &def, llvm::SmallVectorImpl<StmtContext> &stmts,

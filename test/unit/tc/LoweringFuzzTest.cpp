@@ -289,7 +289,8 @@ void DefGenerator::statement() {
 
   VarSet covered;
   std::string rhs;
-  if (chance(35)) {
+  bool contraction = chance(35);
+  if (contraction) {
     // A contraction: a product of two reads (maybe scaled) with random
     // permutations, which the BLAS patterns may pick up.
     VarSet first = subset(vars, 1, vars.size());
@@ -321,6 +322,18 @@ void DefGenerator::statement() {
   Written w{"T" + std::to_string(written.size()), lhs,
             chance(favourTemporaries ? 20 : 75)};
   body += "  " + w.name + subscripts(lhs) + " " + op + " " + rhs + "\n";
+  // Sometimes a product is rewritten element by element right after it (a
+  // bias, an activation), which may run in the gemm's launch
+  // (GemmEpilogue.cpp).
+  if (contraction && op == std::string("+=!") && !lhs.empty() && chance(40)) {
+    std::string self = w.name + subscripts(lhs);
+    VarSet biasCovered;
+    std::string bias = newRead(subset(lhs, 1, lhs.size()), biasCovered);
+    body += "  " + self + " = " +
+            (chance(50) ? "fmax(" + self + " + " + bias + ", 0)"
+                        : self + " * " + bias) +
+            "\n";
+  }
   written.push_back(std::move(w));
 }
 

@@ -530,6 +530,8 @@ TEST(LoweringTest, ConvolutionIsGemmsOverViewsInALaunchOfItsOwn) {
   Lowered conv(readExample("conv2d.tc"));
   LoweringOptions forced;
   forced.convAsGemm = true;
+  // The bias in a launch of its own (GemmEpilogue.cpp, below, joins it).
+  forced.gemmEpilogue = false;
   std::optional<LoweredDef> result = conv.lower(
       "conv2d",
       {{"N", 2}, {"C", 3}, {"H", 7}, {"W", 9}, {"M", 5}, {"KH", 3}, {"KW", 2}},
@@ -547,6 +549,22 @@ TEST(LoweringTest, ConvolutionIsGemmsOverViewsInALaunchOfItsOwn) {
   // The bias is the second launch, which neither reads I nor W1.
   EXPECT_EQ(result->kernels[1].function->getNumParameters(), 2u);
   EXPECT_TRUE(succeeded(ir::verify(conv.program, conv.source.diags)));
+
+  // By default on a CPU core the bias runs after the gemms, in their
+  // launch: a foreach over the group's block (every m and w of its (n, h)).
+  Lowered fused(readExample("conv2d.tc"));
+  forced.gemmEpilogue.reset();
+  result = fused.lower(
+      "conv2d",
+      {{"N", 2}, {"C", 3}, {"H", 7}, {"W", 9}, {"M", 5}, {"KH", 3}, {"KW", 2}},
+      forced);
+  ASSERT_TRUE(result);
+  ASSERT_EQ(result->kernels.size(), 1u);
+  const ir::Function &withBias = *result->kernels[0].function;
+  EXPECT_EQ(countKind(withBias.getBody(), ir::InstKind::Gemm), 2u);
+  EXPECT_EQ(countKind(withBias.getBody(), ir::InstKind::Foreach), 1u);
+  EXPECT_EQ(withBias.getNumParameters(), 4u);
+  EXPECT_TRUE(succeeded(ir::verify(fused.program, fused.source.diags)));
 
   // By default only from kMinConvGemmReduction input channels on.
   Lowered few(readExample("conv2d.tc"));
@@ -698,9 +716,13 @@ TEST(LoweringTest, CallsAreInlined) {
 
 TEST(LoweringTest, ProductsWithSharedWeightsTakeLaunchesOfTheirOwn) {
   // Each layer's product reads weights that every row b shares: fused with
-  // the bias and ReLU row by row it would lose its gemm, so it runs alone.
+  // the bias and ReLU row by row it would lose its gemm, so it runs alone
+  // (with the bias and ReLU in a launch of their own, tc.gemm_epilogue = 0).
   Lowered lowered(readExample("mlp.tc"));
-  auto result = lowered.lower("mlp", {{"B", 2}, {"M", 3}, {"N", 4}, {"P", 5}});
+  LoweringOptions separate;
+  separate.gemmEpilogue = false;
+  auto result = lowered.lower("mlp", {{"B", 2}, {"M", 3}, {"N", 4}, {"P", 5}},
+                              separate);
   ASSERT_TRUE(result) << testing::PrintToString(lowered.source.messages);
   ASSERT_EQ(result->kernels.size(), 4u);
   for (unsigned index = 0; index < 4; ++index)
@@ -712,6 +734,19 @@ TEST(LoweringTest, ProductsWithSharedWeightsTakeLaunchesOfTheirOwn) {
   std::vector<std::string> names = tensorNames(*result);
   EXPECT_TRUE(llvm::is_contained(names, "O1"));
   EXPECT_TRUE(succeeded(ir::verify(lowered.program, lowered.source.diags)));
+
+  // By default (a CPU core) each bias and ReLU follows its product in the
+  // product's launch, over the group's block.
+  Lowered fused(readExample("mlp.tc"));
+  result = fused.lower("mlp", {{"B", 2}, {"M", 3}, {"N", 4}, {"P", 5}});
+  ASSERT_TRUE(result) << testing::PrintToString(fused.source.messages);
+  ASSERT_EQ(result->kernels.size(), 2u);
+  for (const LoweredKernel &kernel : result->kernels) {
+    EXPECT_EQ(countKind(kernel.function->getBody(), ir::InstKind::Gemm), 1u);
+    EXPECT_EQ(countKind(kernel.function->getBody(), ir::InstKind::Foreach),
+              1u);
+  }
+  EXPECT_TRUE(succeeded(ir::verify(fused.program, fused.source.diags)));
 }
 
 TEST(LoweringTest, CalleeTemporariesArePerCall) {

@@ -106,6 +106,11 @@ struct LoweringKnobUse {
   /// (tc.split_column_reductions), and whether the default splits it.
   bool splitColumnReductions = false;
   bool splitColumnReductionsDefault = false;
+  /// A gemm statement followed by a pointwise statement on its output that
+  /// may run in the gemm's launch (tc.gemm_epilogue), and whether the
+  /// default does.
+  bool gemmEpilogue = false;
+  bool gemmEpilogueDefault = false;
   /// Statements lowered from their isl schedule (the mapper's knobs:
   /// fusion, tiles, inner mapping).
   bool schedule = false;
@@ -198,6 +203,12 @@ struct LoweringOptions {
   /// (SplitColumnReductions.cpp; `tc.split_column_reductions`). Unset: on
   /// GPU cores (mapInnermostMembers).
   std::optional<bool> splitColumnReductions;
+  /// A pointwise statement right after a gemm statement (or a convolution
+  /// lowered to gemms) that rewrites the gemm's output element by element
+  /// (a bias, an activation) runs in the gemm's launch, each work-group
+  /// over its own block of the output after its gemms (GemmEpilogue.cpp;
+  /// `tc.gemm_epilogue`). Unset: on cores without subgroups.
+  std::optional<bool> gemmEpilogue;
   /// Set by forCore on GPU cores, whose register tiles load A a row per
   /// lane: read transposed, every lane of a warp touches another cache
   /// line (docs/nvidia.md, "Transposed gemm operands").
