@@ -86,6 +86,10 @@ private:
                        llvm::ArrayRef<const Expr *> targets) const;
   bool isMeanOf(unsigned index, const Expr &meanRead,
                 const ApplyExpr &xRead) const;
+  bool matchReducedPositions(unsigned meanIndex, const Expr &meanX,
+                             unsigned index, const Expr &varianceX,
+                             const Expr &meanRead,
+                             std::vector<std::string> &extents) const;
   /// What the rules differentiate of statement \p index: its right-hand
   /// side, or a normalised exp's argument.
   const Expr &differentiatedRhs(unsigned index) const;

@@ -155,36 +155,51 @@ bool BackwardBuilder::isMeanOf(unsigned index, const Expr &meanRead,
       versionRead(meanIndex, xTensor) != versionRead(index, xTensor) ||
       usesIndexVars(ratio->getRhs()) || readsTensor(ratio->getRhs(), xTensor))
     return false;
-  // Position by position, X's subscripts in the two statements: the mean's
-  // kept indices are where the variance reads the mean, its reduced ones
-  // the variance's reduced ones, one for one, over the same ranges.
-  auto meanX = *plainSubscripts(ratio->getLhs());
-  auto varianceX = *plainSubscripts(xRead);
-  auto meanAt = *plainSubscripts(meanRead);
-  llvm::ArrayRef<Ident> kept = meanStmt->getIndices();
-  llvm::ArrayRef<std::string> meanReduced = meanStmt->getReductionVars();
-  if (meanX.size() != varianceX.size() || kept.size() != meanAt.size() ||
-      meanReduced.size() != stmts[index]->getReductionVars().size())
-    return false;
   std::vector<std::string> extents;
+  if (!matchReducedPositions(meanIndex, ratio->getLhs(), index, xRead, meanRead,
+                             extents))
+    return false;
+  llvm::sort(extents);
+  return extents.size() == meanStmt->getReductionVars().size() &&
+         extents == printedFactors(ratio->getRhs());
+}
+
+/// Position by position, the subscripts of X in the mean statement
+/// \p meanIndex (\p meanX) and in the variance statement \p index
+/// (\p varianceX): the mean's kept indices are where the variance reads
+/// the mean (\p meanRead), its reduced ones the variance's reduced ones, one
+/// for one, over the same ranges from 0; \p extents gets those ranges' ends.
+bool BackwardBuilder::matchReducedPositions(
+    unsigned meanIndex, const Expr &meanX, unsigned index,
+    const Expr &varianceX, const Expr &meanRead,
+    std::vector<std::string> &extents) const {
+  auto meanSubscripts = *plainSubscripts(meanX);
+  auto varianceSubscripts = *plainSubscripts(varianceX);
+  auto meanAt = *plainSubscripts(meanRead);
+  llvm::ArrayRef<Ident> kept = stmts[meanIndex]->getIndices();
+  llvm::ArrayRef<std::string> reduced = stmts[index]->getReductionVars();
+  if (meanSubscripts.size() != varianceSubscripts.size() ||
+      kept.size() != meanAt.size() ||
+      stmts[meanIndex]->getReductionVars().size() != reduced.size())
+    return false;
   llvm::StringSet<> varianceReduced;
-  for (unsigned p = 0; p < meanX.size(); ++p) {
+  for (unsigned position = 0; position < meanSubscripts.size(); ++position) {
+    llvm::StringRef inMean = meanSubscripts[position];
+    llvm::StringRef inVariance = varianceSubscripts[position];
     auto keptAt = llvm::find_if(
-        kept, [&](const Ident &lhs) { return lhs.name == meanX[p]; });
+        kept, [&](const Ident &lhs) { return lhs.name == inMean; });
     if (keptAt != kept.end()) {
-      if (varianceX[p] != meanAt[keptAt - kept.begin()])
+      if (inVariance != meanAt[keptAt - kept.begin()])
         return false;
       continue;
     }
-    if (!llvm::is_contained(stmts[index]->getReductionVars(), varianceX[p]) ||
-        !varianceReduced.insert(varianceX[p]).second)
+    if (!llvm::is_contained(reduced, inVariance) ||
+        !varianceReduced.insert(inVariance).second)
       return false;
-    DimRange range = varRange(meanIndex, meanX[p]);
-    if (range.first != "0" || range != varRange(index, varianceX[p]))
+    DimRange range = varRange(meanIndex, inMean);
+    if (range.first != "0" || range != varRange(index, inVariance))
       return false;
     extents.push_back(range.second);
   }
-  llvm::sort(extents);
-  return extents.size() == meanReduced.size() &&
-         extents == printedFactors(ratio->getRhs());
+  return true;
 }

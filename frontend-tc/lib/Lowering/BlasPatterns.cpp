@@ -551,8 +551,8 @@ bool lowering::isGemmForm(const DefContext &def,
 
 /// The work-group's part of the output (GroupBlock) of \p groups, for an
 /// epilogue.
-GroupBlock getGroupBlock(ir::Builder &b, Location loc,
-                         const GroupMapping &groups) {
+static GroupBlock getGroupBlock(ir::Builder &b, Location loc,
+                                const GroupMapping &groups) {
   GroupBlock block;
   for (auto [var, group] : llvm::zip(groups.batchVars, groups.batchGroups))
     block.fixed[var] = group;
