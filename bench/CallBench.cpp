@@ -4,10 +4,12 @@
 // (issue 33, "calls that cost microseconds"): api::TcKernel::call, the fast
 // path, beside the write / run(1) / read sequence that `run` offers, for a
 // 64^3 and a 256^3 matmul and a three-layer perceptron at batch 128 (one def,
-// six launches). Every benchmark reports the wall time per call (real time)
-// and the counters `kernel_ms` (the median sum of the def's kernel times
-// from profiling events, run(20)) and `kernel_share` (kernel time over wall
-// time: 1/1.3 = 0.77 is the issue's bound for a def of several launches).
+// three launches on CPU cores, its bias and ReLU steps in its products'
+// launches; the counter `launches` says how many). Every benchmark reports
+// the wall time per call (real time) and the counters `kernel_ms` (the
+// median sum of the def's kernel times from profiling events, run(20)) and
+// `kernel_share` (kernel time over wall time: 1/1.3 = 0.77 is the issue's
+// bound for a def of several launches).
 // Inputs are 128-byte aligned, as the CPU device asks for the in-place path;
 // the `copied` variants offset them by 16 bytes, which forces one copy per
 // input. `opencl_floor` is the device's own floor on the same queue: an

@@ -4,8 +4,9 @@
 call (which compiles), many calls, and the median wall time per call in ms.
 
 Cases: a matmul at 64^3 and 256^3 beside torch.matmul on the same tensors,
-and a three-layer perceptron at batch 128 written as one def (six launches:
-three products and three element-wise steps) beside the same layers in
+and a three-layer perceptron at batch 128 written as one def (three
+products, each with its bias and ReLU in its launch on CPU cores, six
+launches where those run apart: docs/lowering.md) beside the same layers in
 PyTorch. For every comprehend case the table also gives the median of its
 kernels' device time (profiling events, Function.time: the sum of the def's
 kernels), the host's part of a call (wall minus kernels, in ms) and wall over
