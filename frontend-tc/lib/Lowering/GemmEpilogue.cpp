@@ -17,8 +17,8 @@
 // The statement joins the launch where it is the next statement after the
 // gemm (both the def's own, or both of one inlined call), writes the gemm's
 // output with `=` at the same indices over the same ranges, without a where
-// clause, and reads that output only at its own
-// element (other elements belong to other groups). It may read any other
+// clause, and reads that output only at its own element (other elements
+// belong to other groups). It may read any other
 // tensor: the gemm writes none. Only gemms whose groups own their blocks
 // take it: lowerAsBlas's `gemm` and ConvAsGemm.cpp's gemms over views (not
 // the panels of ConvPanelGemm.cpp, nor gemv and the other BLAS forms). By
@@ -78,10 +78,12 @@ bool lowering::joinsGemmLaunch(DefLoweringState &state, const StmtContext &gemm,
   return state.options.gemmEpilogue.value_or(byDefault);
 }
 
-/// The loops of an epilogue over the work-group's block: a `foreach` over
-/// the block's points and, on cores whose work-items run vectors, a `simd`
-/// loop per work-item over a run of the contiguous dimension (as the
-/// mapper's vector runs), whose first iteration \p bindRun binds.
+/// The loops of an epilogue over the work-group's block [\p from, \p to)
+/// of the indices \p looped (memref order): a `foreach` over the block's
+/// points and, where \p contiguousFirst on cores whose work-items run
+/// vectors, a `simd` loop per work-item over a run of the first (contiguous)
+/// index, as the mapper's vector runs. Binds each looped index in
+/// \p lowerer and leaves the insertion point in the innermost loop.
 static void emitBlockLoops(DefContext &def, Location loc,
                            llvm::ArrayRef<llvm::StringRef> looped,
                            llvm::ArrayRef<ir::Value *> from,

@@ -335,6 +335,9 @@ LogicalResult DefLowerer::lowerBlasSegment(const Segment &segment,
   createKernel(statements, segment.stmts, {}, kernelName(numKernels));
   context.grid = {1, 1, 1};
   context.scope = stmt.scope;
+  // An epilogue's right-hand side may fail to lower (a builtin the IR lacks);
+  // the lowering reports it, located, and the segment fails.
+  unsigned errorsBefore = diags.getNumErrors();
   if (!lowerAsBlas(context, stmt, /*dryRun=*/false, epilogue) &&
       !(isConvGemm(state, stmt) &&
         lowerAsConvGemm(context, stmt, /*dryRun=*/false, /*force=*/true,
@@ -342,6 +345,8 @@ LogicalResult DefLowerer::lowerBlasSegment(const Segment &segment,
     return diags.emitError(stmt.stmt.getLoc())
            << "compiler bug: the statement of '" << stmt.stmt.getLhs().name
            << "' lost its BLAS form";
+  if (diags.getNumErrors() != errorsBefore)
+    return failure();
   state.result.kernels.back().grid = context.grid;
   return success();
 }
