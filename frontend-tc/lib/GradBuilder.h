@@ -115,12 +115,20 @@ private:
   LogicalResult addContribution(unsigned index,
                                 llvm::ArrayRef<const Expr *> targets);
   Inversion invert(unsigned index, const Expr &read, Rewriter &rewriter);
-  // GradConv.cpp: a stride-1 convolution's data gradient.
+  // GradConv.cpp: a convolution's data gradient.
   bool addTransposedConv(unsigned index, const Expr &target);
   bool windowsFit(unsigned index, const ShiftedRead &shifted);
-  std::string padAdjoint(unsigned index, const ShiftedRead &shifted);
+  std::string padAdjoint(unsigned index, const ShiftedRead &shifted,
+                         bool splitStrides);
   std::string flipOperand(const ApplyExpr &operand, const ShiftedRead &shifted,
                           const std::string &version);
+  std::string phaseOperand(const ApplyExpr &operand, const ShiftedRead &shifted,
+                           const std::string &phase);
+  std::string phasedAdjoint(const ShiftedRead &shifted,
+                            const std::string &adjoint);
+  std::string gatherPhases(const ShiftedRead &shifted,
+                           const std::string &phases,
+                           const std::string &adjoint, bool first);
   Term makeSeed(unsigned index, Rewriter &rewriter);
   std::string makeTies(unsigned index);
   DimRange varRange(unsigned index, llvm::StringRef var) const;

@@ -16,54 +16,30 @@
 // The padded extent is I's own plus the window less one, so the reduction
 // covers every point of I, as the mask did.
 //
-// A strided convolution, `I(n, c, 2 * h + kh, 2 * w + kw)`, is the same
-// with d_O's points spread `2` apart in the padded copy, zeros between them
+// A strided window wider than its stride, `I(n, c, 2 * h + kh, ...)`, gets
+// the same by phases (GradConvPhases.cpp). Strided and dilated at once, it
+// spreads d_O's points `2` apart in the padded copy, zeros between them
 // (a transposed convolution's zero insertion):
 //
 //   d_O_pad(n, m, h, w) = (KH - 1) <= h && (h - (KH - 1)) % 2 == 0 &&
 //       (h - (KH - 1)) / 2 < O_h && ... ? d_O(n, m, (h - (KH - 1)) / 2, ...)
 //
-// The convolution then multiplies zeros three times in four, but as gemms;
+// and the convolution multiplies zeros three times in four, but as gemms;
 // the mask of the generic inversion skipped them one point at a time, at
 // 80 times the time (examples/strided_conv.tc, 8 x 32 x 56^2, PoCL). A
 // dilated window, `I(n, c, t + 2 * k)`, pads by 2 * (K - 1) and reads
 // `d_O_pad(n, f, t + 2 * k)`, a dilated convolution.
 //
 //===----------------------------------------------------------------------===//
-#include "GradBuilder.h"
+#include "GradConv.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace comprehend;
 using namespace comprehend::tc;
 using namespace comprehend::tc::grad;
-
-/// A read `X(..., a + b, ...)` times `Y(...)`: each shift pairs an index of
-/// the statement's LHS (a) with a reduction index (b) that Y reads as a
-/// whole subscript.
-struct BackwardBuilder::ShiftedRead {
-  struct Shift {
-    std::string lhsVar, reductionVar;
-    unsigned targetDim, operandDim;
-    /// The coefficients in the target's subscript: the LHS index's (the
-    /// stride) and the reduction index's (the dilation).
-    int64_t stride = 1, dilation = 1;
-  };
-  const ApplyExpr *target = nullptr, *operand = nullptr;
-  std::string targetVersion, operandVersion;
-  /// X's indices in the adjoint: `a` in place of `a + b`.
-  std::vector<std::string> targetIndices;
-  std::vector<std::string> operandIndices;
-  std::vector<Shift> shifts;
-
-  const Shift *shiftOf(llvm::StringRef lhsVar) const {
-    for (const Shift &shift : shifts)
-      if (shift.lhsVar == lhsVar)
-        return &shift;
-    return nullptr;
-  }
-};
 
 namespace {
 
@@ -105,24 +81,6 @@ bool subscriptVars(const Expr &expr, llvm::SmallVectorImpl<ScaledVar> &vars) {
   return sum && sum->getOp() == BinaryOp::Add && vars.empty() &&
          subscriptVars(sum->getLhs(), vars) &&
          subscriptVars(sum->getRhs(), vars) && vars.size() == 2;
-}
-
-/// `K - 1` as text, folded for a constant K.
-std::string minusOne(const std::string &extent) {
-  int64_t value;
-  if (!llvm::StringRef(extent).getAsInteger(10, value))
-    return std::to_string(value - 1);
-  return "(" + extent + " - 1)";
-}
-
-/// `factor * term` as text: `term` for 1, folded for a constant term.
-std::string scaled(int64_t factor, const std::string &term) {
-  int64_t value;
-  if (factor == 1)
-    return term;
-  if (!llvm::StringRef(term).getAsInteger(10, value))
-    return std::to_string(factor * value);
-  return std::to_string(factor) + " * " + term;
 }
 
 /// Matches the target and the other factor of `O(...) +=! X(...) * Y(...)`.
@@ -196,6 +154,30 @@ bool matchShifts(const ComprehensionStmt &stmt,
 
 } // namespace
 
+std::string grad::minusOne(const std::string &extent) {
+  int64_t value;
+  if (!llvm::StringRef(extent).getAsInteger(10, value))
+    return std::to_string(value - 1);
+  return "(" + extent + " - 1)";
+}
+
+std::string grad::scaled(int64_t factor, const std::string &term) {
+  int64_t value;
+  if (factor == 1)
+    return term;
+  if (!llvm::StringRef(term).getAsInteger(10, value))
+    return std::to_string(factor * value);
+  return std::to_string(factor) + " * " + term;
+}
+
+std::string grad::ceilDiv(const std::string &extent, int64_t stride) {
+  int64_t value;
+  if (!llvm::StringRef(extent).getAsInteger(10, value))
+    return std::to_string((value + stride - 1) / stride);
+  return "(" + extent + " + " + std::to_string(stride - 1) + ") / " +
+         std::to_string(stride);
+}
+
 bool BackwardBuilder::addTransposedConv(unsigned index, const Expr &target) {
   const ComprehensionStmt &stmt = *stmts[index];
   ShiftedRead shifted;
@@ -207,10 +189,21 @@ bool BackwardBuilder::addTransposedConv(unsigned index, const Expr &target) {
   shifted.operandVersion = names.tensorName(shifted.operand->getCallee().name);
   if (!windowsFit(index, shifted))
     return false;
-  const std::vector<DimRange> &targetDims = dims[shifted.targetVersion];
-  std::string pad = padAdjoint(index, shifted);
-  std::string flip =
-      flipOperand(*shifted.operand, shifted, shifted.operandVersion);
+  bool split = splitsPhases(shifted);
+  std::string pad = padAdjoint(index, shifted, split);
+  std::vector<std::string> lhsIndices = shifted.targetIndices;
+  std::vector<std::string> operandIndices = shifted.operandIndices;
+  std::string operand;
+  if (split) {
+    std::string phase = "p";
+    while (used.contains(phase))
+      phase += "_";
+    operand = phaseOperand(*shifted.operand, shifted, phase);
+    lhsIndices.insert(lhsIndices.begin(), phase);
+    operandIndices.insert(operandIndices.begin(), phase);
+  } else {
+    operand = flipOperand(*shifted.operand, shifted, shifted.operandVersion);
+  }
   std::vector<std::string> padSubscripts;
   for (const Ident &lhs : stmt.getIndices()) {
     const ShiftedRead::Shift *shift = shifted.shiftOf(lhs.name);
@@ -219,6 +212,7 @@ bool BackwardBuilder::addTransposedConv(unsigned index, const Expr &target) {
                     scaled(shift->dilation, shift->reductionVar)
               : lhs.name.str());
   }
+  const std::vector<DimRange> &targetDims = dims[shifted.targetVersion];
   std::vector<std::string> wheres;
   for (auto [var, range] : llvm::zip(shifted.targetIndices, targetDims)) {
     // A reference of its own: clang 15 does not let a lambda capture a
@@ -231,13 +225,16 @@ bool BackwardBuilder::addTransposedConv(unsigned index, const Expr &target) {
   }
   std::string adjoint = adjointOf(shifted.targetVersion);
   bool first = hasAdjoint.insert(shifted.targetVersion).second;
-  std::string text =
-      "  " + adjoint + "(" + llvm::join(shifted.targetIndices, ", ") + ")" +
-      (first ? " +=! " : " += ") + pad + "(" + llvm::join(padSubscripts, ", ") +
-      ") * " + flip + "(" + llvm::join(shifted.operandIndices, ", ") + ")";
+  std::string lhs = split ? phasedAdjoint(shifted, adjoint) : adjoint;
+  std::string text = "  " + lhs + "(" + llvm::join(lhsIndices, ", ") + ")" +
+                     (first || split ? " +=! " : " += ") + pad + "(" +
+                     llvm::join(padSubscripts, ", ") + ") * " + operand + "(" +
+                     llvm::join(operandIndices, ", ") + ")";
   if (!wheres.empty())
     text += " where " + llvm::join(wheres, ", ");
   body.push_back(text);
+  if (split)
+    body.push_back(gatherPhases(shifted, lhs, adjoint, first));
   readByBody.insert(shifted.operandVersion);
   return true;
 }
@@ -275,9 +272,12 @@ bool BackwardBuilder::windowsFit(unsigned index, const ShiftedRead &shifted) {
 }
 
 /// The output's adjoint with `K - 1` zeros on both sides of each shifted
-/// dimension, and `stride - 1` zeros between its points.
+/// dimension, and `stride - 1` zeros between its points; with
+/// \p splitStrides, a strided dimension's points stay adjacent, with
+/// `ceil(K / stride) - 1` zeros on both sides (the phases' padding).
 std::string BackwardBuilder::padAdjoint(unsigned index,
-                                        const ShiftedRead &shifted) {
+                                        const ShiftedRead &shifted,
+                                        bool splitStrides) {
   const ComprehensionStmt &stmt = *stmts[index];
   std::string seed = adjointOf(written[index]);
   std::string name = fresh(seed + "_pad");
@@ -291,14 +291,18 @@ std::string BackwardBuilder::padAdjoint(unsigned index,
     padDims.push_back(range);
     subscripts.push_back(var);
     if (const ShiftedRead::Shift *shift = shifted.shiftOf(lhs.name)) {
-      std::string before = scaled(
-          shift->dilation,
-          minusOne(dims[shifted.operandVersion][shift->operandDim].second));
+      bool phased = splitStrides && shift->stride != 1;
+      const std::string &window =
+          dims[shifted.operandVersion][shift->operandDim].second;
+      const std::string &extent =
+          dims[shifted.targetVersion][shift->targetDim].second;
+      std::string before = phased ? minusOne(ceilDiv(window, shift->stride))
+                                  : scaled(shift->dilation, minusOne(window));
       padDims.back().second =
-          dims[shifted.targetVersion][shift->targetDim].second + " + " + before;
-      subscripts.back() = var + " - " + before;
-      conditions.push_back(before + " <= " + var);
-      if (shift->stride != 1) {
+          (phased ? ceilDiv(extent, shift->stride) : extent) + " + " + before;
+      subscripts.back() = llvm::formatv("{0} - {1}", var, before);
+      conditions.push_back(llvm::formatv("{0} <= {1}", before, var));
+      if (shift->stride != 1 && !phased) {
         std::string stride = std::to_string(shift->stride);
         conditions.push_back("(" + subscripts.back() + ") % " + stride +
                              " == 0");

@@ -101,6 +101,8 @@ DEF_SIZES = {
     "conv_strided": (dict(N=1, C=2, H=5, W=5, M=2, KH=2, KW=2), {}),
     "conv_dilated": (dict(N=1, C=2, H=6, W=6, M=2, KH=2, KW=2), {}),
     "conv_strided_dilated": (dict(C=2, L=9, M=2, K=2), {}),
+    "conv_phases_stride3": (dict(N=2, C=2, T=13, F=2), {}),
+    "conv_phases_mixed": (dict(N=1, C=2, H=8, W=4, M=2, KH=3, KW=2), {}),
     "shift": (dict(N=6), {}),
     "avg_pool": (dict(N=1, C=2, H=4, W=4), {}),
     "max_pool_overlap": (dict(C=2, H=5, W=5), {}),

@@ -9,7 +9,8 @@
 //    that fills the LHS with the reduction's identity;
 //  - every run of other statements between them, whose isl schedule
 //    (poly::mapSchedule) gives its kernels; a statement of
-//    DefLoweringState::runStarts starts a new run.
+//    DefLoweringState::runStarts starts a new run, and so does one that
+//    reads what its run wrote through a subscript with `%`.
 //
 // A run is scheduled with the fusion strategy of the options and, where isl
 // cannot map that, without fusion. TC reads a reduction's own LHS on its
@@ -21,6 +22,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DefPasses.h"
+
+#include "comprehend/tc/ExprVisitor.h"
 
 #include "llvm/ADT/Sequence.h"
 
@@ -200,6 +203,50 @@ llvm::Expected<poly::MappedSchedule> lowering::scheduleRun(
   return schedule;
 }
 
+namespace {
+
+/// Whether a subscript of \p read takes a remainder.
+bool readsThroughRemainder(const ApplyExpr &read) {
+  bool remainder = false;
+  for (const auto &subscript : read.getArgs())
+    walk<BinaryExpr>(*subscript, [&](const BinaryExpr &binary) {
+      remainder |= binary.getOp() == BinaryOp::Mod;
+    });
+  return remainder;
+}
+
+/// Whether \p stmt reads, through a subscript that takes a remainder, a
+/// tensor that a statement of \p run writes: the gather of a strided
+/// convolution's data gradient from its phases (GradConv.cpp). With the
+/// convolution as loops in the same run, isl's scheduler spent unbounded
+/// time on such dependences at one size in three (integer cuts in isl_tab
+/// that its operation quota does not count); in a run of its own the
+/// gather depends on nothing. Reads through a quotient alone (a pooling's
+/// gradient, `d_O(n, c, h / 2, w / 2)`) schedule fine and stay fused.
+bool readsRunThroughRemainder(DefContext &context, const StmtContext &stmt,
+                              const Segment &run) {
+  llvm::SmallPtrSet<const TensorBinding *, 4> written;
+  for (const StmtContext &earlier : run.stmts) {
+    context.scope = earlier.scope;
+    written.insert(context.lookup(earlier.stmt.getLhs().name));
+  }
+  context.scope = stmt.scope;
+  bool found = false;
+  auto visit = [&](const Expr &expr) {
+    walk<ApplyExpr>(expr, [&](const ApplyExpr &apply) {
+      found |= apply.isTensorRead() && readsThroughRemainder(apply) &&
+               written.contains(context.lookup(apply.getCallee().name));
+    });
+  };
+  visit(stmt.stmt.getRhs());
+  for (const WhereClause &where : stmt.stmt.getWheres())
+    if (where.getKind() != WhereClause::Kind::Range)
+      visit(where.getValue());
+  return found;
+}
+
+} // namespace
+
 LogicalResult lowering::segmentStatements(DefLoweringState &state) {
   noteConvGemmKnob(state);
   std::deque<Segment> &segments = state.segments;
@@ -220,7 +267,8 @@ LogicalResult lowering::segmentStatements(DefLoweringState &state) {
       continue;
     }
     if (segments.empty() || segments.back().kind != Segment::Kind::Mapped ||
-        state.runStarts.contains(&stmt.stmt))
+        state.runStarts.contains(&stmt.stmt) ||
+        readsRunThroughRemainder(state.context, stmt, segments.back()))
       segments.emplace_back(Segment::Kind::Mapped,
                             llvm::ArrayRef<StmtContext>());
     segments.back().stmts.push_back(stmt);
