@@ -22,7 +22,7 @@ with N candidates each into `--cache`.
     PYTHONPATH=build/python POCL_CACHE_DIR=build/pocl-cache \\
         /usr/bin/python3 bench/autograd_bench.py [--repeat 20] [--tune 20] \\
         [--cache build/autograd-tuning.json] [--filter softmax] [--threads 2] \\
-        [--fresh-memory]
+        [--fresh-memory] [--accumulate]
 
 Not run by the tests (docs/python.md, "Autograd").
 """
@@ -90,20 +90,29 @@ def make_inputs(shapes, seed):
     return tensors
 
 
-def forward_backward(function, inputs, grad):
+def forward_backward(function, inputs, grad, accumulate=False):
+    """One forward + backward. The inputs' gradients are dropped first, or
+    with ``accumulate`` kept and zeroed in place, as a training loop's
+    ``optimizer.zero_grad()`` does by default in PyTorch 1.13 (autograd
+    then adds each new gradient into the kept one: a PyTorch op between
+    the calls)."""
     for tensor in inputs:
-        tensor.grad = None
+        if accumulate and tensor.grad is not None:
+            tensor.grad.zero_()
+        else:
+            tensor.grad = None
     function(*inputs).backward(grad)
     return [tensor.grad for tensor in inputs]
 
 
-def one_run_ms(function, inputs, grad):
+def one_run_ms(function, inputs, grad, accumulate=False):
     start = time.perf_counter()
-    forward_backward(function, inputs, grad)
+    forward_backward(function, inputs, grad, accumulate)
     return (time.perf_counter() - start) * 1e3
 
 
-def time_both_ms(ours, theirs, inputs, grad, repeat, rounds=5, warmup=2):
+def time_both_ms(ours, theirs, inputs, grad, repeat, rounds=5, warmup=2,
+                 accumulate=False):
     """(median, min) ms of each side over ``repeat`` runs: ``rounds``
     blocks per side, alternating, each after ``warmup`` untimed runs. A
     machine whose load changes during the case disturbs both sides alike;
@@ -115,8 +124,8 @@ def time_both_ms(ours, theirs, inputs, grad, repeat, rounds=5, warmup=2):
     for _ in range(rounds):
         for side, function in enumerate((ours, theirs)):
             for _ in range(warmup):
-                one_run_ms(function, inputs, grad)
-            times[side].extend(one_run_ms(function, inputs, grad)
+                one_run_ms(function, inputs, grad, accumulate)
+            times[side].extend(one_run_ms(function, inputs, grad, accumulate)
                                for _ in range(per_round))
     return [(statistics.median(t), min(t)) for t in times]
 
@@ -152,7 +161,8 @@ def run_case(case, args):
             comprehend.release_memory()
             return function(*tensors)
     (comprehend_ms, comprehend_min), (torch_ms, torch_min) = time_both_ms(
-        timed, reference, inputs, grad, args.repeat)
+        timed, reference, inputs, grad, args.repeat,
+        accumulate=args.accumulate)
     forward, backward = kernel_ms(function, inputs, grad, args.repeat)
     shape_text = " ".join("x".join(map(str, s)) for s in shapes)
     print(f"{name:<13} {shape_text:<32} {comprehend_ms:>10.3f} "
@@ -194,6 +204,10 @@ def main():
     parser.add_argument("--fresh-memory", action="store_true",
                         help="free the output memory comprehend keeps for "
                         "reuse before each iteration (docs/python.md)")
+    parser.add_argument("--accumulate", action="store_true",
+                        help="keep the inputs' gradients and zero them "
+                        "before each iteration instead of dropping them "
+                        "(autograd then adds into them)")
     parser.add_argument("--threads", type=int, default=0,
                         help="PyTorch's threads (default: the device's "
                         "compute units on a CPU device, as PoCL uses every "
