@@ -169,6 +169,33 @@ TEST(GradTest, StridedDilatedConvolution) {
                 {{"I", {2, 13}}, {"W1", {3}}});
 }
 
+TEST(GradTest, StridedConvolutionByPhases) {
+  // Windows wider than their stride: the input gradient splits by phases
+  // (GradConvPhases.cpp), whose taps past the window are zero weights and
+  // whose last phases may cover fewer input points than the first.
+  for (int stride : {2, 3})
+    for (int window = stride + 1; window <= stride + 3; ++window)
+      for (int extent : {window, window + stride - 1, 2 * window + 1}) {
+        SCOPED_TRACE("stride " + std::to_string(stride) + ", window " +
+                     std::to_string(window) + ", extent " +
+                     std::to_string(extent));
+        checkGradient("def conv(double(N, C, H) I, double(F, C, K) W1) -> "
+                      "(O) {\n  O(n, f, h) +=! I(n, c, " +
+                          std::to_string(stride) +
+                          " * h + k) * W1(f, c, k)\n}\n",
+                      {{"I", {1, 2, extent}}, {"W1", {2, 2, window}}});
+      }
+  // Strided along one dimension of two, and strides 2 and 3 at once.
+  checkGradient("def conv(double(C, H, W) I, double(M, C, KH, KW) W1) -> (O) "
+                "{\n  O(m, h, w) +=! I(c, 2 * h + kh, w + kw) * "
+                "W1(m, c, kh, kw)\n}\n",
+                {{"I", {2, 7, 5}}, {"W1", {2, 2, 3, 2}}});
+  checkGradient("def conv(double(C, H, W) I, double(M, C, KH, KW) W1) -> (O) "
+                "{\n  O(m, h, w) +=! I(c, 2 * h + kh, 3 * w + kw) * "
+                "W1(m, c, kh, kw)\n}\n",
+                {{"I", {2, 8, 11}}, {"W1", {2, 2, 3, 4}}});
+}
+
 TEST(GradTest, WindowAsWideAsItsStride) {
   // 3 * h + k with k in 0:3 splits I's index into h = x / 3, k = x % 3;
   // I's last element (index 10) is read by no window. 0:2 with stride 3
