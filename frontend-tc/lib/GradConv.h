@@ -1,5 +1,4 @@
-//===- GradConv.h - A convolution's input read, for its gradient -*- C++
-//-*-===//
+//===- GradConv.h - A convolution's input read, differentiated -*- C++ -*-===//
 //
 // Shared by GradConv.cpp (the data gradient of a convolution) and
 // GradConvPhases.cpp (its split by phases where the windows are strided).
