@@ -45,18 +45,25 @@ bool grad::splitsPhases(const BackwardBuilder::ShiftedRead &shifted) {
 
 namespace {
 
+/// How many phases the strided dimensions of \p shifted have together.
+int64_t phaseCount(const BackwardBuilder::ShiftedRead &shifted) {
+  int64_t count = 1;
+  for (const BackwardBuilder::ShiftedRead::Shift &shift : shifted.shifts)
+    count *= shift.stride;
+  return count;
+}
+
 /// The phase index numbers the phases of the strided dimensions in mixed
 /// radix, the first strided dimension's digit slowest. Per shift of
 /// \p shifted: the value of its digit's unit (0 for an unstrided shift).
-std::vector<int64_t> phaseRadices(const BackwardBuilder::ShiftedRead &shifted,
-                                  int64_t &phaseCount) {
+std::vector<int64_t> phaseRadices(const BackwardBuilder::ShiftedRead &shifted) {
   std::vector<int64_t> radices(shifted.shifts.size(), 0);
-  phaseCount = 1;
+  int64_t unit = 1;
   for (unsigned i = shifted.shifts.size(); i-- > 0;) {
     if (shifted.shifts[i].stride == 1)
       continue;
-    radices[i] = phaseCount;
-    phaseCount *= shifted.shifts[i].stride;
+    radices[i] = unit;
+    unit *= shifted.shifts[i].stride;
   }
   return radices;
 }
@@ -66,8 +73,8 @@ std::vector<int64_t> phaseRadices(const BackwardBuilder::ShiftedRead &shifted,
 std::vector<std::string>
 phaseDigits(const BackwardBuilder::ShiftedRead &shifted,
             const std::string &phase) {
-  int64_t count;
-  std::vector<int64_t> radices = phaseRadices(shifted, count);
+  int64_t count = phaseCount(shifted);
+  std::vector<int64_t> radices = phaseRadices(shifted);
   std::vector<std::string> digits(radices.size());
   for (unsigned i = 0; i < radices.size(); ++i) {
     if (radices[i] == 0)
@@ -94,10 +101,8 @@ std::string BackwardBuilder::phaseOperand(const ApplyExpr &operand,
                                           const std::string &phase) {
   const std::string &version = shifted.operandVersion;
   std::string name = fresh(version + "_phases");
-  int64_t count;
-  phaseRadices(shifted, count);
   std::vector<std::string> digits = phaseDigits(shifted, phase);
-  std::vector<DimRange> phaseDims{{"0", std::to_string(count)}};
+  std::vector<DimRange> phaseDims{{"0", std::to_string(phaseCount(shifted))}};
   std::vector<std::string> indices{phase}, subscripts, conditions;
   for (unsigned d = 0; d < operand.getArgs().size(); ++d) {
     const DimRange &range = dims[version][d];
@@ -142,14 +147,13 @@ std::string BackwardBuilder::phaseOperand(const ApplyExpr &operand,
 std::string BackwardBuilder::phasedAdjoint(const ShiftedRead &shifted,
                                            const std::string &adjoint) {
   std::string name = fresh(adjoint + "_phases");
-  int64_t count;
-  phaseRadices(shifted, count);
   std::vector<DimRange> phaseDims = dims[shifted.targetVersion];
   for (const ShiftedRead::Shift &shift : shifted.shifts)
     if (shift.stride != 1)
       phaseDims[shift.targetDim].second =
           ceilDiv(phaseDims[shift.targetDim].second, shift.stride);
-  phaseDims.insert(phaseDims.begin(), {"0", std::to_string(count)});
+  phaseDims.insert(phaseDims.begin(),
+                   {"0", std::to_string(phaseCount(shifted))});
   dims[name] = phaseDims;
   return name;
 }
@@ -160,8 +164,7 @@ std::string BackwardBuilder::gatherPhases(const ShiftedRead &shifted,
                                           const std::string &phases,
                                           const std::string &adjoint,
                                           bool first) {
-  int64_t count;
-  std::vector<int64_t> radices = phaseRadices(shifted, count);
+  std::vector<int64_t> radices = phaseRadices(shifted);
   const std::vector<DimRange> &targetDims = dims[shifted.targetVersion];
   std::vector<std::string> subscripts = shifted.targetIndices, terms, wheres;
   for (auto [shift, radix] : llvm::zip(shifted.shifts, radices)) {
