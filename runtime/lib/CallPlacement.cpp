@@ -9,7 +9,8 @@ namespace {
 /// The calls of a measurement, by their number: the workers' warm-up, the
 /// workers' first measured call (which may end it: kMaxTrialMs), the calling
 /// thread's warm-up, then the measured calls alternating between the calling
-/// thread and the workers.
+/// thread and the workers. Measuring again after a decision starts at the
+/// workers' first measured call, and the calling thread's warm-up counts.
 constexpr unsigned kWorkersWarmUp = 0;
 constexpr unsigned kWorkersFirst = 1;
 constexpr unsigned kCallerWarmUp = 2;
@@ -28,6 +29,16 @@ void CallPlacement::setMode(Mode newMode) {
   calls = 0;
   bestWorkersMs = bestCallerMs = std::numeric_limits<double>::infinity();
   decision.reset();
+  remeasuring = false;
+  callsSinceDecision = 0;
+}
+
+void CallPlacement::measureAgain() {
+  calls = kWorkersFirst;
+  bestWorkersMs = bestCallerMs = std::numeric_limits<double>::infinity();
+  decision.reset();
+  remeasuring = true;
+  callsSinceDecision = 0;
 }
 
 bool CallPlacement::nextOnCallerThread() const {
@@ -43,10 +54,15 @@ bool CallPlacement::nextOnCallerThread() const {
 }
 
 void CallPlacement::record(double wallMs) {
-  if (mode != Mode::Measured || decision)
+  if (mode != Mode::Measured)
     return;
+  if (decision) {
+    if (++callsSinceDecision >= kCallsBetweenMeasurements)
+      measureAgain();
+    return;
+  }
   unsigned call = calls++;
-  if (call == kWorkersWarmUp || call == kCallerWarmUp)
+  if (!remeasuring && (call == kWorkersWarmUp || call == kCallerWarmUp))
     return;
   bool callerThread = isCallerThreadCall(call);
   double &best = callerThread ? bestCallerMs : bestWorkersMs;

@@ -90,4 +90,40 @@ TEST(CallPlacementTest, FixedModesIgnoreTimesAndResetMeasuring) {
   EXPECT_FALSE(placement.nextOnCallerThread());
 }
 
+/// A decision is measured again after kCallsBetweenMeasurements calls,
+/// without warm-ups, and follows the machine: here the workers were faster
+/// at first, then the calling thread.
+TEST(CallPlacementTest, MeasuresAgainAfterManyCalls) {
+  CallPlacement placement;
+  measure(placement, 0.3, 0.2);
+  ASSERT_TRUE(placement.getDecision().has_value());
+  EXPECT_FALSE(*placement.getDecision());
+  for (unsigned i = 0; i + 1 < CallPlacement::kCallsBetweenMeasurements; ++i)
+    placement.record(0.2);
+  EXPECT_TRUE(placement.getDecision().has_value());
+  placement.record(0.2);
+  EXPECT_FALSE(placement.getDecision().has_value());
+  // Workers' first measured call, then alternating from the calling
+  // thread's former warm-up, which now counts.
+  std::vector<bool> places = measure(placement, 0.01, 0.2);
+  std::vector<bool> expected = {false, true};
+  for (unsigned i = 0; i < CallPlacement::kTrialsPerPlace; ++i) {
+    expected.push_back(true);
+    expected.push_back(false);
+  }
+  EXPECT_EQ(places, expected);
+  ASSERT_TRUE(placement.getDecision().has_value());
+  EXPECT_TRUE(*placement.getDecision());
+}
+
+/// Fixed modes never measure, however many calls.
+TEST(CallPlacementTest, FixedModesNeverMeasureAgain) {
+  CallPlacement placement;
+  placement.setMode(CallPlacement::Mode::Workers);
+  for (unsigned i = 0; i < 2 * CallPlacement::kCallsBetweenMeasurements; ++i)
+    placement.record(1.0);
+  EXPECT_FALSE(placement.nextOnCallerThread());
+  EXPECT_FALSE(placement.getDecision().has_value());
+}
+
 } // namespace

@@ -10,7 +10,10 @@
 // on each (the first launch on a device builds the kernel for it). Calls
 // that take the workers longer than kMaxTrialMs stay there unmeasured: the
 // hand-off is a small part of them, and one core would lose far more. The
-// results are the same either way: the same kernels, the same work-groups.
+// machine's load changes, and three calls on a shared machine can all meet
+// a busy core, so every kCallsBetweenMeasurements calls both places are
+// measured again (their warm-ups long past). The results are the same
+// either way: the same kernels, the same work-groups.
 //
 //===----------------------------------------------------------------------===//
 #ifndef COMPREHEND_RUNTIME_CALLPLACEMENT_H
@@ -37,6 +40,10 @@ public:
   static constexpr double kMaxTrialMs = 1.0;
   /// Measured calls in each place, after its warm-up call.
   static constexpr unsigned kTrialsPerPlace = 3;
+  /// Calls in the place kept before both are measured again (without
+  /// warm-ups): a decision taken while something else held a core is not
+  /// kept for good, at the price of a few calls in the slower place.
+  static constexpr unsigned kCallsBetweenMeasurements = 1024;
 
   void setMode(Mode newMode);
   Mode getMode() const { return mode; }
@@ -51,9 +58,16 @@ public:
   std::optional<bool> getDecision() const { return decision; }
 
 private:
+  /// Starts measuring both places again, their warm-up calls past.
+  void measureAgain();
+
   Mode mode = Mode::Measured;
   /// Calls recorded so far while measuring.
   unsigned calls = 0;
+  /// Whether this measurement follows a decision: both places are warm.
+  bool remeasuring = false;
+  /// Calls since the last decision.
+  unsigned callsSinceDecision = 0;
   double bestWorkersMs = std::numeric_limits<double>::infinity();
   double bestCallerMs = std::numeric_limits<double>::infinity();
   std::optional<bool> decision;
