@@ -28,17 +28,22 @@ std::vector<bool> measure(CallPlacement &placement, double callerMs,
   return places;
 }
 
+/// `start`, then kTrialsPerPlace calls on the calling thread and on the
+/// workers, alternated.
+std::vector<bool> thenAlternating(std::vector<bool> start) {
+  for (unsigned i = 0; i < CallPlacement::kTrialsPerPlace; ++i) {
+    start.push_back(true);
+    start.push_back(false);
+  }
+  return start;
+}
+
 TEST(CallPlacementTest, MeasuresBothPlacesAfterAWarmUpEach) {
   CallPlacement placement;
   std::vector<bool> places = measure(placement, 0.01, 0.04);
   // Workers: warm-up, first measured call; caller thread: warm-up; then
   // alternating, kTrialsPerPlace each.
-  std::vector<bool> expected = {false, false, true};
-  for (unsigned i = 0; i < CallPlacement::kTrialsPerPlace; ++i) {
-    expected.push_back(true);
-    expected.push_back(false);
-  }
-  EXPECT_EQ(places, expected);
+  EXPECT_EQ(places, thenAlternating({false, false, true}));
   ASSERT_TRUE(placement.getDecision().has_value());
   EXPECT_TRUE(*placement.getDecision());
   EXPECT_TRUE(placement.nextOnCallerThread());
@@ -105,13 +110,7 @@ TEST(CallPlacementTest, MeasuresAgainAfterManyCalls) {
   EXPECT_FALSE(placement.getDecision().has_value());
   // Workers' first measured call, then alternating from the calling
   // thread's former warm-up, which now counts.
-  std::vector<bool> places = measure(placement, 0.01, 0.2);
-  std::vector<bool> expected = {false, true};
-  for (unsigned i = 0; i < CallPlacement::kTrialsPerPlace; ++i) {
-    expected.push_back(true);
-    expected.push_back(false);
-  }
-  EXPECT_EQ(places, expected);
+  EXPECT_EQ(measure(placement, 0.01, 0.2), thenAlternating({false, true}));
   ASSERT_TRUE(placement.getDecision().has_value());
   EXPECT_TRUE(*placement.getDecision());
 }
