@@ -13,13 +13,16 @@ kernels), the host's part of a call (wall minus kernels, in ms) and wall over
 kernels (the issue asks <= 1.3 for a def of several launches and <= 0.02 ms
 of overhead), and where the calls ran (on PoCL's worker threads or on the
 calling thread, as the runtime measured faster: runtime/CallPlacement.h).
-Timings are printed, never asserted. With POCL_DEVICES=pthread every call
-runs on the workers, as before the calling thread was an option; with
-POCL_DEVICES=basic every call runs on the calling thread (bench/results/
-call-overhead.md).
+With --each-place every case is also timed on each place fixed: the
+figures a measured placement chooses from, without the noise of its few
+trial calls. Timings are printed, never asserted. With POCL_DEVICES=pthread
+every call runs on the workers, as before the calling thread was an option;
+with POCL_DEVICES=basic every call runs on the calling thread
+(bench/results/call-overhead.md).
 
     PYTHONPATH=build/python POCL_CACHE_DIR=build/pocl-cache \\
-        /usr/bin/python3 bench/call_overhead.py [--calls 2000] [--threads 2]
+        /usr/bin/python3 bench/call_overhead.py [--calls 2000] [--threads 2] \\
+        [--each-place]
 
 Not run by the tests.
 """
@@ -85,6 +88,8 @@ def main():
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--threads", type=int, default=0,
                         help="PyTorch's threads (0: its default)")
+    parser.add_argument("--each-place", action="store_true",
+                        help="also time every case with its place fixed")
     options = parser.parse_args()
     import torch
     if options.threads:
@@ -102,6 +107,21 @@ def main():
         where = getattr(function._last, "call_placement", "workers")
         print(f"{name:30} {wall:9.4f} {kernels:9.4f} {wall - kernels:9.4f} "
               f"{wall / kernels:9.2f} {theirs:9.4f}  {where}")
+        if options.each_place and hasattr(function._last, "call_placement"):
+            print_each_place(name, function, arrays, calls, kernels)
+
+
+def print_each_place(name, function, arrays, calls, kernels):
+    """Rows for `name` with its calls fixed on each place: what a measured
+    placement chooses from, without the noise of its few trial calls
+    (docs/devices.md, "Where a call runs")."""
+    kernel = function._last
+    for place in ("workers", "caller-thread"):
+        kernel.call_placement = place
+        wall = per_call_ms(lambda: function(*arrays), calls)
+        print(f"  {'on ' + place:28} {wall:9.4f} {kernels:9.4f} "
+              f"{wall - kernels:9.4f} {wall / kernels:9.2f} {'':9}  {place}")
+    kernel.call_placement = "measured"
 
 
 if __name__ == "__main__":
