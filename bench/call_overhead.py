@@ -108,10 +108,10 @@ def main():
         print(f"{name:30} {wall:9.4f} {kernels:9.4f} {wall - kernels:9.4f} "
               f"{wall / kernels:9.2f} {theirs:9.4f}  {where}")
         if options.each_place and hasattr(function._last, "call_placement"):
-            print_each_place(name, function, arrays, calls, kernels)
+            print_each_place(function, arrays, calls, kernels)
 
 
-def print_each_place(name, function, arrays, calls, kernels):
+def print_each_place(function, arrays, calls, kernels):
     """Rows for `name` with its calls fixed on each place: what a measured
     placement chooses from, without the noise of its few trial calls
     (docs/devices.md, "Where a call runs")."""

@@ -115,14 +115,19 @@ TEST(CallPlacementTest, MeasuresAgainAfterManyCalls) {
   EXPECT_TRUE(*placement.getDecision());
 }
 
-/// Fixed modes never measure, however many calls.
-TEST(CallPlacementTest, FixedModesNeverMeasureAgain) {
+/// Setting a mode while measuring again starts a measurement afresh, its
+/// warm-up calls not counted.
+TEST(CallPlacementTest, SettingAModeForgetsAMeasurementAgain) {
   CallPlacement placement;
-  placement.setMode(CallPlacement::Mode::Workers);
-  for (unsigned i = 0; i < 2 * CallPlacement::kCallsBetweenMeasurements; ++i)
-    placement.record(1.0);
-  EXPECT_FALSE(placement.nextOnCallerThread());
-  EXPECT_FALSE(placement.getDecision().has_value());
+  measure(placement, 0.3, 0.2);
+  for (unsigned i = 0; i < CallPlacement::kCallsBetweenMeasurements; ++i)
+    placement.record(0.2);
+  ASSERT_FALSE(placement.getDecision().has_value());
+  placement.setMode(CallPlacement::Mode::Measured);
+  // A fast warm-up on the workers would decide for them if it counted.
+  placement.record(0.001);
+  EXPECT_EQ(measure(placement, 0.01, 0.04), thenAlternating({false, true}));
+  EXPECT_TRUE(*placement.getDecision());
 }
 
 } // namespace
