@@ -28,6 +28,8 @@
 #include "comprehend/ir/Function.h"
 #include "comprehend/ir/InstVisitor.h"
 
+#include <optional>
+
 using namespace comprehend;
 using namespace comprehend::backend;
 using ir::ScalarKind;
@@ -403,6 +405,11 @@ private:
 
   bool shouldPackA(ir::GemmInst inst, int64_t sizeM, int64_t sizeN,
                    int64_t blockK) const;
+  bool readsAElementwise(ir::GemmInst inst) const;
+  int64_t getMaxPackedSteps(ir::GemmInst inst, int64_t sizeM) const;
+  std::optional<int64_t> getPackableBlockSteps(ir::GemmInst inst, int64_t sizeM,
+                                               int64_t sizeN, int64_t sizeK,
+                                               int64_t blockK) const;
   void lowerGemm(ir::GemmInst inst, LoweringBuilder &b);
   void emitGemmTiles(ir::GemmInst inst, LoweringBuilder &b, ir::Value *kLower,
                      ir::Value *kUpper, ir::Value *alpha, ir::Value *beta);
@@ -477,13 +484,7 @@ bool LowerCollectivePass::shouldPackA(ir::GemmInst inst, int64_t sizeM,
       sizeN < 2 * tileN)
     return false;
   auto *aType = llvm::cast<ir::MemRefType>(inst.getA()->getType());
-  // Rows a stride apart (a strided convolution's view of its input, every
-  // second float): a tile would load its column of A element by element,
-  // for every column tile of C; copied, once per block.
-  bool stridedRows = inst.getTransposeA() != ir::Transpose::T &&
-                     aType->getStride(0) != 1 &&
-                     !ir::isDynamic(aType->getStride(0));
-  if (inst.getTransposeA() != ir::Transpose::T && !stridedRows) {
+  if (!readsAElementwise(inst)) {
     // Steps a page apart, and enough of them to outnumber the L1 TLB's
     // entries (64 on x86 cores) and the L1 cache's ways: the panel of a
     // small block (a convolution's gemm over 16 channels) stays in L1
@@ -496,9 +497,47 @@ bool LowerCollectivePass::shouldPackA(ir::GemmInst inst, int64_t sizeM,
             kPageBytes)
       return false;
   }
-  int64_t bytes = roundUp(sizeM, tileM) * blockK *
-                  ir::getSizeInBytes(getElementKind(inst.getA()));
-  return bytes <= static_cast<int64_t>(core->localMemoryBytes / 2);
+  return blockK <= getMaxPackedSteps(inst, sizeM);
+}
+
+/// Whether a tile would load its column of A element by element: A read
+/// transposed, or its rows a stride apart (a strided convolution's view of
+/// its input, every second float). Copied, A is read once per block.
+bool LowerCollectivePass::readsAElementwise(ir::GemmInst inst) const {
+  if (inst.getTransposeA() == ir::Transpose::T)
+    return true;
+  auto *aType = llvm::cast<ir::MemRefType>(inst.getA()->getType());
+  return aType->getStride(0) != 1 && !ir::isDynamic(aType->getStride(0));
+}
+
+/// The most K steps of A whose panels (emitPackA) fit half of local memory.
+int64_t LowerCollectivePass::getMaxPackedSteps(ir::GemmInst inst,
+                                               int64_t sizeM) const {
+  int64_t stepBytes =
+      roundUp(sizeM, tileM) * ir::getSizeInBytes(getElementKind(inst.getA()));
+  return static_cast<int64_t>(core->localMemoryBytes / 2) /
+         std::max<int64_t>(stepBytes, 1);
+}
+
+/// Shorter K blocks for a transposed or strided A whose block of \p blockK
+/// steps would not fit local memory (nullopt where it fits or is not
+/// copied): such an A is worth its copy at any block length, since read in
+/// place each K step of a tile loads it element by element. On PoCL (EPYC,
+/// AVX-512, 48 KiB of L1: blocks of 342 steps, 342 KiB of panels for 256
+/// rows) matmul_grad's d_A gemm at 1024^3 took 110 ms unpacked, 6.1 ms in
+/// blocks of 256 steps (docs/lowering.md). An atomic gemm walks K at once.
+std::optional<int64_t>
+LowerCollectivePass::getPackableBlockSteps(ir::GemmInst inst, int64_t sizeM,
+                                           int64_t sizeN, int64_t sizeK,
+                                           int64_t blockK) const {
+  if (inst.isAtomic() || ir::isDynamic(sizeK) || ir::isDynamic(sizeM) ||
+      !readsAElementwise(inst))
+    return std::nullopt;
+  int64_t maxSteps = getMaxPackedSteps(inst, sizeM);
+  int64_t steps = maxSteps - maxSteps % std::max<int64_t>(tileK, 1);
+  if (steps <= 0 || blockK <= steps || !shouldPackA(inst, sizeM, sizeN, steps))
+    return std::nullopt;
+  return steps;
 }
 
 void LowerCollectivePass::lowerGemm(ir::GemmInst inst, LoweringBuilder &b) {
@@ -571,6 +610,11 @@ void LowerCollectivePass::lowerGemm(ir::GemmInst inst, LoweringBuilder &b) {
                           ? 1
                           : ceilDiv(sizeK, std::max<int64_t>(blockK, 1));
   blockK = roundUp(ceilDiv(sizeK, numBlocks), tileK);
+  if (std::optional<int64_t> steps =
+          getPackableBlockSteps(inst, sizeM, sizeN, sizeK, blockK)) {
+    numBlocks = ceilDiv(sizeK, *steps);
+    blockK = roundUp(ceilDiv(sizeK, numBlocks), tileK);
+  }
   packedA = nullptr;
   if (shouldPackA(inst, sizeM, sizeN, std::min(sizeK, blockK))) {
     int64_t panels = ceilDiv(sizeM, tileM);
