@@ -6,38 +6,30 @@
 using namespace comprehend::runtime;
 
 namespace {
-/// The calls of a measurement, by their number: the workers' warm-up, the
-/// workers' first measured call (which may end it: kMaxTrialMs), the calling
-/// thread's warm-up, then the measured calls alternating between the calling
-/// thread and the workers. Measuring again after a decision starts at the
-/// workers' first measured call, and the calling thread's warm-up counts.
-constexpr unsigned kWorkersWarmUp = 0;
-constexpr unsigned kWorkersFirst = 1;
-constexpr unsigned kCallerWarmUp = 2;
-constexpr unsigned kFirstAlternating = 3;
-constexpr unsigned kEnd =
-    kFirstAlternating + 2 * CallPlacement::kTrialsPerPlace;
+/// The calls of a measurement, by their number: pairs of calls, the
+/// workers' first (which may end the measurement: kMaxTrialMs), then the
+/// calling thread's, and so on; the second call of each pair counts.
+constexpr unsigned kCallsPerPair = 2;
+constexpr unsigned kWorkersFirstCounted = 1;
+constexpr unsigned kEnd = 2 * kCallsPerPair * CallPlacement::kTrialsPerPlace;
 
 bool isCallerThreadCall(unsigned call) {
-  return call == kCallerWarmUp ||
-         (call >= kFirstAlternating && (call - kFirstAlternating) % 2 == 0);
+  return (call / kCallsPerPair) % 2 == 1;
 }
+
+bool counts(unsigned call) { return call % kCallsPerPair == kCallsPerPair - 1; }
 } // namespace
 
 void CallPlacement::setMode(Mode newMode) {
   mode = newMode;
-  calls = 0;
-  bestWorkersMs = bestCallerMs = std::numeric_limits<double>::infinity();
-  decision.reset();
-  remeasuring = false;
-  callsSinceDecision = 0;
+  measureAgain();
+  callsBetweenMeasurements = kFirstCallsBetweenMeasurements;
 }
 
 void CallPlacement::measureAgain() {
-  calls = kWorkersFirst;
+  calls = 0;
   bestWorkersMs = bestCallerMs = std::numeric_limits<double>::infinity();
   decision.reset();
-  remeasuring = true;
   callsSinceDecision = 0;
 }
 
@@ -57,17 +49,20 @@ void CallPlacement::record(double wallMs) {
   if (mode != Mode::Measured)
     return;
   if (decision) {
-    if (++callsSinceDecision >= kCallsBetweenMeasurements)
-      measureAgain();
+    if (++callsSinceDecision < callsBetweenMeasurements)
+      return;
+    measureAgain();
+    callsBetweenMeasurements =
+        std::min(callsBetweenMeasurements * kGrowthBetweenMeasurements,
+                 kMaxCallsBetweenMeasurements);
     return;
   }
   unsigned call = calls++;
-  if (!remeasuring && (call == kWorkersWarmUp || call == kCallerWarmUp))
+  if (!counts(call))
     return;
-  bool callerThread = isCallerThreadCall(call);
-  double &best = callerThread ? bestCallerMs : bestWorkersMs;
+  double &best = isCallerThreadCall(call) ? bestCallerMs : bestWorkersMs;
   best = std::min(best, wallMs);
-  if (call == kWorkersFirst && wallMs >= kMaxTrialMs)
+  if (call == kWorkersFirstCounted && wallMs >= kMaxTrialMs)
     decision = false;
   else if (calls >= kEnd)
     decision = bestCallerMs < bestWorkersMs;

@@ -1,7 +1,7 @@
 //===- CallPlacementTest.cpp - Worker threads or the calling thread -------===//
 //
 // runtime::CallPlacement on given wall times: which calls run where while
-// it measures, what it keeps, and the fixed modes.
+// it measures, which of them count, what it keeps, and the fixed modes.
 //
 //===----------------------------------------------------------------------===//
 #include "comprehend/runtime/CallPlacement.h"
@@ -14,36 +14,48 @@ using namespace comprehend::runtime;
 
 namespace {
 
-/// Runs calls with wall times `callerMs` on the calling thread and
-/// `workersMs` on the workers until the placement decides (at most 20);
-/// where each call ran.
-std::vector<bool> measure(CallPlacement &placement, double callerMs,
-                          double workersMs) {
+/// Wall times of a call by where it runs and whether it is the first of
+/// its place after a switch (or the first call of all).
+struct Times {
+  double caller;
+  double workers;
+  double callerAfterSwitch;
+  double workersAfterSwitch;
+};
+
+/// Runs calls with `times` until the placement decides (at most 20); where
+/// each call ran.
+std::vector<bool> measure(CallPlacement &placement, Times times) {
   std::vector<bool> places;
   while (!placement.getDecision() && places.size() < 20) {
     bool callerThread = placement.nextOnCallerThread();
+    bool afterSwitch = places.empty() || places.back() != callerThread;
     places.push_back(callerThread);
-    placement.record(callerThread ? callerMs : workersMs);
+    if (callerThread)
+      placement.record(afterSwitch ? times.callerAfterSwitch : times.caller);
+    else
+      placement.record(afterSwitch ? times.workersAfterSwitch : times.workers);
   }
   return places;
 }
 
-/// `start`, then kTrialsPerPlace calls on the calling thread and on the
-/// workers, alternated.
-std::vector<bool> thenAlternating(std::vector<bool> start) {
-  for (unsigned i = 0; i < CallPlacement::kTrialsPerPlace; ++i) {
-    start.push_back(true);
-    start.push_back(false);
-  }
-  return start;
+std::vector<bool> measure(CallPlacement &placement, double callerMs,
+                          double workersMs) {
+  return measure(placement, {callerMs, workersMs, callerMs, workersMs});
 }
 
-TEST(CallPlacementTest, MeasuresBothPlacesAfterAWarmUpEach) {
+/// kTrialsPerPlace pairs of calls on the workers and on the calling thread,
+/// alternated, the workers first.
+std::vector<bool> pairs() {
+  std::vector<bool> places;
+  for (unsigned i = 0; i < CallPlacement::kTrialsPerPlace; ++i)
+    places.insert(places.end(), {false, false, true, true});
+  return places;
+}
+
+TEST(CallPlacementTest, MeasuresBothPlacesInPairs) {
   CallPlacement placement;
-  std::vector<bool> places = measure(placement, 0.01, 0.04);
-  // Workers: warm-up, first measured call; caller thread: warm-up; then
-  // alternating, kTrialsPerPlace each.
-  EXPECT_EQ(places, thenAlternating({false, false, true}));
+  EXPECT_EQ(measure(placement, 0.01, 0.04), pairs());
   ASSERT_TRUE(placement.getDecision().has_value());
   EXPECT_TRUE(*placement.getDecision());
   EXPECT_TRUE(placement.nextOnCallerThread());
@@ -57,12 +69,25 @@ TEST(CallPlacementTest, KeepsTheWorkersWhenTheyAreFaster) {
   EXPECT_FALSE(placement.nextOnCallerThread());
 }
 
+/// The first call of each pair pays for the switch, and its time is not
+/// the place's: counted, the fast switches onto the workers here would
+/// keep them, and the slow switches onto the calling thread (its caches
+/// cold) would lose it every pair.
+TEST(CallPlacementTest, OnlyTheSecondCallOfAPairCounts) {
+  CallPlacement placement;
+  measure(placement, {/*caller=*/0.01, /*workers=*/0.05,
+                      /*callerAfterSwitch=*/0.5,
+                      /*workersAfterSwitch=*/0.001});
+  ASSERT_TRUE(placement.getDecision().has_value());
+  EXPECT_TRUE(*placement.getDecision());
+}
+
 TEST(CallPlacementTest, WarmUpCallsDoNotCount) {
-  // A slow warm-up on either place (the first launch builds the kernel
-  // there) does not decide anything.
+  // A slow first launch on either place (it builds the kernel there) does
+  // not decide anything.
   CallPlacement placement;
   placement.record(50.0); // workers' warm-up
-  placement.record(0.05); // workers, measured
+  placement.record(0.05); // workers, counted
   EXPECT_FALSE(placement.getDecision().has_value());
   ASSERT_TRUE(placement.nextOnCallerThread());
   placement.record(80.0); // calling thread's warm-up
@@ -95,38 +120,57 @@ TEST(CallPlacementTest, FixedModesIgnoreTimesAndResetMeasuring) {
   EXPECT_FALSE(placement.nextOnCallerThread());
 }
 
-/// A decision is measured again after kCallsBetweenMeasurements calls,
-/// without warm-ups, and follows the machine: here the workers were faster
-/// at first, then the calling thread.
-TEST(CallPlacementTest, MeasuresAgainAfterManyCalls) {
+/// Calls in the place decided on until the placement measures again.
+unsigned callsUntilMeasuring(CallPlacement &placement) {
+  unsigned calls = 0;
+  while (placement.getDecision() && calls <= 100000) {
+    placement.record(placement.nextOnCallerThread() ? 0.01 : 0.2);
+    ++calls;
+  }
+  return calls;
+}
+
+/// A decision is measured again, in pairs from the start, and follows the
+/// machine: here the workers were faster at first, then the calling thread.
+TEST(CallPlacementTest, MeasuresAgainAfterSomeCalls) {
   CallPlacement placement;
   measure(placement, 0.3, 0.2);
   ASSERT_TRUE(placement.getDecision().has_value());
   EXPECT_FALSE(*placement.getDecision());
-  for (unsigned i = 0; i + 1 < CallPlacement::kCallsBetweenMeasurements; ++i)
-    placement.record(0.2);
-  EXPECT_TRUE(placement.getDecision().has_value());
-  placement.record(0.2);
-  EXPECT_FALSE(placement.getDecision().has_value());
-  // Workers' first measured call, then alternating from the calling
-  // thread's former warm-up, which now counts.
-  EXPECT_EQ(measure(placement, 0.01, 0.2), thenAlternating({false, true}));
+  EXPECT_EQ(callsUntilMeasuring(placement),
+            CallPlacement::kFirstCallsBetweenMeasurements);
+  EXPECT_EQ(measure(placement, 0.01, 0.2), pairs());
   ASSERT_TRUE(placement.getDecision().has_value());
   EXPECT_TRUE(*placement.getDecision());
 }
 
-/// Setting a mode while measuring again starts a measurement afresh, its
-/// warm-up calls not counted.
-TEST(CallPlacementTest, SettingAModeForgetsAMeasurementAgain) {
+/// The first decision is kept for a few calls, each after it for
+/// kGrowthBetweenMeasurements times as many, up to a bound.
+TEST(CallPlacementTest, MeasuresLessOftenUpToABound) {
   CallPlacement placement;
-  measure(placement, 0.3, 0.2);
-  for (unsigned i = 0; i < CallPlacement::kCallsBetweenMeasurements; ++i)
-    placement.record(0.2);
-  ASSERT_FALSE(placement.getDecision().has_value());
+  std::vector<unsigned> kept;
+  for (unsigned i = 0; i < 6; ++i) {
+    measure(placement, 0.01, 0.2);
+    kept.push_back(callsUntilMeasuring(placement));
+  }
+  EXPECT_EQ(kept, (std::vector<unsigned>{16, 64, 256, 1024, 1024, 1024}));
+  // A mode set starts the schedule afresh.
   placement.setMode(CallPlacement::Mode::Measured);
-  // A fast warm-up on the workers would decide for them if it counted.
-  placement.record(0.001);
-  EXPECT_EQ(measure(placement, 0.01, 0.04), thenAlternating({false, true}));
+  measure(placement, 0.01, 0.2);
+  EXPECT_EQ(callsUntilMeasuring(placement),
+            CallPlacement::kFirstCallsBetweenMeasurements);
+}
+
+/// Setting a mode in the middle of a measurement starts it afresh.
+TEST(CallPlacementTest, SettingAModeRestartsAMeasurement) {
+  CallPlacement placement;
+  measure(placement, 0.01, 0.04);
+  callsUntilMeasuring(placement);
+  placement.record(0.05);
+  placement.record(0.05);
+  placement.record(0.01);
+  placement.setMode(CallPlacement::Mode::Measured);
+  EXPECT_EQ(measure(placement, 0.01, 0.04), pairs());
   EXPECT_TRUE(*placement.getDecision());
 }
 
