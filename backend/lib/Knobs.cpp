@@ -48,8 +48,8 @@ constexpr KnobSpec kKnobs[] = {
     {kGemmKBlockKnob, 0, kNoMaximum,
      "the K block: every C tile takes one block of K before the next block "
      "begins, so the block's A rows stay in the data cache; on a CPU core "
-     "a transposed or strided A, copied per block into local memory, takes "
-     "shorter blocks where this one would not fit there",
+     "an A copied per block into local memory takes shorter blocks where "
+     "this one would not fit there",
      "0: getDefaultGemmTiling (no blocks, or the core's data cache)",
      kGemmLegal},
 };

@@ -519,19 +519,19 @@ int64_t LowerCollectivePass::getMaxPackedSteps(ir::GemmInst inst,
          std::max<int64_t>(stepBytes, 1);
 }
 
-/// Shorter K blocks for a transposed or strided A whose block of \p blockK
-/// steps would not fit local memory (nullopt where it fits or is not
-/// copied): such an A is worth its copy at any block length, since read in
-/// place each K step of a tile loads it element by element. On PoCL (EPYC,
-/// AVX-512, 48 KiB of L1: blocks of 342 steps, 342 KiB of panels for 256
-/// rows) matmul_grad's d_A gemm at 1024^3 took 110 ms unpacked, 6.1 ms in
-/// blocks of 256 steps (docs/lowering.md). An atomic gemm walks K at once.
+/// Shorter K blocks for an A that shouldPackA copies at the length that
+/// fits local memory but whose block of \p blockK steps (the data cache's,
+/// GemmTiling) would not fit there (nullopt otherwise): the copy pays more
+/// than long blocks do. On PoCL (EPYC, AVX-512, 48 KiB of L1: blocks of 342
+/// steps, 342 KiB of panels for 256 rows, against 256 KiB) matmul_grad's
+/// d_A gemm, a transposed A, at 1024^3 took 110 ms read in place, 6.1 ms in
+/// blocks of 256 steps; TC's matmul (steps 4 KiB apart) 7.6-8.2 against
+/// 6.6-6.8 ms (docs/lowering.md). An atomic gemm walks K at once.
 std::optional<int64_t>
 LowerCollectivePass::getPackableBlockSteps(ir::GemmInst inst, int64_t sizeM,
                                            int64_t sizeN, int64_t sizeK,
                                            int64_t blockK) const {
-  if (inst.isAtomic() || ir::isDynamic(sizeK) || ir::isDynamic(sizeM) ||
-      !readsAElementwise(inst))
+  if (inst.isAtomic() || ir::isDynamic(sizeK) || ir::isDynamic(sizeM))
     return std::nullopt;
   int64_t maxSteps = getMaxPackedSteps(inst, sizeM);
   int64_t steps = maxSteps - maxSteps % std::max<int64_t>(tileK, 1);

@@ -310,27 +310,49 @@ static void measureArena(const ir::Region &region, uint64_t &bytes,
   }
 }
 
-Id FunctionEmitter::getLocalArena() {
-  if (localArena)
-    return localArena;
-  uint64_t bytes = 0, alignment = 16;
+void comprehend::backend::spv::measureLocalArena(const ir::Function &function,
+                                                 uint64_t &bytes,
+                                                 uint64_t &alignment) {
   measureArena(function.getBody(), bytes, alignment);
-  // The pass checked the size against the core.
-  localMemoryBytes += bytes;
+}
+
+/// A module-scope local byte array of \p bytes aligned to \p alignment.
+static Id addArenaVariable(ModuleBuilder &builder, uint64_t bytes,
+                           uint64_t alignment) {
   builder.addCapability(::spv::CapabilityInt8);
-  Id byteType = builder.getIntType(8);
-  Id array = builder.getArrayType(byteType, std::max<uint64_t>(bytes, 1));
+  Id array =
+      builder.getArrayType(builder.getIntType(8), std::max<uint64_t>(bytes, 1));
   Id variable = builder.addGlobalVariable(
       builder.getPointerType(::spv::StorageClassWorkgroup, array),
       ::spv::StorageClassWorkgroup);
   builder.addDecoration(variable, ::spv::DecorationAlignment,
                         {static_cast<Word>(alignment)});
   builder.addName(variable, "local_arena");
+  return variable;
+}
+
+Id FunctionEmitter::getLocalArena() {
+  if (localArena)
+    return localArena;
+  uint64_t bytes = 0, alignment = 16;
+  measureArena(function.getBody(), bytes, alignment);
+  Id variable;
+  if (std::optional<SharedLocalArena> &shared = module.sharedArena) {
+    if (!shared->variable)
+      shared->variable =
+          addArenaVariable(builder, shared->bytes, shared->alignment);
+    variable = shared->variable;
+    bytes = shared->bytes;
+  } else {
+    variable = addArenaVariable(builder, bytes, alignment);
+  }
+  // The pass checked each kernel's size against the core.
+  localMemoryBytes += bytes;
   localArena = newId();
-  entryCode.emit(
-      ::spv::OpInBoundsAccessChain,
-      {builder.getPointerType(::spv::StorageClassWorkgroup, byteType),
-       localArena, variable, constI64(0)});
+  entryCode.emit(::spv::OpInBoundsAccessChain,
+                 {builder.getPointerType(::spv::StorageClassWorkgroup,
+                                         builder.getIntType(8)),
+                  localArena, variable, constI64(0)});
   return localArena;
 }
 

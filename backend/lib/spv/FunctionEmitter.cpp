@@ -307,6 +307,12 @@ std::optional<CompiledProgram> comprehend::backend::spv::emitModule(
   builder.setMemoryModel(::spv::AddressingModelPhysical64,
                          ::spv::MemoryModelOpenCL);
   ModuleState state(builder, core);
+  if (!core.dedicatedLocalMemory) {
+    state.sharedArena.emplace();
+    for (const ir::Function &function : program)
+      measureLocalArena(function, state.sharedArena->bytes,
+                        state.sharedArena->alignment);
+  }
   CompiledProgram compiled;
   LogicalResult result = success();
   for (const ir::Function &function : program) {

@@ -25,11 +25,26 @@
 
 #include <spirv/unified1/OpenCL.std.h>
 
+#include <optional>
+
 namespace comprehend::ir {
 class Function;
 } // namespace comprehend::ir
 
 namespace comprehend::backend::spv {
+
+/// The local arena every kernel of a module shares, as large as the
+/// largest, on a core whose local memory lies in global memory: PoCL
+/// reserves each module-scope local variable for every kernel of the
+/// module, used or not, so that three kernels' arenas of 256 KiB overflowed
+/// its 512 KiB (docs/devices.md). A GPU gives each kernel the local memory
+/// of the variables it uses, and keeps an arena per kernel.
+struct SharedLocalArena {
+  uint64_t bytes = 0;
+  uint64_t alignment = 16;
+  /// The module-scope variable, once a kernel uses it.
+  Id variable = 0;
+};
 
 /// State shared by all kernels of a module.
 struct ModuleState {
@@ -40,7 +55,14 @@ struct ModuleState {
   const CoreInfo &core;
   /// Imported built-in variables, by built-in.
   llvm::DenseMap<unsigned, Id> builtins;
+  /// Set where the kernels share their local arena.
+  std::optional<SharedLocalArena> sharedArena;
 };
+
+/// Grows \p bytes and \p alignment to hold the placed allocas of
+/// \p function (the place-local-memory pass's `local_offset`).
+void measureLocalArena(const ir::Function &function, uint64_t &bytes,
+                       uint64_t &alignment);
 
 /// A memref in registers: base pointer plus one i64 id per mode size and
 /// stride (constants where the type knows them).
