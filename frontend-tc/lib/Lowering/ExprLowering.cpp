@@ -393,12 +393,10 @@ ir::Value *ExprLowerer::lowerBuiltin(const ApplyExpr &expr) {
     return create<ir::MaxInst>(loc, args[0], args[1]);
   if (name == "fmin")
     return create<ir::MinInst>(loc, args[0], args[1]);
-  // sqrt(x) = exp2(log2(x) / 2): exact enough for float and 0 for x = 0.
   if (name == "sqrt")
-    return create<ir::Exp2Inst>(loc, scaled(create<ir::Log2Inst>(loc, x), 0.5));
+    return create<ir::SqrtInst>(loc, x);
   if (name == "rsqrt")
-    return create<ir::Exp2Inst>(loc,
-                                scaled(create<ir::Log2Inst>(loc, x), -0.5));
+    return create<ir::RsqrtInst>(loc, x);
   if (name == "pow")
     return create<ir::Exp2Inst>(
         loc, create<ir::MulInst>(loc, args[1], create<ir::Log2Inst>(loc, x)));

@@ -337,6 +337,9 @@ def Exp2Inst
     : MathUnary<"exp2", "FloatingOrComplex", "Base-2 exponential", "Exp2">;
 def LogInst : MathUnary<"log", "Floating", "Base-e logarithm", "Log">;
 def Log2Inst : MathUnary<"log2", "Floating", "Base-2 logarithm", "Log2">;
+def SqrtInst : MathUnary<"sqrt", "Floating", "Square root", "Sqrt">;
+def RsqrtInst
+    : MathUnary<"rsqrt", "Floating", "Reciprocal square root", "Rsqrt">;
 def NativeCosInst
     : MathUnary<"native_cos", "Floating", "Fast cosine", "Native_cos">;
 def NativeSinInst
