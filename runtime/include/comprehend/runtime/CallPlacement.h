@@ -18,8 +18,8 @@
 // PoCL's work-group buffers over its first calls), so a decision is
 // measured again: kFirstCallsBetweenMeasurements calls after the first,
 // then kGrowthBetweenMeasurements times as many calls after each, up to
-// every kMaxCallsBetweenMeasurements calls while the load changes. The
-// results are the same either way: the same kernels, the same work-groups.
+// kMaxCallsBetweenMeasurements calls from then on. The results are the same
+// either way: the same kernels, the same work-groups.
 //
 //===----------------------------------------------------------------------===//
 #ifndef COMPREHEND_RUNTIME_CALLPLACEMENT_H
@@ -54,6 +54,7 @@ public:
   static constexpr unsigned kFirstCallsBetweenMeasurements = 16;
   /// How many times more calls each decision after that is kept.
   static constexpr unsigned kGrowthBetweenMeasurements = 4;
+  /// The most calls a decision is kept for: the machine's load changes.
   static constexpr unsigned kMaxCallsBetweenMeasurements = 1024;
 
   void setMode(Mode newMode);
