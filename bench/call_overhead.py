@@ -112,7 +112,7 @@ def main():
 
 
 def print_each_place(function, arrays, calls, kernels):
-    """Rows for `name` with its calls fixed on each place: what a measured
+    """Rows for `function`'s calls fixed on each place: what a measured
     placement chooses from, without the noise of its few trial calls
     (docs/devices.md, "Where a call runs")."""
     kernel = function._last

@@ -29,6 +29,7 @@
 #include "comprehend/ir/InstVisitor.h"
 
 #include <optional>
+#include <utility>
 
 using namespace comprehend;
 using namespace comprehend::backend;
@@ -410,6 +411,11 @@ private:
   std::optional<int64_t> getPackableBlockSteps(ir::GemmInst inst, int64_t sizeM,
                                                int64_t sizeN, int64_t sizeK,
                                                int64_t blockK) const;
+  int64_t selectGemmTiling(ir::GemmInst inst, int64_t sizeM, int64_t sizeN,
+                           int64_t sizeK);
+  std::pair<int64_t, int64_t> selectKBlocks(ir::GemmInst inst, int64_t sizeM,
+                                            int64_t sizeN, int64_t sizeK,
+                                            int64_t blockK) const;
   void lowerGemm(ir::GemmInst inst, LoweringBuilder &b);
   void emitGemmTiles(ir::GemmInst inst, LoweringBuilder &b, ir::Value *kLower,
                      ir::Value *kUpper, ir::Value *alpha, ir::Value *beta);
@@ -540,18 +546,14 @@ LowerCollectivePass::getPackableBlockSteps(ir::GemmInst inst, int64_t sizeM,
   return steps;
 }
 
-void LowerCollectivePass::lowerGemm(ir::GemmInst inst, LoweringBuilder &b) {
-  ScalarKind kind = getElementKind(inst.getC());
-  auto *cType = llvm::cast<ir::MemRefType>(inst.getC()->getType());
-  auto *aType = llvm::cast<ir::MemRefType>(inst.getA()->getType());
-  unsigned kMode = inst.getTransposeA() == ir::Transpose::T ? 0 : 1;
-  int64_t sizeM = cType->getShape(0), sizeN = cType->getShape(1);
-  int64_t sizeK = aType->getShape(kMode);
+/// Sets the register tile (tileM, tileN, tileK: GemmTiling, clipped to
+/// static sizes, the row tile a multiple of the subgroup) and the
+/// remainders for \p inst; returns the K block asked for. An illegal
+/// override is reported; the default keeps the IR well-formed until the
+/// pass fails.
+int64_t LowerCollectivePass::selectGemmTiling(ir::GemmInst inst, int64_t sizeM,
+                                              int64_t sizeN, int64_t sizeK) {
   int64_t sg = shape.subgroupSize;
-
-  // The register tile (GemmTiling), clipped to static sizes (the row tile
-  // stays a multiple of the subgroup). An illegal override is reported; the
-  // default keeps the IR well-formed until the pass fails.
   if (tilingError) {
     diags->emitError(inst->getLoc()) << "invalid gemm tiling for subgroup size "
                                      << sg << ": " << *tilingError;
@@ -568,7 +570,6 @@ void LowerCollectivePass::lowerGemm(ir::GemmInst inst, LoweringBuilder &b) {
   tileM = pick(tilingOverride.rows, defaultTiling.rows);
   tileN = pick(tilingOverride.cols, defaultTiling.cols);
   tileK = pick(tilingOverride.kStep, defaultTiling.kStep);
-  int64_t blockK = pick(tilingOverride.kBlock, defaultTiling.kBlock);
   if (!ir::isDynamic(sizeM))
     tileM = std::min(tileM, roundUp(std::max<int64_t>(sizeM, 1), sg));
   if (!ir::isDynamic(sizeN))
@@ -597,15 +598,18 @@ void LowerCollectivePass::lowerGemm(ir::GemmInst inst, LoweringBuilder &b) {
   lastRowsM = !ir::isDynamic(sizeM) && sg == 1 ? sizeM % tileM : 0;
   remN = ir::isDynamic(sizeN) || sizeN % tileN != 0;
   remK = ir::isDynamic(sizeK) || sizeK % tileK != 0;
+  return pick(tilingOverride.kBlock, defaultTiling.kBlock);
+}
 
-  ir::Value *alpha = b.castTo(inst.getAlpha(), kind);
-  ir::Value *beta = b.castTo(inst.getBeta(), kind);
-  ir::Value *zero = b.index(0);
-  ir::Value *upperK = b.size(inst.getA(), kMode);
-  // K blocks of equal length, a multiple of the K step (512 = 2 x 256
-  // rather than 384 + 128): the first applies beta, the others add to C.
-  // Atomic gemms (several groups adding to one C) and a dynamic K walk K
-  // at once.
+/// The number of K blocks of \p inst and their length, from the block
+/// asked for: blocks of equal length, a multiple of the K step (512 = 2 x
+/// 256 rather than 384 + 128), shorter where a copied A needs them to fit
+/// (getPackableBlockSteps). Atomic gemms (several groups adding to one C)
+/// and a dynamic K walk K at once.
+std::pair<int64_t, int64_t>
+LowerCollectivePass::selectKBlocks(ir::GemmInst inst, int64_t sizeM,
+                                   int64_t sizeN, int64_t sizeK,
+                                   int64_t blockK) const {
   int64_t numBlocks = inst.isAtomic() || ir::isDynamic(sizeK)
                           ? 1
                           : ceilDiv(sizeK, std::max<int64_t>(blockK, 1));
@@ -615,6 +619,24 @@ void LowerCollectivePass::lowerGemm(ir::GemmInst inst, LoweringBuilder &b) {
     numBlocks = ceilDiv(sizeK, *steps);
     blockK = roundUp(ceilDiv(sizeK, numBlocks), tileK);
   }
+  return {numBlocks, blockK};
+}
+
+void LowerCollectivePass::lowerGemm(ir::GemmInst inst, LoweringBuilder &b) {
+  ScalarKind kind = getElementKind(inst.getC());
+  auto *cType = llvm::cast<ir::MemRefType>(inst.getC()->getType());
+  auto *aType = llvm::cast<ir::MemRefType>(inst.getA()->getType());
+  unsigned kMode = inst.getTransposeA() == ir::Transpose::T ? 0 : 1;
+  int64_t sizeM = cType->getShape(0), sizeN = cType->getShape(1);
+  int64_t sizeK = aType->getShape(kMode);
+  auto [numBlocks, blockK] = selectKBlocks(
+      inst, sizeM, sizeN, sizeK, selectGemmTiling(inst, sizeM, sizeN, sizeK));
+
+  // The first block applies beta, the others add to C.
+  ir::Value *alpha = b.castTo(inst.getAlpha(), kind);
+  ir::Value *beta = b.castTo(inst.getBeta(), kind);
+  ir::Value *zero = b.index(0);
+  ir::Value *upperK = b.size(inst.getA(), kMode);
   packedA = nullptr;
   if (shouldPackA(inst, sizeM, sizeN, std::min(sizeK, blockK))) {
     int64_t panels = ceilDiv(sizeM, tileM);

@@ -335,7 +335,6 @@ Id FunctionEmitter::getLocalArena() {
   if (localArena)
     return localArena;
   uint64_t bytes = 0, alignment = 16;
-  measureArena(function.getBody(), bytes, alignment);
   Id variable;
   if (std::optional<SharedLocalArena> &shared = module.sharedArena) {
     if (!shared->variable)
@@ -344,6 +343,7 @@ Id FunctionEmitter::getLocalArena() {
     variable = shared->variable;
     bytes = shared->bytes;
   } else {
+    measureArena(function.getBody(), bytes, alignment);
     variable = addArenaVariable(builder, bytes, alignment);
   }
   // The pass checked each kernel's size against the core.
