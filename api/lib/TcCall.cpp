@@ -4,9 +4,10 @@
 // host's work between the caller's arrays and the kernels. The argument
 // layouts are planned once; a call binds the buffers, queues the copies and
 // launches without waiting between them or timing them, and waits once.
-// On a CPU device the host's memory is the device's: aligned inputs are
-// read in place (Runtime::wrapHostMemory), and so are large aligned outputs
-// written, unless they share memory with another argument; the kernel's own
+// On a CPU device the host's memory is the device's: inputs are read in
+// place (Runtime::wrapHostMemory), and so are large outputs written at the
+// alignment the backend's stores claim, unless they share memory with
+// another argument; the kernel's own
 // input and output buffers are host-visible (Runtime::allocateHostVisible),
 // so the other arrays are copied by the host, not by queued commands.
 // Where the device can also run kernels on the calling thread (PoCL's
@@ -155,7 +156,9 @@ llvm::Expected<bool> TcKernel::bindOutputInPlace(
         overlaps(outputs[j], outputs[k],
                  std::max(bytes, buffers[outputIndices[k]].getSize())))
       return false;
-  auto inPlace = runtime.wrapHostMemory(outputs[j], bytes, /*writable=*/true);
+  auto inPlace =
+      runtime.wrapHostMemory(outputs[j], bytes, /*writable=*/true,
+                             getElementBytes(compiled.def.tensors[index]));
   if (!inPlace)
     return inPlace.takeError();
   if (!*inPlace)
@@ -173,7 +176,9 @@ TcKernel::enqueueCall(llvm::ArrayRef<const void *> inputs,
                       llvm::MutableArrayRef<bool> outputsInPlace) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     const runtime::Buffer &own = buffers[inputIndices[i]];
-    auto inPlace = runtime.wrapHostMemory(inputs[i], own.getSize());
+    auto inPlace = runtime.wrapHostMemory(
+        inputs[i], own.getSize(), /*writable=*/false,
+        getElementBytes(compiled.def.tensors[inputIndices[i]]));
     if (!inPlace)
       return inPlace.takeError();
     if (*inPlace) {

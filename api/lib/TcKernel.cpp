@@ -266,8 +266,12 @@ const tc::LoweredTensor *TcKernel::lookupTensor(llvm::StringRef name) const {
 }
 
 size_t TcKernel::getSizeInBytes(const tc::LoweredTensor &tensor) const {
+  return getNumElements(tensor) * getElementBytes(tensor);
+}
+
+size_t TcKernel::getElementBytes(const tc::LoweredTensor &tensor) const {
   std::optional<runtime::DType> dtype = getDType(tensor.type);
-  return dtype ? getNumElements(tensor) * runtime::getDTypeSize(*dtype) : 0;
+  return dtype ? runtime::getDTypeSize(*dtype) : 0;
 }
 
 bool TcKernel::takesIncomingValue(llvm::StringRef name) const {

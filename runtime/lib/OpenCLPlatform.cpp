@@ -86,12 +86,15 @@ OpenCLPlatform::create(const Device &device, std::string programCacheDir) {
   return platform;
 }
 
-/// The alignment at which host memory is read in place at most: the widest
-/// vector access our kernels make on an x86 core (AVX-512, 64 bytes; the
-/// backend proves its streaming stores' alignment from buffer starts at this
-/// multiple, MarkStreamingStores.cpp), and that of PyTorch's CPU tensors,
-/// half of which a device's own 128 would have copied on every call. PoCL
-/// 3.1 uses CL_MEM_USE_HOST_PTR memory in place at any alignment
+/// The alignment at which host memory that kernels write is used in place
+/// at most: the widest vector store our kernels make on an x86 core
+/// (AVX-512, 64 bytes; the backend proves its streaming stores' alignment
+/// from the starts of the buffers they write, MarkStreamingStores.cpp), and
+/// that of PyTorch's CPU tensors, half of which a device's own 128 would
+/// have copied on every call. Memory that kernels only read needs its
+/// elements' alignment: their loads claim no more (FunctionEmitter's
+/// emitVectorLoad, backend/lib/spv/EmitParts.cpp). PoCL 3.1 uses
+/// CL_MEM_USE_HOST_PTR memory in place at any alignment
 /// (bench/results/call-overhead.md).
 constexpr size_t kMaxInPlaceAlignment = 64;
 
@@ -184,9 +187,13 @@ llvm::Error OpenCLPlatform::enqueueRead(uint64_t handle, void *data,
 }
 
 Expected<uint64_t> OpenCLPlatform::wrapHostMemory(const void *data,
-                                                  size_t bytes, bool writable) {
+                                                  size_t bytes, bool writable,
+                                                  size_t elementBytes) {
+  size_t alignment =
+      writable ? hostAlignment
+               : std::min(hostAlignment, std::max<size_t>(elementBytes, 1));
   if (!hostAlignment || !data || bytes == 0 ||
-      reinterpret_cast<uintptr_t>(data) % hostAlignment)
+      reinterpret_cast<uintptr_t>(data) % alignment)
     return 0;
   cl_int err = CL_SUCCESS;
   // An input is only read (CL_MEM_READ_ONLY: the host pointer is never

@@ -166,8 +166,8 @@ llvm::Error Runtime::enqueueRead(const Buffer &buffer, void *data,
 }
 
 Expected<Buffer> Runtime::wrapHostMemory(const void *data, size_t bytes,
-                                         bool writable) {
-  auto handle = platform->wrapHostMemory(data, bytes, writable);
+                                         bool writable, size_t elementBytes) {
+  auto handle = platform->wrapHostMemory(data, bytes, writable, elementBytes);
   if (!handle)
     return handle.takeError();
   if (!*handle)

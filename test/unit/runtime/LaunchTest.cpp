@@ -2,9 +2,12 @@
 #include "RuntimeFixture.h"
 #include "comprehend/runtime/OpenCLPlatform.h"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 
 using namespace comprehend::runtime;
@@ -57,6 +60,55 @@ TEST_F(LaunchTest, VectorAdd) {
   auto c = download<float>(*dc);
   for (size_t i = 0; i < n; ++i)
     ASSERT_EQ(c[i], a[i] + b[i]) << i;
+}
+
+/// Host memory that kernels only read is used in place at its elements'
+/// alignment; memory they write needs the 64 bytes from which the backend
+/// proves its streaming stores aligned (MarkStreamingStores.cpp).
+TEST_F(LaunchTest, HostMemoryInPlaceAtTheAlignmentItsAccessesNeed) {
+  const size_t n = 1031;
+  // Starts 64-byte aligned; the arrays below start one float past that.
+  const size_t stride = n + 31;
+  std::unique_ptr<float, decltype(&std::free)> memory(
+      static_cast<float *>(std::aligned_alloc(64, 3 * stride * sizeof(float))),
+      &std::free);
+  ASSERT_TRUE(memory);
+  float *a = memory.get() + 1, *b = a + stride, *c = b + stride;
+  auto aligned = runtime->wrapHostMemory(memory.get(), n * sizeof(float),
+                                         /*writable=*/true, sizeof(float));
+  ASSERT_TRUE(bool(aligned)) << llvm::toString(aligned.takeError());
+  if (!*aligned)
+    GTEST_SKIP() << "the device does not use host memory in place";
+  auto misalignedOutput =
+      runtime->wrapHostMemory(c, n * sizeof(float), true, sizeof(float));
+  auto halfElement = runtime->wrapHostMemory(
+      reinterpret_cast<char *>(a) + 2, n * sizeof(float), false, sizeof(float));
+  ASSERT_TRUE(misalignedOutput && halfElement);
+  EXPECT_FALSE(*misalignedOutput);
+  EXPECT_FALSE(*halfElement);
+  auto expected = randomFloats(2 * n, 9);
+  std::copy_n(expected.begin(), n, a);
+  std::copy_n(expected.begin() + n, n, b);
+  auto da = runtime->wrapHostMemory(a, n * sizeof(float), false, sizeof(float));
+  auto db = runtime->wrapHostMemory(b, n * sizeof(float), false, sizeof(float));
+  auto dc = runtime->allocate(n * sizeof(float));
+  ASSERT_TRUE(da && db && dc);
+  ASSERT_TRUE(*da && *db) << "inputs one float past 64 bytes are copied";
+  std::vector<ParamType> params;
+  std::vector<ArgValue> values;
+  for (Buffer *buffer : {&*da, &*db, &*dc}) {
+    params.push_back(ParamType::memref("x", DType::F32, {int64_t(n)}));
+    values.push_back(TensorArg{buffer, DType::F32, {int64_t(n)}, {}});
+  }
+  // Static shapes: the layout is the three pointers vadd takes.
+  std::vector<comprehend::backend::KernelArg> layout = computeArgLayout(params);
+  Kernel &kernel = getKernel("vadd");
+  auto bound = runtime->bindArguments(kernel, layout, values);
+  ASSERT_TRUE(bool(bound)) << llvm::toString(bound.takeError());
+  ASSERT_TRUE(bool(runtime->launch(kernel, {{n, 1, 1}, {1, 1, 1}})));
+  auto sums = download<float>(*dc);
+  for (size_t i = 0; i < n; ++i)
+    ASSERT_EQ(sums[i], expected[i] + expected[n + i]) << i;
 }
 
 TEST_F(LaunchTest, FusedMultiplyAddOnFloat4) {

@@ -25,21 +25,14 @@ def contiguous(array):
     return array if array.flags.c_contiguous else np.ascontiguousarray(array)
 
 
-# A CPU device reads an input array in place, without copying it into a
-# buffer of its own, where the array starts at a multiple of IN_PLACE_ALIGNMENT
-# bytes (runtime/lib/OpenCLPlatform.cpp, wrapHostMemory and
-# kMaxInPlaceAlignment; PyTorch's CPU tensors are aligned so). The arrays
-# this package allocates start at a multiple of HOST_ALIGNMENT, so that an
-# output passed on to another call (a forward's output to its backward) is
-# not copied again. The outputs of a call at a compiled shape are allocated
-# by TcKernel.call_fresh (tools/python/src/TcKernelBindings.cpp,
+# A CPU device reads an input array in place at any address (its elements'
+# alignment) and writes an output in place where it starts at a multiple of
+# 64 bytes (runtime/lib/OpenCLPlatform.cpp, wrapHostMemory and
+# kMaxInPlaceAlignment). The arrays this package allocates start at a
+# multiple of HOST_ALIGNMENT. The outputs of a call at a compiled shape are
+# allocated by TcKernel.call_fresh (tools/python/src/TcKernelBindings.cpp,
 # kHostAlignment) at the same alignment.
-IN_PLACE_ALIGNMENT = 64
 HOST_ALIGNMENT = 256
-
-
-def is_aligned(array):
-    return array.ctypes.data % IN_PLACE_ALIGNMENT == 0
 
 
 def empty_aligned(shape, dtype, zero=False):
@@ -53,16 +46,6 @@ def empty_aligned(shape, dtype, zero=False):
     raw = (np.zeros if zero else np.empty)(nbytes + HOST_ALIGNMENT, np.uint8)
     start = -raw.ctypes.data % HOST_ALIGNMENT
     return raw[start:start + count * dtype.itemsize].view(dtype).reshape(shape)
-
-
-def aligned_copy(array):
-    """``array`` itself where it is in C order and aligned, else a copy
-    that is."""
-    if array.flags.c_contiguous and is_aligned(array):
-        return array
-    copy = empty_aligned(array.shape, array.dtype)
-    np.copyto(copy, array)
-    return copy
 
 
 def as_writable(value, what):

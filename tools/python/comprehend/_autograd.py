@@ -26,7 +26,7 @@ import threading
 import numpy as np
 
 from . import _core, _cuda
-from ._arrays import IN_PLACE_ALIGNMENT, aligned_copy, as_array, contiguous
+from ._arrays import as_array, contiguous
 
 
 def wants_grad(arrays):
@@ -201,62 +201,30 @@ def _sizes_for(function, sizes):
     return given or None
 
 
-def _read_in_place(tensor):
-    """Whether a CPU device reads ``tensor``'s memory as it is: in C order
-    from a multiple of _arrays.IN_PLACE_ALIGNMENT. The tensor's own checks,
-    a tenth of the time of NumPy's ``ctypes.data``."""
-    return (tensor.data_ptr() % IN_PLACE_ALIGNMENT == 0
-            and tensor.is_contiguous())
-
-
-def _host_array(tensor, realign):
-    """A CPU tensor as the NumPy array sharing its memory (copied to be in
-    C order and aligned with ``realign`` where it is not read in place); a
-    tensor NumPy cannot view as it is (the call's checks say why). CUDA
-    tensors never come here: comprehend._cuda runs them in place."""
+def _host_array(tensor):
+    """A CPU tensor as the NumPy array sharing its memory, which a CPU
+    device reads in place; a tensor NumPy cannot view as it is (the call's
+    checks say why). CUDA tensors never come here: comprehend._cuda runs
+    them in place."""
     try:
-        array = tensor.detach().numpy()
+        return tensor.detach().numpy()
     except (RuntimeError, TypeError):
         return tensor.detach()
-    if realign and not _read_in_place(tensor):
-        return aligned_copy(array)
-    return array
 
 
-def _realigns(function):
-    """Whether an autograd call of ``function`` copies its misaligned inputs
-    itself: on a CPU device, where an aligned array is read in place, the
-    copy replaces the runtime's, and the backward reads it in place."""
-    realign = getattr(function, "_realign_inputs", None)
-    if realign is None:
-        realign = function._device.info["type"] == "cpu"
-        function._realign_inputs = realign
-    return realign
-
-
-def _run_on_host(ctx, function, tensors, sizes):
-    """The forward on host memory: NumPy views of the tensors (inputs
-    copied to be aligned are kept in ``ctx.copies`` for the backward), its
-    outputs as tensors sharing the arrays' memory."""
+def _run_on_host(function, tensors, sizes):
+    """The forward on host memory: NumPy views of the tensors; its outputs
+    as tensors sharing the arrays' memory."""
     import torch
-    realign = _realigns(function)
-    arrays = [_host_array(t, realign) for t in tensors]
-    ctx.copies = {i: a for i, (a, t) in enumerate(zip(arrays, tensors))
-                  if realign and isinstance(a, np.ndarray)
-                  and not _read_in_place(t)}
+    arrays = [_host_array(t) for t in tensors]
     return [torch.from_numpy(r) for r in function._run(arrays, None, sizes)]
 
 
-def _run_backward_on_host(ctx, backward, saved, grads, sizes):
-    """The backward on host memory: the forward's inputs (the aligned copies
-    the forward made, where it made one), its outputs and their gradients,
-    as NumPy views; the gradients it returns, as tensors."""
+def _run_backward_on_host(backward, saved, grads, sizes):
+    """The backward on host memory: the forward's inputs, its outputs and
+    their gradients as NumPy views; the gradients it returns, as tensors."""
     import torch
-    count = len(ctx.function.inputs)
-    arrays = [ctx.copies[i] if i in ctx.copies else _host_array(t, False)
-              for i, t in enumerate(saved[:count])]
-    arrays += [_host_array(t, False) for t in saved[count:]]
-    arrays += [_host_array(g, False) for g in grads]
+    arrays = [_host_array(t) for t in [*saved, *grads]]
     return [torch.from_numpy(r) for r in backward._run(arrays, None, sizes)]
 
 
@@ -282,9 +250,8 @@ def _make_function_class():
             if ctx.cuda:
                 # In place on the device, tensors out (comprehend._cuda).
                 outputs = _cuda.run(function, tensors, None, sizes)
-                ctx.copies = {}
             else:
-                outputs = _run_on_host(ctx, function, tensors, sizes)
+                outputs = _run_on_host(function, tensors, sizes)
             constant = [o for o in outputs if not o.is_floating_point()]
             if constant:
                 ctx.mark_non_differentiable(*constant)
@@ -304,8 +271,7 @@ def _make_function_class():
             if ctx.cuda:
                 results = _cuda.run(backward, [*saved, *grads], None, sizes)
             else:
-                results = _run_backward_on_host(ctx, backward, saved, grads,
-                                                sizes)
+                results = _run_backward_on_host(backward, saved, grads, sizes)
             by_name = dict(zip(names, results))
             d_inputs = [by_name[name] if need and name in by_name else None
                         for name, need in zip(function.inputs,

@@ -108,6 +108,9 @@ public:
   const tc::LoweredTensor *lookupTensor(llvm::StringRef name) const;
   /// Bytes of the tensor's row-major data.
   size_t getSizeInBytes(const tc::LoweredTensor &tensor) const;
+  /// Bytes of one element of the tensor (0 for a type without a runtime
+  /// dtype).
+  size_t getElementBytes(const tc::LoweredTensor &tensor) const;
   /// Whether tensor `name` is an output that takes an incoming value
   /// (tc::getIncomingOutputs).
   bool takesIncomingValue(llvm::StringRef name) const;

@@ -124,7 +124,8 @@ public:
   llvm::Error enqueueRead(uint64_t handle, void *data, size_t bytes,
                           size_t offset) override;
   llvm::Expected<uint64_t> wrapHostMemory(const void *data, size_t bytes,
-                                          bool writable) override;
+                                          bool writable,
+                                          size_t elementBytes) override;
   llvm::Expected<uint64_t> allocateHostVisible(size_t bytes,
                                                void **host) override;
 
@@ -167,8 +168,8 @@ private:
   std::unique_ptr<OpenCLProgram> addressProgram;
   OpenCLKernel *addressKernel = nullptr;
   cl_mem addressResult = nullptr;
-  /// The alignment at which host memory is used in place (wrapHostMemory);
-  /// 0: never.
+  /// The alignment at which host memory that kernels write is used in
+  /// place (wrapHostMemory); 0: no host memory is.
   size_t hostAlignment = 0;
 };
 

@@ -87,12 +87,16 @@ public:
   /// `bytes` of host memory at `data` in place (released with release()
   /// once the commands using it are finished), or 0 where the device cannot
   /// (its memory is not the host's, or `data` is not aligned as it
-  /// requires). The host must not touch the memory until finish().
-  virtual llvm::Expected<uint64_t>
-  wrapHostMemory(const void *data, size_t bytes, bool writable = false) {
+  /// requires). `elementBytes`: the size of the elements the kernels read
+  /// it by, all the alignment memory they only read needs. The host must
+  /// not touch the memory until finish().
+  virtual llvm::Expected<uint64_t> wrapHostMemory(const void *data,
+                                                  size_t bytes, bool writable,
+                                                  size_t elementBytes) {
     (void)data;
     (void)bytes;
     (void)writable;
+    (void)elementBytes;
     return 0;
   }
   /// The handle of `bytes` of device memory at device address `address`

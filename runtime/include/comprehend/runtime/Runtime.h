@@ -146,10 +146,11 @@ public:
   llvm::Error enqueueRead(const Buffer &buffer, void *data, size_t bytes);
   /// A buffer that kernels read (and, where `writable`, write) `bytes` of
   /// host memory at `data` through in place (no copy), or an empty Buffer
-  /// where the device cannot (Platform::wrapHostMemory). Keep it until the
-  /// launches using it finish.
+  /// where the device cannot (Platform::wrapHostMemory; `elementBytes`: the
+  /// size of the elements kernels access it by). Keep it until the launches
+  /// using it finish.
   llvm::Expected<Buffer> wrapHostMemory(const void *data, size_t bytes,
-                                        bool writable = false);
+                                        bool writable, size_t elementBytes);
   /// A borrowed buffer naming `bytes` of device memory at `address` that
   /// another library owns (Platform::wrapDeviceMemory): kernels read and
   /// write it in place, and it frees nothing.
