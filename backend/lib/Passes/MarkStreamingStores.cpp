@@ -21,12 +21,14 @@
 // The pass marks such `vector_store`s `{align = <vector bytes>, nontemporal =
 // true}` on cores whose work-items run on vectors (CPUs). The alignment is
 // proven from the index arithmetic (MultipleAnalysis) and from the buffer's
-// start: 64 bytes, the alignment at which the runtime reads host memory in
-// place (runtime/lib/OpenCLPlatform.cpp, kMaxInPlaceAlignment); OpenCL's own
-// buffers start at CL_DEVICE_MEM_BASE_ADDR_ALIGN, a multiple of it. Other work-items never read what these
-// stores write (the kernel reads none of the tensor); the host and later
-// kernels see it once the launch completes, as x86 drains streaming stores
-// at the locked instructions with which the OpenCL runtime signals that.
+// start: 64 bytes, the alignment at which the runtime lets kernels write
+// host memory in place (runtime/lib/OpenCLPlatform.cpp,
+// kMaxInPlaceAlignment; memory they only read may start anywhere); OpenCL's
+// own buffers start at CL_DEVICE_MEM_BASE_ADDR_ALIGN, a multiple of it.
+// Other work-items never read what these stores write (the kernel reads none of
+// the tensor); the host and later kernels see it once the launch completes, as
+// x86 drains streaming stores at the locked instructions with which the OpenCL
+// runtime signals that.
 //
 // Measured on PoCL, AVX-512, 2 cores, `comprehend run --repeat 20`,
 // alternating with the stores unmarked: `O(i) = A(i) + B(i) * C(i)` at
@@ -56,8 +58,8 @@ namespace {
 /// ones, not measured, may still be in the caches when the next kernel
 /// reads them.
 constexpr int64_t kMinStreamingBytes = int64_t(1) << 20;
-/// Every buffer a kernel gets starts at a multiple of this many bytes: the
-/// runtime's in-place host memory (see the file comment).
+/// Every buffer a kernel writes starts at a multiple of this many bytes:
+/// the runtime's in-place host memory (see the file comment).
 constexpr int64_t kBufferAlignment = 64;
 /// Only alignments up to a buffer's matter, so multiples are powers of two
 /// up to this one (a larger power of two divides no less).
